@@ -1,0 +1,82 @@
+"""What callers hand the committer: assertions and proposals (CONTRACT §2.1, §3).
+
+An `Assertion` names a known entity by id; a `Proposal` (from the curator) may name
+entities by name, and the committer resolves or creates them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Scalar = str | int | float | bool
+Source = str
+"""`user_stated`, `user_edit`, `integration:<name>`, `inferred` or `untrusted` (CONTRACT §10)."""
+
+
+class Provenance(BaseModel):
+    """Why a row exists (CONTRACT §1): who said it, what caused it, the evidence."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source: Source = "user_edit"
+    evidence: str | None = None
+    reason: str | None = None
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    run_id: str | None = None
+    message_id: str | None = None
+
+
+class Assertion(BaseModel):
+    """N = (entity, attribute, value, [valid_from, valid_to)) (CONTRACT §2.1).
+
+    Exactly one of `value` and `object_id` is set. Datetimes are aware; `valid_to=None`
+    is open. `valid_from=None` means "the commit time".
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    entity_id: str
+    attribute: str
+    value: Scalar | None = None
+    object_id: str | None = None
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    cardinality: Literal["one", "many"] | None = None
+    provenance: Provenance = Provenance()
+
+
+class EntityRef(BaseModel):
+    """An entity named by a proposal: by id, or by name and kind (resolved by the committer)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str | None = None
+    name: str | None = None
+    kind: str = "person"
+
+
+class Proposal(BaseModel):
+    """A candidate change from the curator (CONTRACT §3).
+
+    `op="assert"` proposes the fact; `op="end"` says a current fact of `attribute`
+    (with `value`, or any value when `value` is None) stopped holding at `valid_from`.
+    `subject=None` names the owner's own person entity (or the message's speaker,
+    which the curator fills in).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    op: Literal["assert", "end"] = "assert"
+    subject: EntityRef
+    attribute: str
+    value: Scalar | None = None
+    object: EntityRef | None = None
+    valid_from: datetime
+    valid_to: datetime | None = None
+    cardinality: Literal["one", "many"] | None = None
+    type: str
+    provenance: Provenance

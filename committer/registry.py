@@ -1,0 +1,84 @@
+"""The attribute registry: each attribute's default cardinality and its area (CONTRACT §2.1).
+
+The curator writes under these snake_case names, so facts from chat and from REST meet
+on one attribute (where someone lives is always `location`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class AttributeSpec:
+    """How one attribute behaves.
+
+    Attributes:
+        cardinality: "one" (a new value supersedes) or "many" (values sit side by side).
+        area: the life area it belongs to (used by access policies and prefetch).
+        preference: True when it says how the owner wants the assistant to behave.
+    """
+
+    cardinality: str
+    area: str
+    preference: bool = False
+
+
+REGISTRY: dict[str, AttributeSpec] = {
+    # identity
+    "name": AttributeSpec("one", "identity"),
+    "full_name": AttributeSpec("one", "identity"),
+    "nickname": AttributeSpec("many", "identity"),
+    "age": AttributeSpec("one", "identity"),
+    "birthday": AttributeSpec("one", "identity"),
+    "gender": AttributeSpec("one", "identity"),
+    "nationality": AttributeSpec("one", "identity"),
+    "identity": AttributeSpec("many", "identity"),
+    "pronouns": AttributeSpec("one", "identity"),
+    "relationship_status": AttributeSpec("one", "family"),
+    # place
+    "location": AttributeSpec("one", "place"),
+    "hometown": AttributeSpec("one", "place"),
+    # work
+    "employer": AttributeSpec("one", "work"),
+    "occupation": AttributeSpec("one", "work"),
+    "studies": AttributeSpec("one", "work"),
+    "works_on": AttributeSpec("many", "work"),
+    # people
+    "knows": AttributeSpec("many", "family"),
+    "family": AttributeSpec("many", "family"),
+    "parent_of": AttributeSpec("many", "family"),
+    "child_of": AttributeSpec("many", "family"),
+    "sibling_of": AttributeSpec("many", "family"),
+    "partner_of": AttributeSpec("one", "family"),
+    "married_to": AttributeSpec("one", "family"),
+    "pet": AttributeSpec("many", "family"),
+    "member_of": AttributeSpec("many", "social"),
+    # tastes
+    "likes": AttributeSpec("many", "preferences"),
+    "dislikes": AttributeSpec("many", "preferences"),
+    "favorite": AttributeSpec("many", "preferences"),
+    "hobby": AttributeSpec("many", "preferences"),
+    "goal": AttributeSpec("many", "preferences"),
+    # life
+    "participated_in": AttributeSpec("many", "events"),
+    "owns": AttributeSpec("many", "possessions"),
+    # how the assistant should behave
+    "answer_style": AttributeSpec("one", "assistant", preference=True),
+    "language": AttributeSpec("one", "assistant", preference=True),
+    "units": AttributeSpec("one", "assistant", preference=True),
+    "preference": AttributeSpec("many", "assistant", preference=True),
+}
+
+DEFAULT = AttributeSpec("many", "general")
+"""An attribute the registry does not know keeps distinct values side by side."""
+
+
+def spec(attribute: str) -> AttributeSpec:
+    """Return the registry entry for `attribute` (snake_case), or `DEFAULT`."""
+    return REGISTRY.get(attribute, DEFAULT)
+
+
+def cardinality(attribute: str, stated: str | None = None) -> str:
+    """Return the cardinality to use: the assertion's own, else the registry's (CONTRACT §2.1)."""
+    return stated if stated is not None else spec(attribute).cardinality

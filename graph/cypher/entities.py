@@ -1,0 +1,121 @@
+"""Cypher for entities and owners (STYLE: "Cypher as named constants")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graph.records import EntityRecord
+from graph.time import from_store
+
+ENTITY_BY_ID = """
+MATCH (e:Entity {id: $entity_id})
+WHERE e.owner = $owner AND e.created_at <= $known_at
+RETURN e
+"""
+"""READ. $owner, $entity_id, $known_at -> e (0 or 1). Unique-constraint seek on Entity.id."""
+
+ENTITIES_BY_IDS = """
+MATCH (e:Entity)
+WHERE e.id IN $entity_ids AND e.owner = $owner
+RETURN e
+ORDER BY e.id
+"""
+"""READ. $owner, $entity_ids -> e for each id of this owner."""
+
+LIST_ENTITIES = """
+MATCH (e:Entity)
+WHERE e.owner = $owner
+  AND ($kind IS NULL OR e.kind = $kind)
+  AND ($q IS NULL OR any(n IN e.search_names WHERE n CONTAINS $q))
+  AND ($after IS NULL OR e.id > $after)
+RETURN e
+ORDER BY e.id
+LIMIT $limit
+"""
+"""READ. $owner, $kind (or null), $q (normalized: case-folded, accents stripped, or null),
+$after (cursor: last id of the previous page, or null), $limit -> e, ordered by id.
+Seeks on index `entity_owner_kind`."""
+
+ALL_ENTITY_NAMES = """
+MATCH (e:Entity)
+WHERE e.owner = $owner AND e.merged_into IS NULL
+RETURN e.id AS id, e.search_names AS names, e.archived AS archived
+"""
+"""READ. $owner -> id, names (normalized names and aliases), archived. For matching
+mentions in a message (prefetch) and resolving names (committer)."""
+
+FIND_BY_NAME = """
+MATCH (e:Entity)
+WHERE e.owner = $owner AND e.kind = $kind AND $name IN e.search_names
+  AND e.merged_into IS NULL
+RETURN e
+ORDER BY e.created_at, e.id
+LIMIT 1
+"""
+"""READ. $owner, $kind, $name (normalized) -> e, the oldest entity of that kind whose name or
+alias normalizes to $name."""
+
+CREATE_ENTITY = """
+MATCH (o:Owner {id: $owner})
+CREATE (e:Entity)
+SET e.id = $id,
+    e.owner = $owner,
+    e.name = $name,
+    e.kind = $kind,
+    e.aliases = $aliases,
+    e.search_names = $search_names,
+    e.area = $area,
+    e.archived = false,
+    e.created_at = $t
+CREATE (o)-[:OWNS]->(e)
+RETURN e
+"""
+"""WRITE. $owner, $id, $name, $kind, $aliases, $search_names, $area, $t -> e."""
+
+ENSURE_OWNER = """
+MERGE (o:Owner {id: $owner})
+ON CREATE SET o.created_at = $t, o.last_tx = $t, o.self_entity_id = $self_id
+RETURN o.self_entity_id AS self_entity_id, o.created_at = $t AS created
+"""
+"""WRITE. $owner, $t, $self_id -> self_entity_id, created (bool: this call made it)."""
+
+OWNER = """
+MATCH (o:Owner {id: $owner})
+RETURN o.self_entity_id AS self_entity_id
+"""
+"""READ. $owner -> self_entity_id (0 rows when the owner is unknown)."""
+
+LOCK_OWNER = """
+MATCH (o:Owner {id: $owner})
+SET o.locked_by = $tx_id
+RETURN o.id AS id
+"""
+"""WRITE. $owner, $tx_id -> id. Takes the owner node's write lock for the rest of the
+transaction: every commit of one owner is serialized behind it (CONTRACT §2.1 rule 6)."""
+
+NEXT_TX_TIME = """
+MATCH (o:Owner {id: $owner})
+RETURN o.last_tx AS last_tx
+"""
+"""READ (under LOCK_OWNER). $owner -> last_tx, the previous commit time of this owner."""
+
+SET_TX_TIME = """
+MATCH (o:Owner {id: $owner})
+SET o.last_tx = $t
+"""
+"""WRITE. $owner, $t. Records this commit's time so the next one is strictly later (CONTRACT §2)."""
+
+
+def entity_from_record(node: Any) -> EntityRecord:
+    """Build an `EntityRecord` from an Entity node."""
+    return EntityRecord(
+        id=node["id"],
+        owner=node["owner"],
+        name=node["name"],
+        kind=node["kind"],
+        aliases=tuple(node.get("aliases") or ()),
+        area=node.get("area"),
+        merged_into=node.get("merged_into"),
+        archived=bool(node.get("archived", False)),
+        created_at=from_store(node["created_at"]),
+    )

@@ -1,0 +1,64 @@
+"""One exception root for worldstate, in a leaf module (STYLE: "One exception root").
+
+`api/errors.py` maps each class once to an RFC 9457 problem+json response.
+"""
+
+from __future__ import annotations
+
+
+class WorldstateError(Exception):
+    """Root of every error worldstate raises on purpose."""
+
+
+class NotFound(WorldstateError):
+    """A resource does not exist *for this owner* (CONTRACT §7: another owner's ids look absent).
+
+    Args:
+        kind: what was looked for ("entity", "fact", "run", ...).
+        ident: the id the caller gave.
+    """
+
+    def __init__(self, kind: str, ident: str) -> None:
+        super().__init__(f"{kind} {ident!r} not found")
+        self.kind = kind
+        self.ident = ident
+
+
+class InvalidInput(WorldstateError):
+    """Input that is well-formed JSON but breaks a rule (maps to 422 naming `field`).
+
+    Args:
+        field: the request field at fault, e.g. "valid_to".
+        detail: what a person can do about it.
+    """
+
+    def __init__(self, field: str, detail: str) -> None:
+        super().__init__(f"{field}: {detail}")
+        self.field = field
+        self.detail = detail
+
+
+class InvalidInterval(InvalidInput):
+    """A valid-time window whose end is not after its start (CONTRACT §2: intervals are half-open)."""
+
+    def __init__(self, detail: str = "valid_to must be later than valid_from") -> None:
+        super().__init__("valid_to", detail)
+
+
+class NaiveTimestamp(InvalidInput):
+    """A timestamp without a UTC offset (CONTRACT §2: rejected with 422 naming the field)."""
+
+    def __init__(self, field: str) -> None:
+        super().__init__(field, "timestamp needs a UTC offset, e.g. 2024-05-01T09:00:00Z or +02:00")
+
+
+class Conflict(WorldstateError):
+    """The request collides with existing state (maps to 409), e.g. a run id reused with other content."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
+class StoreUnavailable(WorldstateError):
+    """Neo4j cannot be reached or answered with a transient failure (maps to 503, CONTRACT §9)."""

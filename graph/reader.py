@@ -1,0 +1,246 @@
+"""The read side: every query runs in a Neo4j READ transaction, so it cannot write.
+
+Every method takes the `owner` and every query filters on it: this module is the one
+place where reads are scoped (CONTRACT §7: another owner's ids look absent). A write
+attempted through `Reader` fails in Neo4j itself (tests/graph/test_reader.py proves it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, TypeVar
+
+from neo4j import Driver, ManagedTransaction
+from neo4j.exceptions import ServiceUnavailable, SessionExpired
+
+from graph.cypher import entities as ec
+from graph.cypher import facts as fc
+from graph.cypher import runs as rc
+from graph.errors import NotFound, StoreUnavailable
+from graph.records import EntityRecord, FactRecord, RunRecord, TokenRecord
+from graph.time import FAR_FUTURE, AsOf, utcnow
+
+T = TypeVar("T")
+
+
+class Reader:
+    """Read-only access to one owner's memory.
+
+    Args:
+        driver: a connected neo4j driver.
+        database: the Neo4j database name, or None for the default.
+        timeout: per-transaction timeout in seconds (None = server default).
+    """
+
+    def __init__(self, driver: Driver, database: str | None = None, timeout: float | None = None):
+        self._driver = driver
+        self._database = database
+        self._timeout = timeout
+
+    def _read(self, work: Callable[[ManagedTransaction], T]) -> T:
+        try:
+            with self._driver.session(database=self._database, default_access_mode="READ") as s:
+                return s.execute_read(work)
+        except (ServiceUnavailable, SessionExpired, OSError) as exc:
+            raise StoreUnavailable(str(exc)) from exc
+
+    def _rows(self, query: str, **params: Any) -> list[Any]:
+        def work(tx: ManagedTransaction) -> list[Any]:
+            return list(tx.run(query, params, timeout=self._timeout))
+
+        return self._read(work)
+
+    def run_query(self, query: str, **params: Any) -> list[dict[str, Any]]:
+        """Run an arbitrary query in a READ transaction and return its records as dicts.
+
+        For diagnostics and tests: a write in `query` fails with a Neo4j client error.
+        """
+        return [r.data() for r in self._rows(query, **params)]
+
+    # --- owners and tokens -------------------------------------------------------------
+
+    def self_entity_id(self, owner: str) -> str | None:
+        """Return the id of the owner's own person entity, or None if the owner is unknown."""
+        rows = self._rows(ec.OWNER, owner=owner)
+        return rows[0]["self_entity_id"] if rows else None
+
+    def token(self, token_hash: str) -> TokenRecord | None:
+        """Return the live token with this sha256 hex hash, or None."""
+        rows = self._rows(rc.TOKEN_BY_HASH, hash=token_hash)
+        return rc.token_from_record(rows[0]["k"]) if rows else None
+
+    # --- entities ----------------------------------------------------------------------
+
+    def entity(self, owner: str, entity_id: str, known_at: datetime | None = None) -> EntityRecord:
+        """Return one entity of `owner`, as known at `known_at` (default now).
+
+        Raises:
+            NotFound: no such entity for this owner (or not yet created at `known_at`).
+        """
+        rows = self._rows(
+            ec.ENTITY_BY_ID, owner=owner, entity_id=entity_id, known_at=known_at or utcnow()
+        )
+        if not rows:
+            raise NotFound("entity", entity_id)
+        return ec.entity_from_record(rows[0]["e"])
+
+    def entities_by_ids(self, owner: str, entity_ids: list[str]) -> dict[str, EntityRecord]:
+        """Return the owner's entities among `entity_ids`, keyed by id (unknown ids left out)."""
+        rows = self._rows(ec.ENTITIES_BY_IDS, owner=owner, entity_ids=entity_ids)
+        return {r["e"]["id"]: ec.entity_from_record(r["e"]) for r in rows}
+
+    def entities(
+        self,
+        owner: str,
+        *,
+        q: str | None = None,
+        kind: str | None = None,
+        after: str | None = None,
+        limit: int = 100,
+    ) -> list[EntityRecord]:
+        """List the owner's entities ordered by id.
+
+        Args:
+            owner: the owner id.
+            q: a normalized search string (see `graph.names.search_key`) matched as a
+                substring of names and aliases, or None for all.
+            kind: only entities of this kind, or None.
+            after: cursor, the last id of the previous page.
+            limit: page size.
+        """
+        rows = self._rows(
+            ec.LIST_ENTITIES, owner=owner, q=q, kind=kind, after=after, limit=limit
+        )
+        return [ec.entity_from_record(r["e"]) for r in rows]
+
+    def entity_names(self, owner: str) -> list[tuple[str, tuple[str, ...], bool]]:
+        """Return (id, normalized names and aliases, archived) for each live entity of the owner."""
+        rows = self._rows(ec.ALL_ENTITY_NAMES, owner=owner)
+        return [(r["id"], tuple(r["names"] or ()), bool(r["archived"])) for r in rows]
+
+    # --- facts -------------------------------------------------------------------------
+
+    def facts(self, owner: str, entity_id: str, as_of: AsOf) -> list[FactRecord]:
+        """Return the rows of one entity visible at `as_of` (CONTRACT §2), by attribute."""
+        rows = self._rows(
+            fc.FACTS_AS_OF,
+            owner=owner,
+            entity_id=entity_id,
+            valid_at=as_of.valid_at,
+            known_at=as_of.known_at,
+        )
+        return [fc.fact_from_record(r["f"]) for r in rows]
+
+    def facts_of_entities(
+        self, owner: str, entity_ids: list[str], as_of: AsOf
+    ) -> list[FactRecord]:
+        """Return the rows of several entities visible at `as_of`, ordered by entity then attribute."""
+        rows = self._rows(
+            fc.FACTS_OF_ENTITIES_AS_OF,
+            owner=owner,
+            entity_ids=entity_ids,
+            valid_at=as_of.valid_at,
+            known_at=as_of.known_at,
+        )
+        return [fc.fact_from_record(r["f"]) for r in rows]
+
+    def owner_attributes(
+        self, owner: str, attributes: list[str], as_of: AsOf, limit: int = 50
+    ) -> list[FactRecord]:
+        """Return rows of `attributes` on any of the owner's entities visible at `as_of`."""
+        rows = self._rows(
+            fc.OWNER_ATTRIBUTE_AS_OF,
+            owner=owner,
+            attributes=attributes,
+            valid_at=as_of.valid_at,
+            known_at=as_of.known_at,
+            limit=limit,
+        )
+        return [fc.fact_from_record(r["f"]) for r in rows]
+
+    def recent(self, owner: str, attribute: str, as_of: AsOf, limit: int = 5) -> list[FactRecord]:
+        """Return the latest rows of an event-like `attribute` that started by `as_of.valid_at`."""
+        rows = self._rows(
+            fc.OWNER_EVENTS_BEFORE,
+            owner=owner,
+            attribute=attribute,
+            valid_at=as_of.valid_at,
+            known_at=as_of.known_at,
+            limit=limit,
+        )
+        return [fc.fact_from_record(r["f"]) for r in rows]
+
+    def fact(self, owner: str, fact_id: str) -> FactRecord:
+        """Return one row by id, on any axis (retracted rows included).
+
+        Raises:
+            NotFound: no such row for this owner.
+        """
+        rows = self._rows(fc.FACT_BY_ID, owner=owner, fact_id=fact_id)
+        if not rows:
+            raise NotFound("fact", fact_id)
+        return fc.fact_from_record(rows[0]["f"])
+
+    def history(
+        self,
+        owner: str,
+        entity_id: str,
+        attribute: str | None = None,
+        known_at: datetime | None = None,
+        include_retracted: bool = False,
+        *,
+        skip: int = 0,
+        limit: int = 10_000,
+    ) -> list[FactRecord]:
+        """Return an entity's history (CONTRACT §2.3), ordered by valid_from then recorded_at.
+
+        Args:
+            owner: the owner id.
+            entity_id: the entity.
+            attribute: one attribute, or None for every attribute of the entity.
+            known_at: the knowledge to show (default now: current knowledge).
+            include_retracted: every row on both axes (the audit view); ignores known_at.
+            skip: rows to skip (pagination).
+            limit: page size.
+        """
+        rows = self._rows(
+            fc.HISTORY,
+            owner=owner,
+            entity_id=entity_id,
+            attribute=attribute,
+            known_at=known_at or utcnow(),
+            include_retracted=include_retracted,
+            skip=skip,
+            limit=limit,
+        )
+        return [fc.fact_from_record(r["f"]) for r in rows]
+
+    # --- runs --------------------------------------------------------------------------
+
+    def run(self, owner: str, run_id: str) -> RunRecord:
+        """Return a run of this owner.
+
+        Raises:
+            NotFound: no such run for this owner.
+        """
+        rows = self._rows(rc.RUN_BY_ID, owner=owner, key=run_key(owner, run_id))
+        if not rows:
+            raise NotFound("run", run_id)
+        return rc.run_from_record(rows[0]["r"])
+
+    def ping(self) -> None:
+        """Round-trip `RETURN 1` in a read transaction (the benchmark floor; a health check).
+
+        Raises:
+            StoreUnavailable: Neo4j did not answer.
+        """
+        self._rows("RETURN 1 AS one")
+
+
+def run_key(owner: str, run_id: str) -> str:
+    """The stored key of a run: run ids are the client's, unique per owner (CONTRACT §4)."""
+    return f"{owner}/{run_id}"
+
+
+__all__ = ["FAR_FUTURE", "Reader", "run_key"]

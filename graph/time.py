@@ -1,0 +1,87 @@
+"""One time type for the whole service (STYLE: "One time type"; CONTRACT §2).
+
+Inside worldstate every datetime is timezone-aware and in UTC. Intervals are half-open
+`[start, end)`. An open end (`valid_to` or `retracted_at` not set) is stored as
+`FAR_FUTURE` so that range predicates can use an index (indexes do not store nulls),
+and is shown as `None` at the edges.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from graph.errors import NaiveTimestamp
+
+FAR_FUTURE = datetime(9999, 12, 31, tzinfo=UTC)
+"""Stored in place of an open interval end; never shown to a user."""
+
+
+def utcnow() -> datetime:
+    """Return the current server time, timezone-aware UTC."""
+    return datetime.now(UTC)
+
+
+def to_utc(value: datetime, field: str = "timestamp") -> datetime:
+    """Normalize an aware datetime to UTC with a fixed offset.
+
+    Args:
+        value: any timezone-aware datetime (neo4j.time.DateTime is converted first).
+        field: the name reported if `value` is naive.
+
+    Returns:
+        The same instant as a `datetime` in `UTC`, microsecond precision.
+
+    Raises:
+        NaiveTimestamp: `value` has no offset (CONTRACT §2).
+    """
+    if hasattr(value, "to_native"):
+        value = value.to_native()
+    if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
+        raise NaiveTimestamp(field)
+    return value.astimezone(UTC)
+
+
+def from_store(value: Any) -> datetime:
+    """Convert a DATETIME read from Neo4j into an aware UTC `datetime`."""
+    return to_utc(value, "stored")
+
+
+def open_end(value: datetime | None) -> datetime:
+    """Return `value` in UTC, or `FAR_FUTURE` for an open end (`None`)."""
+    return FAR_FUTURE if value is None else to_utc(value, "valid_to")
+
+
+def shown_end(value: datetime) -> datetime | None:
+    """Return `None` for the `FAR_FUTURE` sentinel, else `value` (for the API edge)."""
+    return None if value >= FAR_FUTURE else value
+
+
+@dataclass(frozen=True, slots=True)
+class AsOf:
+    """A point on both time axes (CONTRACT §2).
+
+    A read at `AsOf(V, T)` sees rows with `recorded_at <= T < retracted_at` and
+    `valid_from <= V < valid_to`.
+
+    Attributes:
+        valid_at: the instant in the world the question is about, aware UTC.
+        known_at: the instant of the service's knowledge, aware UTC.
+    """
+
+    valid_at: datetime
+    known_at: datetime
+
+    @classmethod
+    def at(cls, valid_at: datetime | None = None, known_at: datetime | None = None) -> AsOf:
+        """Build an `AsOf`, each missing axis defaulting to now (CONTRACT §2).
+
+        Raises:
+            NaiveTimestamp: either argument has no offset.
+        """
+        now = utcnow()
+        return cls(
+            valid_at=now if valid_at is None else to_utc(valid_at, "valid_at"),
+            known_at=now if known_at is None else to_utc(known_at, "known_at"),
+        )

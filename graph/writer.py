@@ -1,0 +1,239 @@
+"""The write side, for `committer` only (STYLE: import-linter forbids everyone else).
+
+`Writer.transaction(work)` runs `work(WriteTx)` in one Neo4j write transaction (retried
+by the driver on transient errors such as deadlocks, so `work` must be re-runnable).
+`WriteTx` exposes the few write primitives the committer composes; it never deletes
+and never rewrites a fact row except its `retracted_at`.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
+from typing import Any, TypeVar
+
+from neo4j import Driver, ManagedTransaction
+from neo4j.exceptions import ServiceUnavailable, SessionExpired
+
+from graph.cypher import entities as ec
+from graph.cypher import facts as fc
+from graph.cypher import runs as rc
+from graph.errors import Conflict, NotFound, StoreUnavailable
+from graph.records import EntityRecord, FactRecord, RunRecord, TokenRecord
+from graph.time import FAR_FUTURE, from_store
+
+T = TypeVar("T")
+TICK = timedelta(microseconds=1)
+
+
+class WriteTx:
+    """Write primitives inside one transaction. Every query is scoped by `owner`."""
+
+    def __init__(self, tx: ManagedTransaction):
+        self._tx = tx
+
+    def _run(self, query: str, **params: Any) -> list[Any]:
+        return list(self._tx.run(query, params))
+
+    def begin_commit(self, owner: str, now: datetime) -> datetime:
+        """Lock the owner and return this commit's time: max(now, last commit + 1 µs).
+
+        The owner node's write lock is held to the end of the transaction, so commits of
+        one owner are serialized (CONTRACT §2.1 rule 6) and their times strictly increase
+        (CONTRACT §2).
+
+        Raises:
+            NotFound: the owner does not exist (call `ensure_owner` first).
+        """
+        if not self._run(ec.LOCK_OWNER, owner=owner, tx_id=uuid.uuid4().hex):
+            raise NotFound("owner", owner)
+        last = from_store(self._run(ec.NEXT_TX_TIME, owner=owner)[0]["last_tx"])
+        t = max(now, last + TICK)
+        self._run(ec.SET_TX_TIME, owner=owner, t=t)
+        return t
+
+    def ensure_owner(self, owner: str, now: datetime) -> tuple[str, bool]:
+        """Create the owner node if missing; return (self entity id, created now)."""
+        row = self._run(ec.ENSURE_OWNER, owner=owner, t=now, self_id=new_id("ent"))[0]
+        return row["self_entity_id"], bool(row["created"])
+
+    def create_entity(
+        self,
+        owner: str,
+        *,
+        entity_id: str,
+        name: str,
+        kind: str,
+        aliases: Sequence[str],
+        search_names: Sequence[str],
+        area: str | None,
+        t: datetime,
+    ) -> EntityRecord:
+        """Create an entity node owned by `owner` at time `t`."""
+        rows = self._run(
+            ec.CREATE_ENTITY,
+            owner=owner,
+            id=entity_id,
+            name=name,
+            kind=kind,
+            aliases=list(aliases),
+            search_names=list(search_names),
+            area=area,
+            t=t,
+        )
+        if not rows:
+            raise NotFound("owner", owner)
+        return ec.entity_from_record(rows[0]["e"])
+
+    def entity(self, owner: str, entity_id: str) -> EntityRecord:
+        """Return an entity of `owner` inside this transaction.
+
+        Raises:
+            NotFound: no such entity for this owner.
+        """
+        rows = self._run(ec.ENTITY_BY_ID, owner=owner, entity_id=entity_id, known_at=FAR_FUTURE)
+        if not rows:
+            raise NotFound("entity", entity_id)
+        return ec.entity_from_record(rows[0]["e"])
+
+    def find_entity(self, owner: str, kind: str, name_key: str) -> EntityRecord | None:
+        """Return the oldest live entity of `kind` whose name or alias key is `name_key`."""
+        rows = self._run(ec.FIND_BY_NAME, owner=owner, kind=kind, name=name_key)
+        return ec.entity_from_record(rows[0]["e"]) if rows else None
+
+    def fact(self, owner: str, fact_id: str) -> FactRecord:
+        """Return a row of `owner` by id. Raises NotFound."""
+        rows = self._run(fc.FACT_BY_ID, owner=owner, fact_id=fact_id)
+        if not rows:
+            raise NotFound("fact", fact_id)
+        return fc.fact_from_record(rows[0]["f"])
+
+    def current_rows(self, owner: str, entity_id: str, attribute: str) -> list[FactRecord]:
+        """Return every current row (retracted_at open) of one (entity, attribute)."""
+        rows = self._run(
+            fc.CURRENT_ROWS, owner=owner, entity_id=entity_id, attribute=attribute, far=FAR_FUTURE
+        )
+        return [fc.fact_from_record(r["f"]) for r in rows]
+
+    def pushed_out(self, owner: str, fact_id: str) -> list[FactRecord]:
+        """Return the rows of other values that a row, or a row it continues, superseded."""
+        rows = self._run(fc.PUSHED_OUT, owner=owner, fact_id=fact_id)
+        return [fc.fact_from_record(r["p"]) for r in rows]
+
+    def retract(self, owner: str, ids: Sequence[str], t: datetime) -> None:
+        """Set `retracted_at = t` on current rows `ids`.
+
+        Raises:
+            Conflict: one of them is not a current row of this owner (nothing is kept:
+                the transaction is rolled back by the caller's exception).
+        """
+        if not ids:
+            return
+        count = self._run(fc.RETRACT_ROWS, owner=owner, ids=list(ids), far=FAR_FUTURE, t=t)
+        if count[0]["retracted"] != len(set(ids)):
+            raise Conflict("a row to retract is no longer current; nothing was written")
+
+    def create(self, owner: str, rows: Sequence[dict[str, Any]], t: datetime) -> None:
+        """Record new rows at transaction time `t` (see `graph.cypher.facts.CREATE_ROWS`)."""
+        if rows:
+            self._run(fc.CREATE_ROWS, owner=owner, rows=list(rows), t=t, far=FAR_FUTURE)
+
+    def raw_create(self, owner: str, rows: Sequence[dict[str, Any]], t: datetime) -> None:
+        """Benchmark floor: create rows with no rules applied (bench/ only)."""
+        self._run(fc.RAW_CREATE, owner=owner, rows=list(rows), t=t, far=FAR_FUTURE)
+
+    # --- runs and tokens -----------------------------------------------------------------
+
+    def create_run(
+        self,
+        owner: str,
+        *,
+        key: str,
+        run_id: str,
+        chat_id: str,
+        surface: str | None,
+        payload: str,
+        digest: str,
+        now: datetime,
+    ) -> tuple[RunRecord, bool]:
+        """Store a run as `queued` unless a run with that id exists; return (run, created).
+
+        Raises:
+            Conflict: the id is taken by a run with different content.
+        """
+        row = self._run(
+            rc.CREATE_RUN,
+            key=key,
+            id=run_id,
+            owner=owner,
+            chat_id=chat_id,
+            surface=surface,
+            payload=payload,
+            digest=digest,
+            t=now,
+        )[0]
+        if row["r"]["owner"] != owner:
+            raise Conflict("run id already used")
+        if not row["created"] and row["r"]["digest"] != digest:
+            raise Conflict(f"run {run_id!r} was already posted with different content")
+        return rc.run_from_record(row["r"]), bool(row["created"])
+
+    def claim_run(self, now: datetime) -> RunRecord | None:
+        """Mark the oldest queued run `curating` and return it, or None when none is queued."""
+        rows = self._run(rc.CLAIM_RUN, t=now)
+        return rc.run_from_record(rows[0]["r"]) if rows else None
+
+    def finish_run(
+        self, key: str, *, status: str, proposals: int, committed: int, held: int,
+        error: str | None, now: datetime,
+    ) -> bool:
+        """Close a run being curated; False if it was not in `curating` (applied elsewhere)."""
+        rows = self._run(
+            rc.FINISH_RUN, key=key, status=status, proposals=proposals, committed=committed,
+            held=held, error=error, t=now,
+        )
+        return bool(rows)
+
+    def create_token(
+        self, owner: str, *, token_id: str, token_hash: str, scopes: Sequence[str], now: datetime
+    ) -> TokenRecord:
+        """Store a token (only its hash) for `owner`, creating the owner if needed."""
+        row = self._run(
+            rc.CREATE_TOKEN, owner=owner, id=token_id, hash=token_hash, scopes=list(scopes),
+            self_id=new_id("ent"), t=now,
+        )[0]
+        return rc.token_from_record(row["k"])
+
+
+class Writer:
+    """Runs committer work in Neo4j write transactions.
+
+    Args:
+        driver: a connected driver.
+        database: the Neo4j database, or None for the default.
+    """
+
+    def __init__(self, driver: Driver, database: str | None = None):
+        self._driver = driver
+        self._database = database
+
+    def transaction(self, work: Callable[[WriteTx], T]) -> T:
+        """Run `work` in one write transaction and return its result.
+
+        The driver retries `work` on transient errors (deadlocks, leader switches), so
+        `work` must not have side effects outside the transaction.
+
+        Raises:
+            StoreUnavailable: Neo4j could not be reached.
+        """
+        try:
+            with self._driver.session(database=self._database) as session:
+                return session.execute_write(lambda tx: work(WriteTx(tx)))
+        except (ServiceUnavailable, SessionExpired, OSError) as exc:
+            raise StoreUnavailable(str(exc)) from exc
+
+
+def new_id(prefix: str) -> str:
+    """Return a new random id such as `fct_3f2a...` (prefix + 24 hex digits)."""
+    return f"{prefix}_{uuid.uuid4().hex[:24]}"

@@ -1,0 +1,402 @@
+"""A small, independent model of CONTRACT §2 (time, committer rules, forget, retract).
+
+Written from the contract text, not from `committer.rules`: the tests run the same
+operations against the store and against this model and compare what each can read.
+The model keeps every row in a list; nothing is ever removed, a row is only retracted.
+
+Commit times are not invented here: the caller passes the store's `recorded_at` for
+each operation, so both sides agree on the transaction-time axis. Valid times are any
+totally ordered values (datetimes in practice); `open_end` stands for an open end.
+
+Rules (CONTRACT §2.1, §2.2), N = (value, [a, b)) committed at t:
+
+* Rule 3, late knowledge: an open N ends at the earliest start, after a, of a current
+  row of the attribute (`one`: any value; `many`: N's value only). When it is cut
+  short and a row of another value starts exactly there, N's row is `superseded`.
+* Rule 1, duplicate: a current row of N's (normalized) value covering [a, b_eff)
+  means nothing is written.
+* Rule 2, supersede (`one` only): each current row of another value overlapping
+  [a, b_eff) is retracted; its part before a is recorded again `superseded`, its part
+  after b_eff recorded again with its own status.
+* Coalesce: N widens over every current row of its value that overlaps or touches it;
+  those rows are retracted; the new row takes the status of whichever row supplies
+  its end (N on a tie), and N's provenance.
+* Forget F: retract F, record [F.from, min(F.to, t)) `invalidated` unless F.from >= t.
+* Retract X: retract X; the rows X pushed out (rule 2 when X was written, and,
+  transitively, those pushed out by rows coalesced into X) come back, in order of
+  valid_from, over the parts of X's window they shared that no current row covers,
+  coalescing with rows of their value.
+"""
+
+from __future__ import annotations
+
+import itertools
+import unicodedata
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from graph.time import FAR_FUTURE
+
+ACTIVE, SUPERSEDED, INVALIDATED = "active", "superseded", "invalidated"
+
+
+def normalize(value: Any) -> Hashable:
+    """What "the same value" means: strings compare case- and space-insensitively."""
+    if isinstance(value, str):
+        return ("s", " ".join(unicodedata.normalize("NFKC", value).casefold().split()))
+    if isinstance(value, bool):
+        return ("b", value)
+    return ("n", value)
+
+
+@dataclass(slots=True)
+class Row:
+    """One fact version in the model.
+
+    Attributes:
+        pushed: ids of rows of other values this row's assertion retracted (rule 2).
+        merged: ids of rows of its own value coalesced into it.
+    """
+
+    id: str
+    entity: str
+    attribute: str
+    value: Any
+    norm: Hashable
+    cardinality: str
+    valid_from: Any
+    valid_to: Any
+    recorded_at: Any
+    retracted_at: Any
+    status: str
+    provenance: Any = None
+    pushed: list[str] = field(default_factory=list)
+    merged: list[str] = field(default_factory=list)
+
+    def key(self) -> tuple[Any, ...]:
+        """What tests compare between the model and the store."""
+        return (self.attribute, self.value, self.valid_from, self.valid_to, self.status)
+
+    def full_key(self) -> tuple[Any, ...]:
+        """`key()` plus both transaction-time fields."""
+        return (*self.key(), self.recorded_at, self.retracted_at)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one operation did.
+
+    Attributes:
+        effect: "created" | "duplicate" | "superseded" | "forgotten" | "retracted".
+        fact: the row standing for the assertion (the covering row for a duplicate),
+            the new `invalidated` row of a forget, or None.
+        superseded: rows of other values retracted by an assertion.
+        retracted: every row retracted by the operation.
+        recorded: every row recorded by the operation.
+    """
+
+    effect: str
+    fact: Row | None
+    superseded: tuple[Row, ...] = ()
+    retracted: tuple[Row, ...] = ()
+    recorded: tuple[Row, ...] = ()
+
+
+class Oracle:
+    """The model store.
+
+    Args:
+        open_end: the value standing for an open end on both axes.
+        norm: maps a value to its normalized form.
+    """
+
+    def __init__(
+        self, open_end: Any = FAR_FUTURE, norm: Callable[[Any], Hashable] = normalize
+    ) -> None:
+        self.open_end = open_end
+        self.norm = norm
+        self.rows: list[Row] = []
+        self._ids = itertools.count(1)
+        self._by_id: dict[str, Row] = {}
+        self._last_t: Any = None
+
+    # -- reads -----------------------------------------------------------------------
+
+    def row(self, row_id: str) -> Row:
+        """Return the row with `row_id`."""
+        return self._by_id[row_id]
+
+    def current(self, entity: str | None = None, attribute: str | None = None) -> list[Row]:
+        """Rows still believed (`retracted_at` open), optionally of one entity/attribute."""
+        return [
+            r
+            for r in self.rows
+            if r.retracted_at == self.open_end
+            and (entity is None or r.entity == entity)
+            and (attribute is None or r.attribute == attribute)
+        ]
+
+    def read(self, entity: str, valid_at: Any, known_at: Any) -> list[Row]:
+        """Rows of `entity` a read at (valid_at, known_at) sees (CONTRACT §2)."""
+        return [
+            r
+            for r in self.rows
+            if r.entity == entity
+            and r.recorded_at <= known_at < r.retracted_at
+            and r.valid_from <= valid_at < r.valid_to
+        ]
+
+    def history(
+        self,
+        entity: str,
+        attribute: str | None = None,
+        known_at: Any = None,
+        include_retracted: bool = False,
+    ) -> list[Row]:
+        """Rows of an attribute (or every attribute) ordered by (valid_from, recorded_at).
+
+        Without `include_retracted`: the rows believed at `known_at` (now when None).
+        With it: every row recorded by `known_at` (every row when None), retracted or not.
+        """
+        out = []
+        for r in self.rows:
+            if r.entity != entity or (attribute is not None and r.attribute != attribute):
+                continue
+            if known_at is not None and r.recorded_at > known_at:
+                continue
+            if not include_retracted:
+                believed_until = r.retracted_at
+                if known_at is None and believed_until != self.open_end:
+                    continue
+                if known_at is not None and not known_at < believed_until:
+                    continue
+            out.append(r)
+        return sorted(out, key=lambda r: (r.valid_from, r.recorded_at))
+
+    # -- writes ----------------------------------------------------------------------
+
+    def assert_(
+        self,
+        t: Any,
+        entity: str,
+        attribute: str,
+        value: Any,
+        valid_from: Any = None,
+        valid_to: Any = None,
+        cardinality: str = "one",
+        provenance: Any = None,
+    ) -> Outcome:
+        """Commit N = (value, [valid_from, valid_to)) at t (CONTRACT §2.1).
+
+        `valid_from=None` means t; `valid_to=None` means open.
+
+        Raises:
+            ValueError: the window is empty.
+        """
+        self._tick(t)
+        a = t if valid_from is None else valid_from
+        b = self.open_end if valid_to is None else valid_to
+        if not a < b:
+            raise ValueError("valid_to must be later than valid_from")
+        key = self.norm(value)
+        cur = self.current(entity, attribute)
+        same = [r for r in cur if r.norm == key]
+        others = [r for r in cur if r.norm != key] if cardinality == "one" else []
+
+        # Rule 3: late knowledge.
+        end, status = b, ACTIVE
+        if b == self.open_end:
+            pool = cur if cardinality == "one" else same
+            later = [r.valid_from for r in pool if r.valid_from > a]
+            if later:
+                end = min(later)
+                if any(r.valid_from == end for r in others):
+                    status = SUPERSEDED
+
+        # Rule 1: duplicate.
+        for r in same:
+            if r.valid_from <= a and r.valid_to >= end:
+                return Outcome("duplicate", r)
+
+        retracted: list[Row] = []
+        recorded: list[Row] = []
+        pushed: list[Row] = []
+        # Rule 2: supersede.
+        for r in sorted(others, key=lambda r: r.valid_from):
+            if not (r.valid_from < end and a < r.valid_to):
+                continue
+            pushed.append(r)
+            retracted.append(self._retract(r, t))
+            if r.valid_from < a:
+                recorded.append(self._carry(r, t, r.valid_from, a, SUPERSEDED))
+            if r.valid_to > end:
+                recorded.append(self._carry(r, t, end, r.valid_to, r.status))
+
+        start, stop, status, merged = self._coalesce(entity, attribute, key, a, end, status, t)
+        retracted.extend(merged)
+        new = self._record(
+            t, entity, attribute, value, key, cardinality, start, stop, status, provenance,
+            pushed=[r.id for r in pushed], merged=[r.id for r in merged],
+        )
+        recorded.append(new)
+        return Outcome(
+            SUPERSEDED if pushed else "created",
+            new,
+            tuple(pushed),
+            tuple(retracted),
+            tuple(recorded),
+        )
+
+    def forget(self, t: Any, row_id: str) -> Outcome:
+        """Forget a current row at t: it no longer holds (CONTRACT §2.2)."""
+        self._tick(t)
+        f = self._current_row(row_id)
+        self._retract(f, t)
+        if not f.valid_from < t:
+            return Outcome("forgotten", None, (), (f,), ())
+        new = self._carry(f, t, f.valid_from, min(f.valid_to, t), INVALIDATED)
+        return Outcome("forgotten", new, (), (f,), (new,))
+
+    def retract(self, t: Any, row_id: str) -> Outcome:
+        """Retract a current row at t: it was never true (CONTRACT §2.2)."""
+        self._tick(t)
+        x = self._current_row(row_id)
+        self._retract(x, t)
+        retracted, recorded = [x], []
+        others = self.current(x.entity, x.attribute)
+        gaps = _subtract_all([(x.valid_from, x.valid_to)], others)
+        for p in sorted(self.pushed_out(x), key=lambda r: (r.valid_from, r.recorded_at)):
+            for g_start, g_stop in list(gaps):
+                s, e = max(g_start, p.valid_from), min(g_stop, p.valid_to)
+                if not s < e:
+                    continue
+                lo, hi, status, merged = self._coalesce(
+                    p.entity, p.attribute, p.norm, s, e, p.status, t
+                )
+                retracted.extend(merged)
+                recorded.append(
+                    self._record(
+                        t, p.entity, p.attribute, p.value, p.norm, p.cardinality, lo, hi,
+                        status, p.provenance, merged=[r.id for r in merged],
+                    )
+                )
+                gaps = _subtract(gaps, s, e)
+        return Outcome("retracted", None, (), tuple(retracted), tuple(recorded))
+
+    def pushed_out(self, x: Row) -> list[Row]:
+        """Rows x pushed out, and those pushed out by rows coalesced into x, transitively."""
+        out: list[Row] = []
+        seen: set[str] = set()
+        todo = [x]
+        while todo:
+            r = todo.pop()
+            if r.id in seen:
+                continue
+            seen.add(r.id)
+            out.extend(self._by_id[i] for i in r.pushed)
+            todo.extend(self._by_id[i] for i in r.merged)
+        return out
+
+    # -- internals -------------------------------------------------------------------
+
+    def _tick(self, t: Any) -> None:
+        if self._last_t is not None and not self._last_t < t:
+            raise AssertionError(f"commit times must increase: {self._last_t!r} then {t!r}")
+        self._last_t = t
+
+    def _current_row(self, row_id: str) -> Row:
+        r = self._by_id[row_id]
+        if r.retracted_at != self.open_end:
+            raise KeyError(f"row {row_id} is not current")
+        return r
+
+    def _retract(self, r: Row, t: Any) -> Row:
+        assert r.retracted_at == self.open_end, "a row is retracted at most once"
+        r.retracted_at = t
+        return r
+
+    def _coalesce(
+        self,
+        entity: str,
+        attribute: str,
+        key: Hashable,
+        start: Any,
+        stop: Any,
+        status: str,
+        t: Any,
+    ) -> tuple[Any, Any, str, list[Row]]:
+        """Widen [start, stop) over touching rows of `key`, to a fixed point; retract them."""
+        merged: list[Row] = []
+        changed = True
+        while changed:
+            changed = False
+            for r in self.current(entity, attribute):
+                if r.norm != key or not (r.valid_from <= stop and start <= r.valid_to):
+                    continue
+                merged.append(self._retract(r, t))
+                start = min(start, r.valid_from)
+                if r.valid_to > stop:
+                    stop, status = r.valid_to, r.status
+                changed = True
+        return start, stop, status, merged
+
+    def _carry(self, r: Row, t: Any, start: Any, stop: Any, status: str) -> Row:
+        return self._record(
+            t, r.entity, r.attribute, r.value, r.norm, r.cardinality, start, stop, status,
+            r.provenance,
+        )
+
+    def _record(
+        self,
+        t: Any,
+        entity: str,
+        attribute: str,
+        value: Any,
+        key: Hashable,
+        cardinality: str,
+        start: Any,
+        stop: Any,
+        status: str,
+        provenance: Any,
+        pushed: list[str] | None = None,
+        merged: list[str] | None = None,
+    ) -> Row:
+        r = Row(
+            id=f"o{next(self._ids)}",
+            entity=entity,
+            attribute=attribute,
+            value=value,
+            norm=key,
+            cardinality=cardinality,
+            valid_from=start,
+            valid_to=stop,
+            recorded_at=t,
+            retracted_at=self.open_end,
+            status=status,
+            provenance=provenance,
+            pushed=list(pushed or ()),
+            merged=list(merged or ()),
+        )
+        self.rows.append(r)
+        self._by_id[r.id] = r
+        return r
+
+
+def _subtract(gaps: list[tuple[Any, Any]], start: Any, stop: Any) -> list[tuple[Any, Any]]:
+    out = []
+    for a, b in gaps:
+        if stop <= a or b <= start:
+            out.append((a, b))
+            continue
+        if a < start:
+            out.append((a, start))
+        if stop < b:
+            out.append((stop, b))
+    return out
+
+
+def _subtract_all(gaps: list[tuple[Any, Any]], rows: Iterable[Row]) -> list[tuple[Any, Any]]:
+    for r in rows:
+        gaps = _subtract(gaps, r.valid_from, r.valid_to)
+    return gaps
