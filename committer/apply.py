@@ -18,12 +18,12 @@ from typing import Any
 from neo4j import Driver
 
 from committer import registry
-from committer.proposals import Assertion, Proposal, Provenance
+from committer.proposals import Assertion, EntityRef, Proposal, Provenance
 from committer.rules.normalize import value_norm
 from committer.rules.plan import NewValue, Plan, RowSpec, plan_assert, plan_end, plan_retract
 from graph.errors import Conflict, InvalidInput
 from graph.names import search_key
-from graph.records import EntityRecord, FactRecord, TokenRecord
+from graph.records import EntityRecord, FactRecord, RunRecord, TokenRecord, run_key
 from graph.time import FAR_FUTURE, open_end, to_utc, utcnow
 from graph.writer import WriteTx, Writer, new_id
 
@@ -145,9 +145,29 @@ class Committer:
             InvalidInput: neither or both of value and object_id are given.
         """
 
-        def work(w: WriteTx) -> CommitResult:
+        return self.assert_facts(owner, [assertion])[0]
+
+    def assert_facts(self, owner: str, assertions: Sequence[Assertion]) -> list[CommitResult]:
+        """Commit several assertions in one transaction at one commit time, in order.
+
+        Later assertions see the effect of earlier ones (CONTRACT §2.1 applies to each
+        in turn). Either all land or none does.
+
+        Raises:
+            NotFound: an entity (or object entity) is not the owner's.
+            InvalidInterval: a valid_to is not after its valid_from.
+            InvalidInput: neither or both of value and object_id are given.
+        """
+
+        def work(w: WriteTx) -> list[CommitResult]:
             t = w.begin_commit(owner, utcnow())
-            return _assert(w, owner, assertion, t)
+            w.require_entities(owner, [a.entity_id for a in assertions]
+                               + [a.object_id for a in assertions if a.object_id])
+            batch = _Batch(w, owner, t)
+            batch.load([(a.entity_id, a.attribute, _start(a.valid_from, t)) for a in assertions])
+            results = [batch.assert_(a) for a in assertions]
+            batch.flush()
+            return results
 
         return self._writer.transaction(work)
 
@@ -162,7 +182,9 @@ class Committer:
         def work(w: WriteTx) -> RetractResult:
             t = w.begin_commit(owner, utcnow())
             row = _current(w, owner, fact_id)
-            created = _execute(w, owner, plan_end(row, t), row.entity_id, row.attribute, t)
+            batch = _Batch(w, owner, t)
+            created = batch.execute(plan_end(row, t), row.entity_id, row.attribute)
+            batch.flush()
             return RetractResult((row.id,), created[0] if created else None, (), t)
 
         return self._writer.transaction(work)
@@ -178,32 +200,77 @@ class Committer:
         def work(w: WriteTx) -> RetractResult:
             t = w.begin_commit(owner, utcnow())
             row = _current(w, owner, fact_id)
-            rows = w.current_rows(owner, row.entity_id, row.attribute)
+            batch = _Batch(w, owner, t)
+            rows = batch.rows(row.entity_id, row.attribute, row.valid_from)
             plan = plan_retract(row, w.pushed_out(owner, row.id), rows)
-            created = _execute(w, owner, plan, row.entity_id, row.attribute, t)
+            created = batch.execute(plan, row.entity_id, row.attribute)
+            batch.flush()
             return RetractResult(plan.retract, None, tuple(created), t)
 
         return self._writer.transaction(work)
 
     # --- runs ----------------------------------------------------------------------------
 
-    def apply_proposals(self, owner: str, proposals: Sequence[Proposal]) -> RunOutcome:
-        """Commit a run's proposals in one transaction (CONTRACT §4; auto-commit, issue 2).
+    def submit_run(
+        self, owner: str, *, run_id: str, chat_id: str, surface: str | None, payload: str
+    ) -> tuple[RunRecord, bool]:
+        """Queue a finished run for the curator; idempotent on run id (CONTRACT §4).
 
-        Entities named by the proposals are resolved by kind and normalized name, or
-        created. `op="end"` ends the matching current row at `valid_from`; when none
-        exists the value is recorded as having held until then (start unknown).
+        Args:
+            owner: the owner id.
+            run_id: the client's run id (unique per owner).
+            chat_id: the chat it came from.
+            surface: where it ran, or None.
+            payload: the run as JSON text (messages, observations).
+
+        Returns:
+            (the stored run, True if this call queued it).
+
+        Raises:
+            Conflict: the run id was posted before with different content.
+        """
+        digest = hashlib.sha256(payload.encode()).hexdigest()
+
+        def work(w: WriteTx) -> tuple[RunRecord, bool]:
+            _ensure_owner(w, owner)
+            return w.create_run(
+                owner, key=run_key(owner, run_id), run_id=run_id, chat_id=chat_id,
+                surface=surface, payload=payload, digest=digest, now=utcnow(),
+            )
+
+        return self._writer.transaction(work)
+
+    def claim_run(self) -> RunRecord | None:
+        """Take the oldest queued run of any owner for curation, or None when none waits."""
+        return self._writer.transaction(lambda w: w.claim_run(utcnow()))
+
+    def apply_run(self, run: RunRecord, proposals: Sequence[Proposal]) -> RunOutcome:
+        """Commit a claimed run's proposals and mark it done, in one transaction.
+
+        Either every proposal lands and the run is `done`, or nothing does (CONTRACT §4:
+        nothing is applied twice).
+
+        Raises:
+            Conflict: the run is no longer being curated (someone else finished it).
         """
 
         def work(w: WriteTx) -> RunOutcome:
-            self_id, _ = _ensure_owner(w, owner)
-            t = w.begin_commit(owner, utcnow())
-            committed = 0
-            for proposal in proposals:
-                committed += _apply_proposal(w, owner, self_id, proposal, t)
-            return RunOutcome(len(proposals), committed, 0)
+            self_id, _ = _ensure_owner(w, run.owner)
+            t = w.begin_commit(run.owner, utcnow())
+            committed = _apply_proposals(w, run.owner, self_id, proposals, t)
+            outcome = RunOutcome(len(proposals), committed, 0)
+            if not w.finish_run(run_key(run.owner, run.id), status="done", proposals=len(proposals),
+                                committed=committed, held=0, error=None, now=t):
+                raise Conflict(f"run {run.id!r} is not being curated")
+            return outcome
 
         return self._writer.transaction(work)
+
+    def close_run(self, run: RunRecord, status: str, error: str | None = None) -> None:
+        """Mark a claimed run `failed` or `skipped` with nothing applied."""
+        self._writer.transaction(lambda w: w.finish_run(
+            run_key(run.owner, run.id), status=status, proposals=0, committed=0, held=0,
+            error=error, now=utcnow()))
 
 
 def token_hash(secret: str) -> str:
@@ -241,21 +308,9 @@ def _current(w: WriteTx, owner: str, fact_id: str) -> FactRecord:
     return row
 
 
-def _new_value(owner: str, a: Assertion, w: WriteTx) -> NewValue:
-    if (a.value is None) == (a.object_id is None):
-        raise InvalidInput("value", "give exactly one of value and object_id")
-    if a.object_id is not None:
-        w.entity(owner, a.object_id)
-    if isinstance(a.value, str) and not a.value.strip():
-        raise InvalidInput("value", "must not be empty")
-    prov = a.provenance
-    return NewValue(
-        value=a.value,
-        object_id=a.object_id,
-        value_norm=value_norm(a.value, a.object_id),
-        cardinality=registry.cardinality(a.attribute, a.cardinality),
-        provenance=_provenance(prov),
-    )
+def _start(valid_from: datetime | None, t: datetime) -> datetime:
+    """The instant a write starts touching valid time: its valid_from, or the commit time."""
+    return t if valid_from is None else to_utc(valid_from, "valid_from")
 
 
 def _provenance(prov: Provenance) -> dict[str, Any]:
@@ -269,29 +324,89 @@ def _provenance(prov: Provenance) -> dict[str, Any]:
     }
 
 
-def _assert(w: WriteTx, owner: str, a: Assertion, t: datetime) -> CommitResult:
-    w.entity(owner, a.entity_id)
-    new = _new_value(owner, a, w)
-    valid_from = t if a.valid_from is None else to_utc(a.valid_from, "valid_from")
-    valid_to = open_end(a.valid_to)
-    rows = w.current_rows(owner, a.entity_id, a.attribute)
-    plan = plan_assert(new, valid_from, valid_to, rows)
-    if plan.effect == "duplicate":
-        existing = next(r for r in rows if r.id == plan.corroborates)
-        return CommitResult(existing, "duplicate", (), (), t)
-    created = _execute(w, owner, plan, a.entity_id, a.attribute, t)
-    assert plan.primary is not None
-    return CommitResult(created[plan.primary], plan.effect, plan.superseded, plan.retract, t)
+def _new_value(a: Assertion) -> NewValue:
+    if (a.value is None) == (a.object_id is None):
+        raise InvalidInput("value", "give exactly one of value and object_id")
+    if isinstance(a.value, str) and not a.value.strip():
+        raise InvalidInput("value", "must not be empty")
+    return NewValue(
+        value=a.value,
+        object_id=a.object_id,
+        value_norm=value_norm(a.value, a.object_id),
+        cardinality=registry.cardinality(a.attribute, a.cardinality),
+        provenance=_provenance(a.provenance),
+    )
 
 
-def _execute(
-    w: WriteTx, owner: str, plan: Plan, entity_id: str, attribute: str, t: datetime
-) -> list[FactRecord]:
-    """Write a plan: retract, then record its rows at `t`; return the new rows in plan order."""
-    w.retract(owner, plan.retract, t)
-    specs = [_row(spec, entity_id, attribute) for spec in plan.record]
-    w.create(owner, specs, t)
-    return [_record(owner, spec, t) for spec in specs]
+class _Batch:
+    """Several writes in one transaction at one commit time `t`.
+
+    Plans run against an in-memory copy of the current rows of each (entity, attribute),
+    updated after every plan, so later writes in the batch see earlier ones. `flush`
+    then records every new row and retracts every ended row in a few round trips. Only
+    rows that end at or after the earliest instant a write touches are loaded (a
+    supersede at the present reads one row, however deep the history).
+    """
+
+    def __init__(self, w: WriteTx, owner: str, t: datetime):
+        self.w, self.owner, self.t = w, owner, t
+        self._state: dict[tuple[str, str], list[FactRecord]] = {}
+        self._since: dict[tuple[str, str], datetime] = {}
+        self._creates: list[dict[str, Any]] = []
+        self._retracts: list[str] = []
+
+    def load(self, needs: Sequence[tuple[str, str, datetime]]) -> None:
+        """Make sure each (entity, attribute) has its current rows ending at or after `since`."""
+        wanted: dict[tuple[str, str], datetime] = {}
+        for entity_id, attribute, since in needs:
+            pair = (entity_id, attribute)
+            if pair not in self._since or since < self._since[pair]:
+                wanted[pair] = min(since, wanted.get(pair, since))
+        if not wanted:
+            return
+        gone = set(self._retracts)
+        for pair, fetched in self.w.current_rows_many(self.owner, wanted).items():
+            known = {r.id for r in self._state.get(pair, [])}
+            extra = [r for r in fetched if r.id not in known and r.id not in gone]
+            rows = sorted([*self._state.get(pair, []), *extra], key=lambda r: (r.valid_from, r.id))
+            self._state[pair] = rows
+            self._since[pair] = wanted[pair]
+
+    def rows(self, entity_id: str, attribute: str, since: datetime) -> list[FactRecord]:
+        """The current rows of a pair ending at or after `since`, as this batch leaves them."""
+        self.load([(entity_id, attribute, since)])
+        return [r for r in self._state[(entity_id, attribute)] if r.valid_to >= since]
+
+    def execute(self, plan: Plan, entity_id: str, attribute: str) -> list[FactRecord]:
+        """Queue a plan's writes; return its new rows in plan order."""
+        specs = [_row(spec, entity_id, attribute) for spec in plan.record]
+        records = [_record(self.owner, spec, self.t) for spec in specs]
+        gone = set(plan.retract)
+        pair = (entity_id, attribute)
+        self._state[pair] = [r for r in self._state.get(pair, []) if r.id not in gone] + records
+        self._creates.extend(specs)
+        self._retracts.extend(plan.retract)
+        return records
+
+    def assert_(self, a: Assertion) -> CommitResult:
+        """Plan and queue one assertion (CONTRACT §2.1 rules 1-4)."""
+        new = _new_value(a)
+        valid_from = self.t if a.valid_from is None else to_utc(a.valid_from, "valid_from")
+        rows = self.rows(a.entity_id, a.attribute, valid_from)
+        plan = plan_assert(new, valid_from, open_end(a.valid_to), rows)
+        if plan.effect == "duplicate":
+            existing = next(r for r in rows if r.id == plan.corroborates)
+            return CommitResult(existing, "duplicate", (), (), self.t)
+        created = self.execute(plan, a.entity_id, a.attribute)
+        assert plan.primary is not None
+        return CommitResult(created[plan.primary], plan.effect, plan.superseded, plan.retract,
+                            self.t)
+
+    def flush(self) -> None:
+        """Write everything queued: new rows first, then `retracted_at` on the ended ones."""
+        self.w.create(self.owner, self._creates, self.t)
+        self.w.retract(self.owner, self._retracts, self.t)
+        self._creates, self._retracts = [], []
 
 
 def _row(spec: RowSpec, entity_id: str, attribute: str) -> dict[str, Any]:
@@ -324,10 +439,10 @@ def _record(owner: str, row: dict[str, Any], t: datetime) -> FactRecord:
     )
 
 
-def _resolve(w: WriteTx, owner: str, self_id: str, ref: Any, t: datetime) -> str:
+def _resolve(w: WriteTx, owner: str, self_id: str, ref: EntityRef, t: datetime) -> str:
     """Return the entity id a proposal's EntityRef names, creating a named entity if new."""
     if ref.id is not None:
-        return str(w.entity(owner, ref.id).id)
+        return w.entity(owner, ref.id).id
     if ref.name is None or not ref.name.strip():
         return self_id
     key = search_key(ref.name)
@@ -339,31 +454,43 @@ def _resolve(w: WriteTx, owner: str, self_id: str, ref: Any, t: datetime) -> str
     return _new_entity(w, owner, ref.name, ref.kind, (), None, t).id
 
 
-def _apply_proposal(w: WriteTx, owner: str, self_id: str, p: Proposal, t: datetime) -> int:
-    """Commit one auto-committed proposal inside the run's transaction; 1 if anything changed."""
-    subject = _resolve(w, owner, self_id, p.subject, t)
-    object_id = _resolve(w, owner, self_id, p.object, t) if p.object is not None else None
-    if p.op == "end":
-        return _end(w, owner, subject, p, t)
-    assertion = Assertion(
-        entity_id=subject, attribute=p.attribute, value=p.value, object_id=object_id,
-        valid_from=p.valid_from, valid_to=p.valid_to, cardinality=p.cardinality,
-        provenance=p.provenance,
-    )
-    return 0 if _assert(w, owner, assertion, t).effect == "duplicate" else 1
+def _apply_proposals(
+    w: WriteTx, owner: str, self_id: str, proposals: Sequence[Proposal], t: datetime
+) -> int:
+    """Commit auto-committed proposals in one batch; return how many changed memory."""
+    resolved = []
+    for p in proposals:
+        subject = _resolve(w, owner, self_id, p.subject, t)
+        obj = _resolve(w, owner, self_id, p.object, t) if p.object is not None else None
+        resolved.append((p, subject, obj))
+    batch = _Batch(w, owner, t)
+    batch.load([(subject, p.attribute, _start(p.valid_from, t)) for p, subject, _ in resolved])
+    changed = 0
+    for p, subject, obj in resolved:
+        if p.op == "end":
+            changed += _end(batch, subject, p)
+            continue
+        assertion = Assertion(
+            entity_id=subject, attribute=p.attribute, value=p.value, object_id=obj,
+            valid_from=p.valid_from, valid_to=p.valid_to, cardinality=p.cardinality,
+            provenance=p.provenance,
+        )
+        changed += batch.assert_(assertion).effect != "duplicate"
+    batch.flush()
+    return changed
 
 
-def _end(w: WriteTx, owner: str, entity_id: str, p: Proposal, t: datetime) -> int:
+def _end(batch: _Batch, entity_id: str, p: Proposal) -> int:
     """End the current rows of `p.attribute` (of `p.value`, if given) at `p.valid_from`."""
     until = to_utc(p.valid_from, "valid_from")
     norm = None if p.value is None else value_norm(p.value, None)
     rows = [
-        r for r in w.current_rows(owner, entity_id, p.attribute)
+        r for r in batch.rows(entity_id, p.attribute, until)
         if (norm is None or r.value_norm == norm) and r.valid_from < until < r.valid_to
         and r.status != "invalidated"
     ]
     for row in rows:
-        _execute(w, owner, plan_end(row, until), entity_id, p.attribute, t)
+        batch.execute(plan_end(row, until), entity_id, p.attribute)
     if rows or p.value is None:
         return len(rows)
     # Known only by its end: it held until `until`, since some unknown time.
@@ -371,4 +498,4 @@ def _end(w: WriteTx, owner: str, entity_id: str, p: Proposal, t: datetime) -> in
         entity_id=entity_id, attribute=p.attribute, value=p.value, valid_from=FAR_PAST,
         valid_to=until, cardinality=p.cardinality, provenance=p.provenance,
     )
-    return 0 if _assert(w, owner, assertion, t).effect == "duplicate" else 1
+    return int(batch.assert_(assertion).effect != "duplicate")

@@ -6,10 +6,11 @@ Its jars come from Maven Central, resolved once by `mvn dependency:build-classpa
 cached; needs Java 17+ (`java`, `javac`) and Maven (`mvn`) on PATH. POSIX only.
 
 Files:
-    cache dir (default `~/.cache/worldstate/neo4j-5.26.18/`): `pom.xml`, `Launcher.java`,
-        `classpath.txt`, `classes/`, `build.json` (hashes of the two sources, so an edited
-        launcher is rebuilt) and `.lock` (serializes provisioning across processes).
-    data dir (default `~/.local/share/worldstate/neo4j/`): the Neo4j home (`data/`,
+    cache dir (default `~/.cache/worldstate/neo4j-5.26.18/`, `WORLDSTATE_NEO4J_CACHE`):
+        `pom.xml` and `classpath.txt` (re-resolved when the packaged pom changes; the jars
+        stay in Maven's `~/.m2`), `classes/<hash of Launcher.java>/` (so an edited
+        launcher is recompiled) and `.lock` (serializes provisioning across processes).
+    data dir (default `~/.local/share/worldstate/neo4j/`, `WORLDSTATE_DATA_DIR`): the Neo4j home (`data/`,
         `logs/`), plus `worldstate-neo4j.json`, the state file (uri, pid, data_dir, port)
         through which other processes find a running instance, and `worldstate-neo4j.log`,
         the JVM's stdout and stderr.
@@ -39,7 +40,7 @@ from typing import IO
 
 from neo4j import GraphDatabase
 from neo4j.exceptions import DriverError, Neo4jError
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graph.errors import WorldstateError
@@ -76,18 +77,16 @@ def default_data_dir() -> Path:
 
 
 class Neo4jLocalSettings(BaseSettings):
-    """Environment for the local Neo4j and for reaching any Neo4j (CONTRACT §11).
+    """Environment for the local Neo4j (CONTRACT §11); build it in a command or fixture.
 
-    Build it in a command's or fixture's body, never at import.
+    `NEO4J_URI` and its credentials, which select an existing server instead, belong to
+    the process's own settings (`api.settings.Settings`), not here.
 
     Attributes:
         data_dir: Neo4j home of the local instance (`WORLDSTATE_DATA_DIR`).
         neo4j_cache: provisioning cache (`WORLDSTATE_NEO4J_CACHE`).
-        neo4j_heap: JVM heap, a `-Xmx` size such as "1g" (`WORLDSTATE_NEO4J_HEAP`).
+        neo4j_heap: JVM maximum heap, a `-Xmx` size such as "1g" (`WORLDSTATE_NEO4J_HEAP`).
         neo4j_page_cache_mb: page cache in MiB (`WORLDSTATE_NEO4J_PAGE_CACHE_MB`).
-        neo4j_uri: an existing server to use instead (`NEO4J_URI`); None means local.
-        neo4j_user: user name for `neo4j_uri` (`NEO4J_USER`).
-        neo4j_password: password for `neo4j_uri` (`NEO4J_PASSWORD`); None means no auth.
     """
 
     model_config = SettingsConfigDict(env_prefix="WORLDSTATE_", extra="ignore")
@@ -96,17 +95,6 @@ class Neo4jLocalSettings(BaseSettings):
     neo4j_cache: Path = Field(default_factory=default_cache_dir)
     neo4j_heap: str = Field(default="1g", pattern=_HEAP_PATTERN.pattern)
     neo4j_page_cache_mb: int = Field(default=512, ge=16)
-    neo4j_uri: str | None = Field(default=None, validation_alias=AliasChoices("NEO4J_URI"))
-    neo4j_user: str = Field(default="neo4j", validation_alias=AliasChoices("NEO4J_USER"))
-    neo4j_password: SecretStr | None = Field(
-        default=None, validation_alias=AliasChoices("NEO4J_PASSWORD")
-    )
-
-    def neo4j_auth(self) -> tuple[str, str] | None:
-        """Return `(user, password)` for `neo4j_uri`, or None when no password is set."""
-        if self.neo4j_password is None:
-            return None
-        return (self.neo4j_user, self.neo4j_password.get_secret_value())
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,38 +179,37 @@ def provision(cache_dir: Path | None = None, *, timeout_s: float = 1800.0) -> st
     cache = (cache_dir or default_cache_dir()).expanduser().absolute()
     cache.mkdir(parents=True, exist_ok=True)
     sources = resources.files("graph").joinpath("neo4j_launcher")
-    pom_bytes = sources.joinpath("pom.xml").read_bytes()
-    launcher_bytes = sources.joinpath("Launcher.java").read_bytes()
-    wanted = {
-        "pom": hashlib.sha256(pom_bytes).hexdigest(),
-        "launcher": hashlib.sha256(launcher_bytes).hexdigest(),
-    }
+    pom = sources.joinpath("pom.xml").read_bytes()
+    launcher = sources.joinpath("Launcher.java").read_bytes()
     classpath_file = cache / "classpath.txt"
-    classes = cache / "classes"
-    stamp = cache / "build.json"
+    # One directory per launcher version, so a rebuild never pulls classes from under a
+    # JVM that another process is starting from the same cache.
+    classes = cache / "classes" / hashlib.sha256(launcher).hexdigest()[:16]
     with (cache / ".lock").open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # Released when the file closes.
-        built = _read_json(stamp)
-        if built.get("pom") != wanted["pom"] or not _classpath_complete(classpath_file):
-            (cache / "pom.xml").write_bytes(pom_bytes)
-            classpath_file.unlink(missing_ok=True)
+        if _read_bytes(cache / "pom.xml") != pom or not _classpath_complete(classpath_file):
+            resolving = cache / "pom-resolving.xml"
+            resolving.write_bytes(pom)
+            partial = cache / "classpath.txt.tmp"
             _run_tool(
-                [_tool("mvn"), "-q", "-B", "-f", str(cache / "pom.xml"),
-                 "dependency:build-classpath", f"-Dmdep.outputFile={classpath_file}"],
+                [_tool("mvn"), "-q", "-B", "-f", str(resolving),
+                 "dependency:build-classpath", f"-Dmdep.outputFile={partial}"],
                 timeout_s,
             )
-            built = {**built, "pom": wanted["pom"]}
-            _write_json(stamp, built)
+            partial.replace(classpath_file)
+            resolving.replace(cache / "pom.xml")  # Last: marks the classpath as current.
         classpath = classpath_file.read_text().strip()
-        if built.get("launcher") != wanted["launcher"] or not (classes / "Launcher.class").exists():
-            (cache / "Launcher.java").write_bytes(launcher_bytes)
-            shutil.rmtree(classes, ignore_errors=True)
+        if not (classes / "Launcher.class").exists():
+            building = classes.with_name(classes.name + ".tmp")
+            shutil.rmtree(building, ignore_errors=True)
+            building.mkdir(parents=True)
+            (building / "Launcher.java").write_bytes(launcher)
             _run_tool(
-                [_tool("javac"), "-cp", classpath, "-d", str(classes),
-                 str(cache / "Launcher.java")],
+                [_tool("javac"), "-cp", classpath, "-d", str(building),
+                 str(building / "Launcher.java")],
                 timeout_s,
             )
-            _write_json(stamp, {**built, "launcher": wanted["launcher"]})
+            building.replace(classes)
     return f"{classes}{os.pathsep}{classpath}"
 
 
@@ -496,6 +483,13 @@ def _state_from_json(raw: dict[str, object]) -> LocalNeo4j | None:
             and isinstance(port, int):
         return LocalNeo4j(uri=uri, pid=pid, data_dir=Path(data_dir), port=port)
     return None
+
+
+def _read_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
 
 
 def _read_json(path: Path) -> dict[str, object]:

@@ -18,7 +18,7 @@ from graph.cypher import entities as ec
 from graph.cypher import facts as fc
 from graph.cypher import runs as rc
 from graph.errors import NotFound, StoreUnavailable
-from graph.records import EntityRecord, FactRecord, RunRecord, TokenRecord
+from graph.records import EntityRecord, FactRecord, RunRecord, TokenRecord, run_key
 from graph.time import FAR_FUTURE, AsOf, utcnow
 
 T = TypeVar("T")
@@ -123,25 +123,23 @@ class Reader:
 
     def facts(self, owner: str, entity_id: str, as_of: AsOf) -> list[FactRecord]:
         """Return the rows of one entity visible at `as_of` (CONTRACT §2), by attribute."""
-        rows = self._rows(
-            fc.FACTS_AS_OF,
-            owner=owner,
-            entity_id=entity_id,
-            valid_at=as_of.valid_at,
-            known_at=as_of.known_at,
-        )
-        return [fc.fact_from_record(r["f"]) for r in rows]
+        return self.facts_of_entities(owner, [entity_id], as_of)
 
     def facts_of_entities(
         self, owner: str, entity_ids: list[str], as_of: AsOf
     ) -> list[FactRecord]:
-        """Return the rows of several entities visible at `as_of`, ordered by entity then attribute."""
+        """Return the rows of several entities visible at `as_of`, by entity then attribute.
+
+        With `as_of.current` (known_at is now) the rows visible are exactly the open
+        ones, and the query seeks on them directly (graph/cypher/facts.py FACTS_CURRENT).
+        """
         rows = self._rows(
-            fc.FACTS_OF_ENTITIES_AS_OF,
+            fc.FACTS_CURRENT if as_of.current else fc.FACTS_AS_OF,
             owner=owner,
             entity_ids=entity_ids,
             valid_at=as_of.valid_at,
             known_at=as_of.known_at,
+            far=FAR_FUTURE,
         )
         return [fc.fact_from_record(r["f"]) for r in rows]
 
@@ -236,11 +234,6 @@ class Reader:
             StoreUnavailable: Neo4j did not answer.
         """
         self._rows("RETURN 1 AS one")
-
-
-def run_key(owner: str, run_id: str) -> str:
-    """The stored key of a run: run ids are the client's, unique per owner (CONTRACT §4)."""
-    return f"{owner}/{run_id}"
 
 
 __all__ = ["FAR_FUTURE", "Reader", "run_key"]

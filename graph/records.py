@@ -79,3 +79,8 @@ class TokenRecord:
     id: str
     owner: str
     scopes: tuple[str, ...]
+
+
+def run_key(owner: str, run_id: str) -> str:
+    """The stored key of a run: run ids are the client's, unique per owner (CONTRACT §4)."""
+    return f"{owner}/{run_id}"

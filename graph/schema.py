@@ -10,11 +10,12 @@ STATEMENTS: tuple[str, ...] = (
     "CREATE CONSTRAINT fact_id IF NOT EXISTS FOR (f:Fact) REQUIRE f.id IS UNIQUE",
     "CREATE CONSTRAINT run_key IF NOT EXISTS FOR (r:Run) REQUIRE r.key IS UNIQUE",
     "CREATE CONSTRAINT token_hash IF NOT EXISTS FOR (k:Token) REQUIRE k.hash IS UNIQUE",
-    # As-of reads seek on (entity_id, retracted_at > known_at): see graph/cypher/facts.py.
-    "CREATE INDEX fact_entity_retracted IF NOT EXISTS FOR (f:Fact) ON (f.entity_id, f.retracted_at)",
-    # The committer's current rows and per-attribute history.
+    # Current and as-of reads of an entity: see graph/cypher/facts.py FACTS_CURRENT/AS_OF.
+    "CREATE INDEX fact_entity_asof IF NOT EXISTS "
+    "FOR (f:Fact) ON (f.entity_id, f.retracted_at, f.valid_to)",
+    # The committer's current rows of one attribute, and per-attribute history.
     "CREATE INDEX fact_entity_attribute IF NOT EXISTS "
-    "FOR (f:Fact) ON (f.entity_id, f.attribute, f.retracted_at)",
+    "FOR (f:Fact) ON (f.entity_id, f.attribute, f.retracted_at, f.valid_to)",
     # Owner-wide reads of one attribute (preferences, recent events in prefetch).
     "CREATE INDEX fact_owner_attribute IF NOT EXISTS "
     "FOR (f:Fact) ON (f.owner, f.attribute, f.retracted_at)",

@@ -72,6 +72,8 @@ class AsOf:
 
     valid_at: datetime
     known_at: datetime
+    current: bool = False
+    """True when `known_at` is "now" (defaulted): reads may then use the open-row index."""
 
     @classmethod
     def at(cls, valid_at: datetime | None = None, known_at: datetime | None = None) -> AsOf:
@@ -84,4 +86,5 @@ class AsOf:
         return cls(
             valid_at=now if valid_at is None else to_utc(valid_at, "valid_at"),
             known_at=now if known_at is None else to_utc(known_at, "known_at"),
+            current=known_at is None,
         )

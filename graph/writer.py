@@ -109,12 +109,36 @@ class WriteTx:
             raise NotFound("fact", fact_id)
         return fc.fact_from_record(rows[0]["f"])
 
-    def current_rows(self, owner: str, entity_id: str, attribute: str) -> list[FactRecord]:
-        """Return every current row (retracted_at open) of one (entity, attribute)."""
-        rows = self._run(
-            fc.CURRENT_ROWS, owner=owner, entity_id=entity_id, attribute=attribute, far=FAR_FUTURE
-        )
-        return [fc.fact_from_record(r["f"]) for r in rows]
+    def current_rows_many(
+        self, owner: str, pairs: dict[tuple[str, str], datetime]
+    ) -> dict[tuple[str, str], list[FactRecord]]:
+        """Return current rows of several (entity, attribute) pairs in one round trip.
+
+        Args:
+            owner: the owner id.
+            pairs: for each (entity_id, attribute), the `since` instant: only rows with
+                `valid_to >= since` are returned (the others cannot touch a write that
+                starts at `since`).
+        """
+        out: dict[tuple[str, str], list[FactRecord]] = {pair: [] for pair in pairs}
+        params = [{"entity_id": e, "attribute": a, "since": since}
+                  for (e, a), since in pairs.items()]
+        for r in self._run(fc.CURRENT_ROWS_MANY, owner=owner, pairs=params, far=FAR_FUTURE):
+            row = fc.fact_from_record(r["f"])
+            out[(row.entity_id, row.attribute)].append(row)
+        return out
+
+    def require_entities(self, owner: str, entity_ids: Sequence[str]) -> None:
+        """Check every id names an entity of `owner`.
+
+        Raises:
+            NotFound: the first id (in the given order) that does not.
+        """
+        wanted = list(dict.fromkeys(entity_ids))
+        found = {r["id"] for r in self._run(ec.ENTITY_IDS_OF_OWNER, owner=owner, entity_ids=wanted)}
+        for entity_id in wanted:
+            if entity_id not in found:
+                raise NotFound("entity", entity_id)
 
     def pushed_out(self, owner: str, fact_id: str) -> list[FactRecord]:
         """Return the rows of other values that a row, or a row it continues, superseded."""
@@ -135,9 +159,21 @@ class WriteTx:
             raise Conflict("a row to retract is no longer current; nothing was written")
 
     def create(self, owner: str, rows: Sequence[dict[str, Any]], t: datetime) -> None:
-        """Record new rows at transaction time `t` (see `graph.cypher.facts.CREATE_ROWS`)."""
-        if rows:
-            self._run(fc.CREATE_ROWS, owner=owner, rows=list(rows), t=t, far=FAR_FUTURE)
+        """Record new rows at transaction time `t`, with their edges.
+
+        Each row is a map of the fields in `graph.cypher.facts.CREATE_ROWS` plus
+        `replaces` and `supersedes` (lists of row ids) for LINK_ROWS.
+        """
+        if not rows:
+            return
+        fields = [{k: v for k, v in r.items() if k not in ("replaces", "supersedes")} for r in rows]
+        self._run(fc.CREATE_ROWS, owner=owner, rows=fields, t=t, far=FAR_FUTURE)
+        replaces = [{"from": r["id"], "to": old} for r in rows for old in r["replaces"]]
+        supersedes = [{"from": r["id"], "to": old} for r in rows for old in r["supersedes"]]
+        objects = [{"from": r["id"], "to": r["object_id"]} for r in rows if r["object_id"]]
+        if replaces or supersedes or objects:
+            self._run(fc.LINK_ROWS, owner=owner, replaces=replaces, supersedes=supersedes,
+                      objects=objects)
 
     def raw_create(self, owner: str, rows: Sequence[dict[str, Any]], t: datetime) -> None:
         """Benchmark floor: create rows with no rules applied (bench/ only)."""

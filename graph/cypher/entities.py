@@ -36,6 +36,13 @@ LIMIT $limit
 $after (cursor: last id of the previous page, or null), $limit -> e, ordered by id.
 Seeks on index `entity_owner_kind`."""
 
+ENTITY_IDS_OF_OWNER = """
+MATCH (e:Entity)
+WHERE e.id IN $entity_ids AND e.owner = $owner
+RETURN e.id AS id
+"""
+"""READ. $owner, $entity_ids -> id for each of them that is the owner's."""
+
 ALL_ENTITY_NAMES = """
 MATCH (e:Entity)
 WHERE e.owner = $owner AND e.merged_into IS NULL

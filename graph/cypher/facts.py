@@ -14,27 +14,31 @@ from typing import Any
 from graph.records import FactRecord
 from graph.time import from_store
 
-FACTS_AS_OF = """
-MATCH (f:Fact)
-WHERE f.entity_id = $entity_id AND f.retracted_at > $known_at
-  AND f.owner = $owner
-  AND f.recorded_at <= $known_at
-  AND f.valid_from <= $valid_at AND f.valid_to > $valid_at
-RETURN f
-ORDER BY f.attribute, f.valid_from, f.recorded_at, f.id
-"""
-"""READ. $owner, $entity_id, $valid_at, $known_at -> f (Fact node), one per visible row.
-
-CONTRACT §2: recorded_at <= T < retracted_at and valid_from <= V < valid_to.
-PROFILE (Neo4j 5.26, 1M rows): NodeIndexSeekByRange on index `fact_entity_retracted`
-(entity_id = $entity_id, retracted_at > $known_at); the other predicates are a Filter
-over the few rows the seek yields. For a current read ($known_at = now) the seek
-yields only open rows, so an attribute's depth of history does not slow it.
-"""
-
-FACTS_OF_ENTITIES_AS_OF = """
+FACTS_CURRENT = """
 UNWIND $entity_ids AS eid
 MATCH (f:Fact)
+USING INDEX f:Fact(entity_id, retracted_at, valid_to)
+WHERE f.entity_id = eid AND f.retracted_at = $far AND f.valid_to > $valid_at
+  AND f.owner = $owner
+  AND f.recorded_at <= $known_at
+  AND f.valid_from <= $valid_at
+RETURN f
+ORDER BY f.entity_id, f.attribute, f.valid_from, f.recorded_at, f.id
+"""
+"""READ. $owner, $entity_ids, $valid_at, $known_at (now), $far -> f: the rows of each
+entity visible under current knowledge (CONTRACT §2 with known_at = now: exactly the
+rows whose retracted_at is still open).
+
+PROFILE (Neo4j 5.26): NodeIndexSeek on `fact_entity_asof`
+(entity_id = eid, retracted_at = $far, valid_to > $valid_at): two equalities and one
+range, so an attribute with 1,000 superseded versions yields only the rows still valid
+at $valid_at; the rest is a Filter over those few rows.
+"""
+
+FACTS_AS_OF = """
+UNWIND $entity_ids AS eid
+MATCH (f:Fact)
+USING INDEX f:Fact(entity_id, retracted_at, valid_to)
 WHERE f.entity_id = eid AND f.retracted_at > $known_at
   AND f.owner = $owner
   AND f.recorded_at <= $known_at
@@ -42,7 +46,14 @@ WHERE f.entity_id = eid AND f.retracted_at > $known_at
 RETURN f
 ORDER BY f.entity_id, f.attribute, f.valid_from, f.recorded_at, f.id
 """
-"""READ. $owner, $entity_ids (list), $valid_at, $known_at -> f. Same seek as FACTS_AS_OF, per entity."""
+"""READ. $owner, $entity_ids, $valid_at, $known_at -> f: the rows of each entity visible
+at the as-of point (CONTRACT §2: recorded_at <= T < retracted_at and
+valid_from <= V < valid_to).
+
+PROFILE (Neo4j 5.26): NodeIndexSeekByRange on `fact_entity_asof`
+(entity_id = eid, retracted_at > $known_at), with valid_to > $valid_at checked on the
+index entries (cached property); valid_from and recorded_at are a Filter.
+"""
 
 HISTORY = """
 MATCH (f:Fact)
@@ -59,7 +70,7 @@ $include_retracted, $skip, $limit -> f.
 CONTRACT §2.3: every row under the knowledge of $known_at, ordered by valid_from then
 recorded_at; with $include_retracted every row on both axes (the audit view).
 PROFILE: NodeIndexSeek on `fact_entity_attribute` (entity_id, attribute) when an
-attribute is given, else on `fact_entity_retracted` by entity_id.
+attribute is given, else on `fact_entity_asof` by entity_id.
 """
 
 FACT_BY_ID = """
@@ -68,16 +79,6 @@ WHERE f.owner = $owner
 RETURN f
 """
 """READ. $owner, $fact_id -> f (0 or 1 row). Unique-constraint seek on Fact.id."""
-
-CURRENT_ROWS = """
-MATCH (f:Fact)
-WHERE f.entity_id = $entity_id AND f.attribute = $attribute AND f.retracted_at = $far
-  AND f.owner = $owner
-RETURN f
-ORDER BY f.valid_from, f.id
-"""
-"""READ (inside the committer's write transaction). $owner, $entity_id, $attribute, $far
--> f for every current row of the (entity, attribute). Seek on `fact_entity_attribute`."""
 
 PUSHED_OUT = """
 MATCH (x:Fact {id: $fact_id})-[:REPLACES*0..]->(:Fact)-[:SUPERSEDED]->(p:Fact)
@@ -119,32 +120,58 @@ SET f.id = r.id,
     f.confidence = r.confidence,
     f.run_id = r.run_id,
     f.message_id = r.message_id
-WITH f, r
-CALL (f, r) {
-  UNWIND r.replaces AS old_id
-  MATCH (old:Fact {id: old_id})
-  CREATE (f)-[:REPLACES]->(old)
-}
-CALL (f, r) {
-  UNWIND r.supersedes AS old_id
-  MATCH (old:Fact {id: old_id})
-  CREATE (f)-[:SUPERSEDED]->(old)
-}
-CALL (f, r) {
-  WITH f, r WHERE r.object_id IS NOT NULL
-  MATCH (o:Entity {id: r.object_id})
-  CREATE (f)-[:OBJECT]->(o)
-}
 RETURN count(f) AS created
 """
 """WRITE. $owner, $t, $far, $rows (list of maps: id, entity_id, attribute, value,
 object_id, value_norm, cardinality, valid_from, valid_to, status, source, evidence,
-reason, confidence, run_id, message_id, replaces, supersedes) -> created (count).
+reason, confidence, run_id, message_id) -> created (count).
 
-Creates each row with its fields set one by one, plus REPLACES edges to the rows it
-continues, SUPERSEDED edges to the rows it pushed out, and an OBJECT edge for a
-relationship.
+Creates each row with its fields set one by one; LINK_ROWS adds its edges.
 """
+
+LINK_ROWS = """
+CALL () {
+  UNWIND $replaces AS link
+  MATCH (a:Fact {id: link.from}), (b:Fact {id: link.to})
+  WHERE a.owner = $owner AND b.owner = $owner
+  CREATE (a)-[:REPLACES]->(b)
+}
+CALL () {
+  UNWIND $supersedes AS link
+  MATCH (a:Fact {id: link.from}), (b:Fact {id: link.to})
+  WHERE a.owner = $owner AND b.owner = $owner
+  CREATE (a)-[:SUPERSEDED]->(b)
+}
+CALL () {
+  UNWIND $objects AS link
+  MATCH (a:Fact {id: link.from}), (b:Entity {id: link.to})
+  WHERE a.owner = $owner AND b.owner = $owner
+  CREATE (a)-[:OBJECT]->(b)
+}
+"""
+"""WRITE. $owner, $replaces, $supersedes, $objects (lists of {from, to}) -> nothing.
+
+REPLACES: a new row continues a retracted one (a remainder, a coalesced or restored
+row); SUPERSEDED: a new row pushed out a row of another value (CONTRACT §2.2 retract
+follows these back); OBJECT: a relationship row points at its object entity.
+"""
+
+CURRENT_ROWS_MANY = """
+UNWIND $pairs AS pair
+MATCH (f:Fact)
+USING INDEX f:Fact(entity_id, attribute, retracted_at, valid_to)
+WHERE f.entity_id = pair.entity_id AND f.attribute = pair.attribute AND f.retracted_at = $far
+  AND f.valid_to >= pair.since
+  AND f.owner = $owner
+RETURN f
+ORDER BY f.valid_from, f.id
+"""
+"""READ (inside the committer's write transaction). $owner, $far, $pairs (list of
+{entity_id, attribute, since}) -> f for every current row of each pair that ends at or
+after `since` (rows ending earlier cannot overlap or touch a window starting at
+`since`). PROFILE: NodeIndexSeek on `fact_entity_attribute` (two equalities, the open
+retracted_at, then a range on valid_to), once per pair: a supersede at the present
+reads one row however deep the attribute's history is."""
 
 RAW_CREATE = """
 UNWIND $rows AS r

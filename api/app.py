@@ -1,0 +1,79 @@
+"""`create_app(settings)`: the FastAPI application (STYLE: settings built here, never at import)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from neo4j import Driver
+
+from api import errors
+from api.deps import TokenCache
+from api.routes import entities, facts, prefetch, runs
+from api.settings import Settings
+from committer.apply import Committer
+from curator.worker import CuratorWorker
+from graph.reader import Reader
+from graph.schema import ensure_schema
+
+log = logging.getLogger("worldstate.api")
+
+
+def create_app(settings: Settings, driver: Driver) -> FastAPI:
+    """Build the API over a connected driver.
+
+    Args:
+        settings: this process's settings.
+        driver: a driver to a running Neo4j (the caller owns and closes it).
+
+    Returns:
+        The app. On start-up it creates the schema idempotently and, unless
+        `WORLDSTATE_CURATOR_IN_PROCESS=false`, starts a curator worker thread.
+    """
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        ensure_schema(driver, settings.neo4j_database)
+        worker = CuratorWorker(app.state.committer, settings.curator_poll_seconds)
+        if settings.curator_in_process:
+            worker.start()
+        app.state.curator = worker
+        try:
+            yield
+        finally:
+            worker.stop()
+            app.state.prefetch_pool.shutdown(wait=False, cancel_futures=True)
+
+    app = FastAPI(title="worldstate", version="0.1.0", lifespan=lifespan,
+                  description="A bitemporal memory service for AI assistants.")
+    app.state.settings = settings
+    app.state.reader = Reader(driver, settings.neo4j_database)
+    app.state.prefetch_reader = Reader(driver, settings.neo4j_database,
+                                       timeout=settings.prefetch_deadline_ms / 1000)
+    app.state.committer = Committer(driver, settings.neo4j_database)
+    app.state.token_cache = TokenCache(app.state.reader)
+    app.state.prefetch_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="prefetch")
+    errors.install(app)
+
+    @app.middleware("http")
+    async def limit_body(request: Request, call_next):  # type: ignore[no-untyped-def]
+        """Refuse bodies over `max_body_bytes` with 413 before reading them (CONTRACT §9)."""
+        length = request.headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > settings.max_body_bytes:
+            return errors.problem(413, "Request too large",
+                                  f"The body is {length} bytes; the limit is {settings.max_body_bytes}.")
+        return await call_next(request)
+
+    @app.get("/healthz", tags=["health"])
+    def healthz() -> JSONResponse:
+        """Liveness and store reachability: 200 `{status: "ok"}` or 503 problem+json."""
+        app.state.reader.ping()
+        return JSONResponse({"status": "ok"})
+
+    for module in (entities, facts, runs, prefetch):
+        app.include_router(module.router)
+    return app

@@ -1,0 +1,169 @@
+"""The commands that need the store: serve, curator, token create, import locomo (CONTRACT §11).
+
+Registered on the `worldstate` app in `api/cli.py`. Each finds its Neo4j the same way:
+`NEO4J_URI` when set, else the local Neo4j already running in the data dir, else (for
+`serve`) a local one started as a child of the process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated
+
+import httpx
+import typer
+from neo4j import Driver
+
+from api.settings import Settings
+from committer.apply import Committer
+from graph.driver import connect
+from graph.neo4j_local import LocalNeo4jError, Neo4jLocalSettings, find_running, start, stop
+from graph.schema import ensure_schema
+
+token_app = typer.Typer(help="Bearer tokens (CONTRACT §7).", no_args_is_help=True)
+import_app = typer.Typer(help="Import conversations.", no_args_is_help=True)
+SCOPES = ("read", "write", "curate", "admin")
+
+
+@contextlib.contextmanager
+def open_store(settings: Settings, *, start_local: bool) -> Iterator[Driver]:
+    """Yield a driver to this process's Neo4j, with the schema in place.
+
+    Args:
+        settings: the process settings.
+        start_local: when no Neo4j is configured or running, start a local one as a child
+            of this process (stopped when the block ends); else start it detached, so it
+            outlives this command and later commands find it.
+
+    Raises:
+        typer.Exit: the local Neo4j could not be started (the reason is printed).
+    """
+    local = Neo4jLocalSettings()
+    child = None
+    if settings.neo4j_uri:
+        password = settings.neo4j_password.get_secret_value() if settings.neo4j_password else None
+        driver = connect(settings.neo4j_uri, settings.neo4j_user, password)
+    else:
+        running = find_running(local.data_dir)
+        if running is None:
+            typer.echo(f"starting a local Neo4j in {local.data_dir} "
+                       "(the first start downloads it from Maven Central) ...", err=True)
+            try:
+                running = start(local.data_dir, heap=local.neo4j_heap,
+                                page_cache_mb=local.neo4j_page_cache_mb,
+                                cache_dir=local.neo4j_cache, detach=not start_local)
+            except LocalNeo4jError as exc:
+                typer.echo(f"error: {exc}", err=True)
+                raise typer.Exit(1) from exc
+            child = running if start_local else None
+            typer.echo(f"Neo4j ready at {running.uri}", err=True)
+        driver = connect(running.uri)
+    try:
+        ensure_schema(driver, settings.neo4j_database)
+        yield driver
+    finally:
+        driver.close()
+        if child is not None:
+            stop(child)
+
+
+def serve(
+    host: Annotated[str, typer.Option(help="interface to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port")] = 8000,
+) -> None:
+    """Run the REST API and an in-process curator; starts a local Neo4j when NEO4J_URI is unset."""
+    import uvicorn
+
+    from api.app import create_app
+
+    settings = Settings()
+    with open_store(settings, start_local=True) as driver:
+        uvicorn.run(create_app(settings, driver), host=host, port=port, log_level="info")
+
+
+def curator(
+    once: Annotated[bool, typer.Option(help="curate what is queued, then exit")] = False,
+) -> None:
+    """Run a standalone curator worker (CONTRACT §4) against the configured Neo4j."""
+    from curator.worker import CuratorWorker
+
+    settings = Settings()
+    with open_store(settings, start_local=False) as driver:
+        worker = CuratorWorker(Committer(driver, settings.neo4j_database),
+                               settings.curator_poll_seconds)
+        if once:
+            typer.echo(f"curated {worker.drain()} runs")
+            return
+        typer.echo("curator worker running; Ctrl-C to stop", err=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            worker.serve_forever()
+
+
+@token_app.command("create")
+def token_create(
+    owner: Annotated[str, typer.Option(help="the owner the token is bound to")],
+    scopes: Annotated[str, typer.Option(help="comma-separated: read,write,curate,admin")] = "read",
+) -> None:
+    """Create a bearer token; the token is the last line printed (only its hash is stored)."""
+    chosen = [s.strip() for s in scopes.split(",") if s.strip()]
+    unknown = sorted(set(chosen) - set(SCOPES))
+    if unknown or not chosen:
+        typer.echo(f"error: unknown scopes {unknown}; choose from {','.join(SCOPES)}", err=True)
+        raise typer.Exit(2)
+    settings = Settings()
+    with open_store(settings, start_local=False) as driver:
+        secret, record = Committer(driver, settings.neo4j_database).create_token(owner, chosen)
+    typer.echo(f"token {record.id} for owner {owner!r} with scopes {','.join(record.scopes)}:")
+    typer.echo(secret)
+
+
+@import_app.command("locomo")
+def import_locomo(
+    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="LoCoMo JSON file")],
+    owner: Annotated[str, typer.Option(help="the owner whose memory receives it")],
+    api: Annotated[str, typer.Option(help="base URL of a running `worldstate serve`")] =
+        "http://127.0.0.1:8000",
+    token: Annotated[str | None, typer.Option(envvar="WORLDSTATE_TOKEN",
+                                              help="a write token (default: mint one)")] = None,
+    wait: Annotated[bool, typer.Option(help="wait until the curator has processed every run")] = True,
+    timeout: Annotated[float, typer.Option(help="seconds to wait for the curator")] = 600.0,
+) -> None:
+    """Post each session of a LoCoMo conversation as a run (its date as the messages' time, UTC)."""
+    from curator.locomo import load_locomo
+
+    runs = load_locomo(file)
+    if token is None:
+        settings = Settings()
+        with open_store(settings, start_local=False) as driver:
+            token, _ = Committer(driver, settings.neo4j_database).create_token(
+                owner, ["read", "write"])
+    headers = {"Authorization": f"Bearer {token}"}
+    with httpx.Client(base_url=api, headers=headers, timeout=60.0) as client:
+        for run in runs:
+            r = client.post("/v1/runs", json=run)
+            if r.status_code != 202:
+                typer.echo(f"error: run {run['id']}: {r.status_code} {r.text}", err=True)
+                raise typer.Exit(1)
+        typer.echo(f"posted {len(runs)} runs of {file.name} for owner {owner!r}")
+        if not wait:
+            return
+        deadline = time.monotonic() + timeout
+        pending = [run["id"] for run in runs]
+        totals = {"proposals": 0, "committed": 0, "failed": 0}
+        while pending and time.monotonic() < deadline:
+            status = client.get(f"/v1/runs/{pending[0]}").json()
+            if status["status"] in ("done", "failed", "skipped"):
+                pending.pop(0)
+                totals["proposals"] += status["proposals"]
+                totals["committed"] += status["committed"]
+                totals["failed"] += status["status"] == "failed"
+            else:
+                time.sleep(0.2)
+        if pending:
+            typer.echo(f"error: {len(pending)} runs still queued after {timeout:.0f} s", err=True)
+            raise typer.Exit(1)
+        typer.echo(json.dumps(totals))

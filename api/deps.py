@@ -1,0 +1,143 @@
+"""Request dependencies as `Annotated` aliases (STYLE): store handles, the caller, scopes."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Query, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import AwareDatetime
+
+from committer.apply import Committer, token_hash
+from graph.errors import StoreUnavailable
+from graph.reader import Reader
+from graph.records import TokenRecord
+from graph.time import AsOf
+
+_bearer = HTTPBearer(auto_error=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """The caller: the owner its token is bound to, and the token's scopes (CONTRACT §7)."""
+
+    owner: str
+    scopes: frozenset[str]
+
+
+def get_reader(request: Request) -> Reader:
+    """The process's read-only store handle."""
+    return request.app.state.reader  # type: ignore[no-any-return]
+
+
+def get_committer(request: Request) -> Committer:
+    """The process's committer (the only writer)."""
+    return request.app.state.committer  # type: ignore[no-any-return]
+
+
+ReaderDep = Annotated[Reader, Depends(get_reader)]
+CommitterDep = Annotated[Committer, Depends(get_committer)]
+
+
+class TokenCache:
+    """Recently verified tokens, so that a turn's prefetch still authenticates while the
+    store is briefly down (CONTRACT §6: memory never breaks a run). Entries live `ttl`
+    seconds; unknown tokens are never cached."""
+
+    def __init__(self, reader: Reader, ttl: float = 60.0):
+        self._reader = reader
+        self._ttl = ttl
+        self._entries: dict[str, tuple[float, TokenRecord]] = {}
+        self._lock = threading.Lock()
+
+    def lookup(self, digest: str) -> TokenRecord | None:
+        """Return the live token with this hash, from the cache when fresh."""
+        now = time.monotonic()
+        with self._lock:
+            hit = self._entries.get(digest)
+        if hit is not None and now - hit[0] < self._ttl:
+            return hit[1]
+        try:
+            token = self._reader.token(digest)
+        except StoreUnavailable:
+            if hit is not None:
+                return hit[1]
+            raise
+        with self._lock:
+            if token is None:
+                self._entries.pop(digest, None)
+            else:
+                self._entries[digest] = (now, token)
+        return token
+
+
+def get_token_cache(request: Request) -> TokenCache:
+    """The process's token cache (built in `create_app`)."""
+    return request.app.state.token_cache  # type: ignore[no-any-return]
+
+
+def get_principal(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Principal:
+    """Resolve `Authorization: Bearer <token>` to its owner and scopes.
+
+    Raises:
+        HTTPException: 401 when the header is missing or the token unknown or revoked.
+    """
+    if credentials is None or credentials.scheme.lower() != "bearer":
+        raise HTTPException(401, "Send Authorization: Bearer <token> (see `worldstate token create`).",
+                            headers={"WWW-Authenticate": "Bearer"})
+    token = request.app.state.token_cache.lookup(token_hash(credentials.credentials))
+    if token is None:
+        raise HTTPException(401, "The bearer token is unknown or revoked.",
+                            headers={"WWW-Authenticate": "Bearer"})
+    return Principal(token.owner, frozenset(token.scopes))
+
+
+PrincipalDep = Annotated[Principal, Depends(get_principal)]
+
+
+def require(scope: str) -> object:
+    """A dependency that returns the owner id when the token has `scope` (or `admin`).
+
+    Raises:
+        HTTPException: 403 naming the missing scope.
+    """
+
+    def check(principal: PrincipalDep) -> str:
+        if scope not in principal.scopes and "admin" not in principal.scopes:
+            raise HTTPException(403, f"This token lacks the {scope!r} scope.")
+        return principal.owner
+
+    return Depends(check)
+
+
+ReadOwner = Annotated[str, require("read")]
+WriteOwner = Annotated[str, require("write")]
+CurateOwner = Annotated[str, require("curate")]
+
+
+def get_as_of(
+    valid_at: Annotated[AwareDatetime | None, Query(description="RFC 3339 with offset")] = None,
+    known_at: Annotated[AwareDatetime | None, Query(description="RFC 3339 with offset")] = None,
+) -> AsOf:
+    """The `(valid_at, known_at)` query pair, each defaulting to now (CONTRACT §2)."""
+    return AsOf.at(valid_at, known_at)
+
+
+AsOfDep = Annotated[AsOf, Depends(get_as_of)]
+
+
+def known_at_param(
+    known_at: Annotated[AwareDatetime | None, Query(description="RFC 3339 with offset")] = None,
+) -> datetime | None:
+    """The optional `known_at` query parameter, in UTC."""
+    return None if known_at is None else AsOf.at(known_at=known_at).known_at
+
+
+KnownAtDep = Annotated[datetime | None, Depends(known_at_param)]

@@ -1,0 +1,79 @@
+"""Errors as RFC 9457 problem+json, mapped once here (CONTRACT §9; STYLE: one exception root).
+
+Bad input is 4xx naming the field; the store being down is 503; nothing else is 5xx.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from graph.errors import Conflict, InvalidInput, NotFound, StoreUnavailable, WorldstateError
+
+log = logging.getLogger("worldstate.api")
+PROBLEM = "application/problem+json"
+
+
+def problem(status: int, title: str, detail: str, **extra: Any) -> JSONResponse:
+    """Return a problem+json response (RFC 9457) with `type`, `title`, `status`, `detail`."""
+    body = {"type": "about:blank", "title": title, "status": status, "detail": detail, **extra}
+    return JSONResponse(body, status_code=status, media_type=PROBLEM)
+
+
+def _field(loc: tuple[Any, ...] | list[Any]) -> str:
+    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
+    return ".".join(parts) or "body"
+
+
+def install(app: FastAPI) -> None:
+    """Register the exception handlers on `app`."""
+
+    @app.exception_handler(RequestValidationError)
+    async def validation(_: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = [
+            {"field": _field(e.get("loc", ())), "message": _message(e)} for e in exc.errors()
+        ]
+        detail = "; ".join(f"{e['field']}: {e['message']}" for e in errors)
+        return problem(422, "Invalid request", detail, errors=errors)
+
+    @app.exception_handler(NotFound)
+    async def not_found(_: Request, exc: NotFound) -> JSONResponse:
+        return problem(404, "Not found", f"No {exc.kind} with id {exc.ident!r}.")
+
+    @app.exception_handler(InvalidInput)
+    async def invalid(_: Request, exc: InvalidInput) -> JSONResponse:
+        detail = f"{exc.field}: {exc.detail}"
+        return problem(422, "Invalid request", detail, errors=[{"field": exc.field, "message": exc.detail}])
+
+    @app.exception_handler(Conflict)
+    async def conflict(_: Request, exc: Conflict) -> JSONResponse:
+        return problem(409, "Conflict", exc.detail)
+
+    @app.exception_handler(StoreUnavailable)
+    async def unavailable(_: Request, exc: StoreUnavailable) -> JSONResponse:
+        log.warning("store unavailable: %s", exc)
+        return problem(503, "Store unavailable", "The memory store cannot be reached; retry shortly.")
+
+    @app.exception_handler(WorldstateError)
+    async def other(_: Request, exc: WorldstateError) -> JSONResponse:
+        return problem(400, "Bad request", str(exc))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        titles = {401: "Unauthorized", 403: "Forbidden", 404: "Not found", 405: "Method not allowed",
+                  413: "Request too large"}
+        response = problem(exc.status_code, titles.get(exc.status_code, "Error"), str(exc.detail))
+        if exc.headers:
+            response.headers.update(exc.headers)
+        return response
+
+
+def _message(error: dict[str, Any]) -> str:
+    if error.get("type") == "timezone_aware":
+        return "timestamp needs a UTC offset, e.g. 2024-05-01T09:00:00Z or +02:00"
+    return str(error.get("msg", "invalid"))

@@ -1,0 +1,1 @@
+"""One module per resource, each an APIRouter mounted under /v1."""

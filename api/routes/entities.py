@@ -1,0 +1,102 @@
+"""Entities: create, list, get with time travel, history (CONTRACT §2.3, §10)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+
+from api.deps import AsOfDep, CommitterDep, KnownAtDep, ReaderDep, ReadOwner, WriteOwner
+from api.schemas import EntityCreate, EntityList, EntityPublic, EntityWithFacts, FactList, FactPublic
+from graph.names import search_key
+
+router = APIRouter(prefix="/v1/entities", tags=["entities"])
+MAX_PAGE = 500
+
+
+@router.post("", status_code=201, response_model=EntityPublic)
+def create_entity(body: EntityCreate, owner: WriteOwner, committer: CommitterDep) -> EntityPublic:
+    """Create an entity of the caller's owner.
+
+    Body: `{name, kind, aliases?, area?}`. Returns 201 Entity. Needs scope `write`.
+    """
+    record = committer.create_entity(owner, body.name, body.kind, body.aliases, body.area)
+    return EntityPublic.of(record)
+
+
+@router.get("", response_model=EntityList)
+def list_entities(
+    owner: ReadOwner,
+    reader: ReaderDep,
+    q: Annotated[str | None, Query(max_length=200)] = None,
+    kind: Annotated[str | None, Query(max_length=50)] = None,
+    cursor: Annotated[str | None, Query(max_length=100)] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
+) -> EntityList:
+    """List the owner's entities, ordered by id.
+
+    `q` matches names and aliases as a substring, case- and accent-insensitively;
+    `kind` filters exactly. Returns `{items, next}`; pass `next` as `cursor` for the
+    next page. Needs scope `read`.
+    """
+    key = search_key(q) if q else None
+    records = reader.entities(owner, q=key, kind=kind, after=cursor, limit=limit + 1)
+    page = records[:limit]
+    nxt = page[-1].id if len(records) > limit else None
+    return EntityList(items=[EntityPublic.of(e) for e in page], next=nxt)
+
+
+@router.get("/{entity_id}", response_model=EntityWithFacts)
+def get_entity(entity_id: str, owner: ReadOwner, reader: ReaderDep, as_of: AsOfDep) -> EntityWithFacts:
+    """Return an entity and its facts as of `(valid_at, known_at)` (both default to now).
+
+    Errors: 404 when the id is not the owner's (CONTRACT §7); 422 for a timestamp
+    without an offset.
+    """
+    entity = reader.entity(owner, entity_id, as_of.known_at)
+    facts = reader.facts(owner, entity_id, as_of)
+    return EntityWithFacts(entity=EntityPublic.of(entity), facts=[FactPublic.of(f) for f in facts])
+
+
+def _history(
+    reader: ReaderDep, owner: str, entity_id: str, attribute: str | None,
+    known_at: KnownAtDep, include_retracted: bool, cursor: int, limit: int,
+) -> FactList:
+    reader.entity(owner, entity_id)
+    rows = reader.history(owner, entity_id, attribute, known_at, include_retracted,
+                          skip=cursor, limit=limit + 1)
+    nxt = str(cursor + limit) if len(rows) > limit else None
+    return FactList(items=[FactPublic.of(f) for f in rows[:limit]], next=nxt)
+
+
+@router.get("/{entity_id}/history", response_model=FactList)
+def entity_history(
+    entity_id: str,
+    owner: ReadOwner,
+    reader: ReaderDep,
+    known_at: KnownAtDep,
+    include_retracted: bool = False,
+    cursor: Annotated[int, Query(ge=0)] = 0,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = MAX_PAGE,
+) -> FactList:
+    """Every row of every attribute of an entity (CONTRACT §2.3), by valid_from then recorded_at.
+
+    `known_at` gives the history as known then; `include_retracted=true` lists every
+    row on both axes (the audit view). Paginated by `cursor` (an offset) and `limit`.
+    """
+    return _history(reader, owner, entity_id, None, known_at, include_retracted, cursor, limit)
+
+
+@router.get("/{entity_id}/history/{attribute}", response_model=FactList)
+def attribute_history(
+    entity_id: str,
+    attribute: str,
+    owner: ReadOwner,
+    reader: ReaderDep,
+    known_at: KnownAtDep,
+    include_retracted: bool = False,
+    cursor: Annotated[int, Query(ge=0)] = 0,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = MAX_PAGE,
+) -> FactList:
+    """Every value one attribute has held (CONTRACT §2.3), same order, shape and options."""
+    return _history(reader, owner, entity_id, attribute, known_at, include_retracted, cursor, limit)

@@ -1,0 +1,77 @@
+"""Facts: assert, list as of a point, forget, retract (CONTRACT §2.1, §2.2, §10)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Query
+
+from api.deps import AsOfDep, CommitterDep, CurateOwner, ReaderDep, ReadOwner, WriteOwner
+from api.schemas import FactCreate, FactCreated, FactDeleted, FactList, FactPublic
+from committer.proposals import Assertion, Provenance
+
+router = APIRouter(prefix="/v1", tags=["facts"])
+
+
+@router.post("/entities/{entity_id}/facts", status_code=201, response_model=FactCreated)
+def assert_fact(
+    entity_id: str, body: FactCreate, owner: WriteOwner, committer: CommitterDep
+) -> FactCreated:
+    """Assert a fact on an entity, with source `user_edit` (CONTRACT §2.1 rules 1-4).
+
+    Body: `{attribute, value | object_id, valid_from?, valid_to?, cardinality?, evidence?,
+    reason?}`; `valid_from` defaults to the commit time, `valid_to` to open.
+    Returns 201 `{fact, effect: created|duplicate|superseded, superseded: [id]}`.
+    Errors: 404 unknown entity or object; 422 naive timestamp, empty window, or not
+    exactly one of value/object_id. Needs scope `write`.
+    """
+    assertion = Assertion(
+        entity_id=entity_id,
+        attribute=body.attribute,
+        value=body.value,
+        object_id=body.object_id,
+        valid_from=body.valid_from,
+        valid_to=body.valid_to,
+        cardinality=body.cardinality,
+        provenance=Provenance(source="user_edit", evidence=body.evidence, reason=body.reason),
+    )
+    result = committer.assert_fact(owner, assertion)
+    return FactCreated(fact=FactPublic.of(result.fact), effect=result.effect,  # type: ignore[arg-type]
+                       superseded=list(result.superseded))
+
+
+@router.get("/entities/{entity_id}/facts", response_model=FactList)
+def list_facts(entity_id: str, owner: ReadOwner, reader: ReaderDep, as_of: AsOfDep) -> FactList:
+    """The entity's rows visible at `(valid_at, known_at)`, both defaulting to now (CONTRACT §2)."""
+    reader.entity(owner, entity_id)
+    return FactList(items=[FactPublic.of(f) for f in reader.facts(owner, entity_id, as_of)])
+
+
+@router.get("/facts/{fact_id}", response_model=FactPublic)
+def get_fact(fact_id: str, owner: ReadOwner, reader: ReaderDep) -> FactPublic:
+    """One row by id, whatever its axes (a retracted row shows its `retracted_at`)."""
+    return FactPublic.of(reader.fact(owner, fact_id))
+
+
+@router.delete("/facts/{fact_id}", response_model=FactDeleted)
+def delete_fact(
+    fact_id: str,
+    owner: CurateOwner,
+    committer: CommitterDep,
+    mode: Annotated[Literal["forget", "retract"], Query()] = "forget",
+) -> FactDeleted:
+    """Forget (default) or retract a fact (CONTRACT §2.2).
+
+    Forget: it no longer holds from now; the row is recorded again as `invalidated`
+    ending now (none if it would start at or after now). Retract: it was never true;
+    values it superseded come back. Returns `{retracted: [id], fact: Fact | null}`.
+    Errors: 404 unknown id; 409 the row is already retracted. Needs scope `curate`.
+    """
+    if mode == "retract":
+        result = committer.retract(owner, fact_id)
+    else:
+        result = committer.forget(owner, fact_id)
+    return FactDeleted(
+        retracted=list(result.retracted),
+        fact=None if result.fact is None else FactPublic.of(result.fact),
+    )

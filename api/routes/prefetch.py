@@ -1,0 +1,48 @@
+"""Prefetch (push): the Known World State block for one message (CONTRACT §6).
+
+Never a 5xx: past the deadline, or on any failure of the store, it answers 200 with an
+empty block and `"degraded": true` (CONTRACT §6 "Memory never breaks a run").
+"""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import TimeoutError as FutureTimeout
+
+from fastapi import APIRouter, Request
+
+from api import prefetch
+from api.deps import ReadOwner
+from api.schemas import PrefetchIn, PrefetchOut
+from graph.time import AsOf
+
+router = APIRouter(prefix="/v1", tags=["prefetch"])
+log = logging.getLogger("worldstate.prefetch")
+
+
+@router.post("/prefetch", response_model=PrefetchOut)
+def post_prefetch(body: PrefetchIn, owner: ReadOwner, request: Request) -> PrefetchOut:
+    """Return `{block, items, degraded}` for `message` as of `at` (default now).
+
+    Body: `{chat_id, message, at?, max_chars?, max_items?}`. The block is headed
+    `## Known World State`, at most `max_chars` characters (default 2,000) and
+    `max_items` lines of facts. Deadline: `WORLDSTATE_PREFETCH_DEADLINE_MS` (150 ms).
+    Needs scope `read`.
+    """
+    settings = request.app.state.settings
+    at = AsOf.at(valid_at=body.at).valid_at
+    max_chars = body.max_chars or settings.prefetch_max_chars
+    max_items = body.max_items or settings.prefetch_max_items
+    future = request.app.state.prefetch_pool.submit(
+        prefetch.build, request.app.state.prefetch_reader, owner, body.message, at, max_chars, max_items
+    )
+    try:
+        block, items = future.result(timeout=settings.prefetch_deadline_ms / 1000)
+    except FutureTimeout:
+        future.cancel()
+        log.warning("prefetch past its deadline; answering degraded")
+        return PrefetchOut(block="", items=[], degraded=True)
+    except Exception:  # noqa: BLE001 - CONTRACT §6: any store failure degrades, never a 5xx
+        log.exception("prefetch failed; answering degraded")
+        return PrefetchOut(block="", items=[], degraded=True)
+    return PrefetchOut(block=block, items=items, degraded=False)

@@ -1,0 +1,72 @@
+"""API test fixtures: the real app over the real Neo4j of tests/conftest.py."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.app import create_app
+from api.settings import Settings
+from committer.apply import Committer
+
+
+class Api:
+    """A TestClient bound to one owner's token, plus helpers the tests share."""
+
+    def __init__(self, client: TestClient, token: str, owner: str):
+        self.client = client
+        self.owner = owner
+        self.headers = {"Authorization": f"Bearer {token}"}
+
+    def get(self, url: str, **kw: Any) -> Any:
+        return self.client.get(url, headers=self.headers, **kw)
+
+    def post(self, url: str, json: Any = None, **kw: Any) -> Any:
+        return self.client.post(url, json=json, headers=self.headers, **kw)
+
+    def delete(self, url: str, **kw: Any) -> Any:
+        return self.client.delete(url, headers=self.headers, **kw)
+
+    def entity(self, name: str, kind: str = "person", **extra: Any) -> dict[str, Any]:
+        r = self.post("/v1/entities", {"name": name, "kind": kind, **extra})
+        assert r.status_code == 201, r.text
+        return r.json()  # type: ignore[no-any-return]
+
+    def fact(self, entity_id: str, **body: Any) -> dict[str, Any]:
+        r = self.post(f"/v1/entities/{entity_id}/facts", body)
+        assert r.status_code == 201, r.text
+        return r.json()  # type: ignore[no-any-return]
+
+
+@pytest.fixture(scope="session")
+def app(neo4j_driver: Any) -> Iterator[Any]:
+    """One app for the API tests; the curator is driven by the tests (`app.state.curator`)."""
+    settings = Settings(curator_in_process=False, prefetch_deadline_ms=2000)
+    application = create_app(settings, neo4j_driver)
+    with TestClient(application):
+        yield application
+
+
+@pytest.fixture
+def client(app: Any) -> TestClient:
+    return TestClient(app)
+
+
+def make_api(client: TestClient, neo4j_driver: Any, owner: str, scopes: tuple[str, ...]) -> Api:
+    secret, _ = Committer(neo4j_driver).create_token(owner, scopes)
+    return Api(client, secret, owner)
+
+
+@pytest.fixture
+def api(client: TestClient, neo4j_driver: Any, owner: str) -> Api:
+    """The owner of this test, with every scope."""
+    return make_api(client, neo4j_driver, owner, ("read", "write", "curate", "admin"))
+
+
+@pytest.fixture
+def other(client: TestClient, neo4j_driver: Any, owner: str) -> Api:
+    """A second owner, to prove nothing crosses (CONTRACT §7)."""
+    return make_api(client, neo4j_driver, owner + "-other", ("read", "write", "curate", "admin"))

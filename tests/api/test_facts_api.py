@@ -1,0 +1,135 @@
+"""REST facts and entities: shapes, time travel, errors (CONTRACT §2, §9, §10)."""
+
+from __future__ import annotations
+
+from tests.api.conftest import Api
+
+JAN = "2024-01-01T00:00:00Z"
+MAY = "2024-05-01T00:00:00Z"
+JUN = "2024-06-01T00:00:00Z"
+MAR = "2024-03-01T00:00:00Z"
+
+
+def test_entity_create_list_get(api: Api) -> None:
+    """An entity comes back with the contract's fields; `q` ignores case and accents."""
+    zoe = api.entity("Zoë Martín", aliases=["Zo"], area="family")
+    assert set(zoe) >= {"id", "name", "kind", "aliases", "area", "merged_into", "archived"}
+    api.entity("Kubernetes migration", kind="project")
+    r = api.get("/v1/entities", params={"q": "ZOE MARTIN"})
+    assert [e["id"] for e in r.json()["items"]] == [zoe["id"]]
+    r = api.get("/v1/entities", params={"q": "zo", "kind": "project"})
+    assert r.json()["items"] == []
+    r = api.get("/v1/entities", params={"kind": "project"})
+    assert [e["name"] for e in r.json()["items"]] == ["Kubernetes migration"]
+    r = api.get(f"/v1/entities/{zoe['id']}")
+    assert r.status_code == 200 and r.json()["entity"]["name"] == "Zoë Martín"
+    assert r.json()["facts"] == []
+
+
+def test_supersede_and_time_travel(api: Api) -> None:
+    """Paris then Berlin: valid_at picks the city; known_at before Berlin was told shows Paris."""
+    me = api.entity("Me")["id"]
+    paris = api.fact(me, attribute="location", value="Paris", valid_from=JAN)
+    assert paris["effect"] == "created" and paris["fact"]["valid_to"] is None
+    assert paris["fact"]["valid_from"] == JAN and paris["fact"]["recorded_at"].endswith("Z")
+    berlin = api.fact(me, attribute="location", value="Berlin", valid_from=MAY)
+    assert berlin["effect"] == "superseded" and berlin["superseded"] == [paris["fact"]["id"]]
+    told = berlin["fact"]["recorded_at"]
+
+    def city(**params: str) -> list[str]:
+        r = api.get(f"/v1/entities/{me}/facts", params=params)
+        assert r.status_code == 200, r.text
+        return [f["value"] for f in r.json()["items"]]
+
+    assert city() == ["Berlin"]
+    assert city(valid_at=MAR) == ["Paris"]
+    before = paris["fact"]["recorded_at"]
+    assert city(valid_at=JUN, known_at=before) == ["Paris"]
+    assert city(valid_at=JUN, known_at=told) == ["Berlin"]
+    r = api.get(f"/v1/entities/{me}/history/location")
+    rows = [(f["value"], f["status"], f["valid_to"]) for f in r.json()["items"]]
+    assert rows == [("Paris", "superseded", MAY), ("Berlin", "active", None)]
+    audit = api.get(f"/v1/entities/{me}/history", params={"include_retracted": "true"})
+    assert len(audit.json()["items"]) == 3
+
+
+def test_duplicate_is_not_written_twice(api: Api) -> None:
+    """The same value over a covered window is a duplicate pointing at the existing row."""
+    me = api.entity("Me")["id"]
+    first = api.fact(me, attribute="likes", value="Green tea", valid_from=JAN)
+    again = api.fact(me, attribute="likes", value="  green   TEA ", valid_from=MAR)
+    assert again["effect"] == "duplicate" and again["fact"]["id"] == first["fact"]["id"]
+
+
+def test_relationship_fact(api: Api) -> None:
+    """A fact whose object is another entity has value null and object_id set."""
+    me = api.entity("Me")["id"]
+    project = api.entity("K8s migration", kind="project")["id"]
+    r = api.fact(me, attribute="works_on", object_id=project)
+    assert r["fact"]["object_id"] == project and r["fact"]["value"] is None
+    assert r["fact"]["cardinality"] == "many"
+
+
+def test_forget_and_retract(api: Api) -> None:
+    """Forget ends a fact now and keeps its past; retract undoes it and brings back Paris."""
+    me = api.entity("Me")["id"]
+    api.fact(me, attribute="location", value="Paris", valid_from=JAN)
+    berlin = api.fact(me, attribute="location", value="Berlin", valid_from=MAY)["fact"]
+    r = api.delete(f"/v1/facts/{berlin['id']}", params={"mode": "retract"})
+    assert r.status_code == 200 and r.json()["fact"] is None
+    assert r.json()["retracted"] == [berlin["id"]]
+    now = api.get(f"/v1/entities/{me}/facts").json()["items"]
+    assert [(f["value"], f["valid_from"], f["valid_to"]) for f in now] == [("Paris", JAN, None)]
+    r = api.delete(f"/v1/facts/{now[0]['id']}")
+    forgotten = r.json()["fact"]
+    assert forgotten["status"] == "invalidated" and forgotten["valid_to"] is not None
+    assert api.get(f"/v1/entities/{me}/facts").json()["items"] == []
+    past = api.get(f"/v1/entities/{me}/facts", params={"valid_at": MAR}).json()["items"]
+    assert [f["value"] for f in past] == ["Paris"]
+    again = api.delete(f"/v1/facts/{now[0]['id']}")
+    assert again.status_code == 409
+
+
+def test_naive_timestamp_is_422_naming_the_field(api: Api) -> None:
+    """CONTRACT §2: a timestamp without an offset is rejected, naming the field."""
+    me = api.entity("Me")["id"]
+    r = api.post(f"/v1/entities/{me}/facts",
+                 {"attribute": "location", "value": "Paris", "valid_from": "2024-01-01T00:00:00"})
+    assert r.status_code == 422
+    assert r.headers["content-type"].startswith("application/problem+json")
+    assert "valid_from" in r.json()["detail"]
+    r = api.get(f"/v1/entities/{me}/facts", params={"known_at": "2024-01-01T00:00:00"})
+    assert r.status_code == 422 and "known_at" in r.json()["detail"]
+
+
+def test_bad_input_is_4xx_and_writes_nothing(api: Api) -> None:
+    """Empty windows, both value and object, unknown objects: 4xx and no row written."""
+    me = api.entity("Me")["id"]
+    bad = [
+        {"attribute": "location", "value": "Paris", "valid_from": MAY, "valid_to": JAN},
+        {"attribute": "location"},
+        {"attribute": "knows", "value": "x", "object_id": me},
+        {"attribute": "knows", "object_id": "ent_missing"},
+        {"attribute": "Bad Name", "value": "x"},
+    ]
+    for body in bad:
+        r = api.post(f"/v1/entities/{me}/facts", body)
+        assert 400 <= r.status_code < 500, (body, r.text)
+        assert r.headers["content-type"].startswith("application/problem+json")
+    audit = api.get(f"/v1/entities/{me}/history", params={"include_retracted": "true"})
+    assert audit.json()["items"] == []
+
+
+def test_tokens_and_scopes(api: Api, client, neo4j_driver) -> None:  # type: ignore[no-untyped-def]
+    """No token is 401; a read-only token cannot write (403)."""
+    from tests.api.conftest import make_api
+
+    assert client.get("/v1/entities").status_code == 401
+    reader = make_api(client, neo4j_driver, api.owner, ("read",))
+    assert reader.get("/v1/entities").status_code == 200
+    assert reader.post("/v1/entities", {"name": "X", "kind": "person"}).status_code == 403
+    me = api.entity("Me")["id"]
+    fact = api.fact(me, attribute="likes", value="tea")["fact"]
+    assert reader.post(f"/v1/entities/{me}/facts", {"attribute": "likes", "value": "x"}).status_code == 403
+    assert reader.delete(f"/v1/facts/{fact['id']}").status_code == 403
+    assert reader.post("/v1/runs", {"id": "r", "chat_id": "c", "messages": []}).status_code == 403

@@ -1,0 +1,92 @@
+"""Runs through the curator into memory, and the prefetch block (CONTRACT §4, §6)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from neo4j import GraphDatabase
+
+from graph.reader import Reader
+from tests.api.conftest import Api
+
+
+def _run(run_id: str, messages: list[tuple[str, str, str]]) -> dict[str, Any]:
+    return {
+        "id": run_id,
+        "chat_id": "chat-1",
+        "surface": "test",
+        "messages": [
+            {"id": f"m{i}", "role": role, "text": text, "at": at}
+            for i, (role, text, at) in enumerate(messages)
+        ],
+    }
+
+
+def test_run_is_curated_into_time_travel_memory(api: Api, app: Any) -> None:
+    """A statement with "yesterday" lands with a valid time resolved against the message."""
+    body = _run("run-1", [
+        ("user", "I moved to Porto yesterday.", "2024-03-10T09:00:00+01:00"),
+        ("assistant", "The user lives in Oslo.", "2024-03-10T09:00:05+01:00"),
+    ])
+    r = api.post("/v1/runs", body)
+    assert r.status_code == 202 and r.json() == {"id": "run-1", "status": "queued"}
+    assert api.post("/v1/runs", body).status_code == 202  # idempotent on run id
+    changed = dict(body, chat_id="chat-2")
+    assert api.post("/v1/runs", changed).status_code == 409
+    app.state.curator.drain()
+    status = api.get("/v1/runs/run-1").json()
+    assert status["status"] == "done" and status["committed"] >= 1, status
+    me = [e for e in api.get("/v1/entities", params={"q": api.owner}).json()["items"]
+          if e["name"] == api.owner][0]["id"]
+    facts = api.get(f"/v1/entities/{me}/facts").json()["items"]
+    location = [f for f in facts if f["attribute"] == "location"]
+    assert [f["value"] for f in location] == ["Porto"]
+    assert location[0]["valid_from"] == "2024-03-09T00:00:00Z"
+    assert location[0]["source"] == "user_stated" and location[0]["message_id"] == "m0"
+    assert "Porto" in location[0]["evidence"]
+    before = api.get(f"/v1/entities/{me}/facts", params={"valid_at": "2024-03-08T12:00:00Z"})
+    assert [f for f in before.json()["items"] if f["attribute"] == "location"] == []
+
+
+def test_run_with_naive_time_is_422(api: Api) -> None:
+    """Every message time needs an offset."""
+    body = _run("run-naive", [("user", "I like tea.", "2024-03-10T09:00:00")])
+    r = api.post("/v1/runs", body)
+    assert r.status_code == 422 and "messages.0.at" in r.json()["detail"]
+
+
+def test_prefetch_block(api: Api) -> None:
+    """Preferences and mentioned entities appear, deterministically, within the budget."""
+    me = api.entity("Me")["id"]
+    ana = api.entity("Ana Sousa", aliases=["Ana"])["id"]
+    api.fact(me, attribute="answer_style", value="terse", valid_from="2024-01-01T00:00:00Z")
+    api.fact(ana, attribute="location", value="Porto", valid_from="2024-01-01T00:00:00Z")
+    api.fact(ana, attribute="knows", object_id=me, valid_from="2024-01-01T00:00:00Z")
+    body = {"chat_id": "c", "message": "What should I get Ana's kids?", "at": "2024-06-01T00:00:00Z"}
+    first = api.post("/v1/prefetch", body).json()
+    second = api.post("/v1/prefetch", body).json()
+    assert first == second and first["degraded"] is False
+    block = first["block"]
+    assert block.startswith("## Known World State\n") and "not instruction" in block
+    assert "answer_style: terse" in block and "location: Porto" in block and "**Ana Sousa**" in block
+    assert "told by you" in block
+    assert block.index("Preferences") < block.index("Mentioned")
+    small = api.post("/v1/prefetch", dict(body, max_chars=260)).json()["block"]
+    assert len(small) <= 260 and all(line == line.rstrip() for line in small.splitlines())
+    past = api.post("/v1/prefetch", dict(body, at="2023-06-01T00:00:00Z")).json()["block"]
+    assert "Porto" not in past
+
+
+def test_prefetch_degrades_when_the_store_fails(api: Api, app: Any) -> None:
+    """CONTRACT §6: a store failure answers 200 with an empty block and degraded=true."""
+    body = {"chat_id": "c", "message": "hello"}
+    assert api.post("/v1/prefetch", body).json()["degraded"] is False
+    dead = GraphDatabase.driver("bolt://127.0.0.1:9", auth=None, connection_timeout=0.5)
+    healthy = app.state.prefetch_reader
+    app.state.prefetch_reader = Reader(dead)
+    try:
+        r = api.post("/v1/prefetch", body)
+    finally:
+        app.state.prefetch_reader = healthy
+        dead.close()
+    assert r.status_code == 200 and r.json() == {"block": "", "items": [], "degraded": True}
