@@ -52,7 +52,7 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
                   description="A bitemporal memory service for AI assistants.")
     app.state.settings = settings
     app.state.reader = Reader(driver, settings.neo4j_database)
-    app.state.prefetch_reader = Reader(driver, settings.neo4j_database,
+    app.state.prefetch_reader = Reader(driver, settings.neo4j_database, retry=False,
                                        timeout=settings.prefetch_deadline_ms / 1000)
     app.state.committer = Committer(driver, settings.neo4j_database)
     app.state.token_cache = TokenCache(app.state.reader)

@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from api import commands
 from api.settings import Settings
 from graph.neo4j_local import (
     LocalNeo4j,
@@ -128,14 +129,9 @@ def neo4j_status(data_dir: DataDirOption = None) -> None:
         raise typer.Exit(1)
 
 
-# --- worldstate serve -------------------------------------------------------------------
-# (the lead adds `serve` here: resolve_neo4j_uri(), else start(..., detach=False))
+# --- serve, curator, token create, import locomo (api/commands.py) -------------------------
 
-# --- worldstate curator -----------------------------------------------------------------
-# (the lead adds the standalone curator worker here)
-
-# --- worldstate token create ------------------------------------------------------------
-# (the lead adds a `token_app` sub-app here: app.add_typer(token_app, name="token"))
-
-# --- worldstate import locomo -----------------------------------------------------------
-# (the lead adds an `import_app` sub-app here: app.add_typer(import_app, name="import"))
+app.command("serve")(commands.serve)
+app.command("curator")(commands.curator)
+app.add_typer(commands.token_app, name="token")
+app.add_typer(commands.import_app, name="import")

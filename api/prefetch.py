@@ -130,7 +130,7 @@ def build(reader: Reader, owner: str, message: str, at: datetime,
     hit_ids = [eid for _, eid in hits[:MAX_ENTITIES]]
     facts = reader.facts_of_entities(owner, hit_ids, as_of) if hit_ids else []
 
-    ref_ids = {f.entity_id for f in (*prefs, *events, *facts)}
+    ref_ids = set(hit_ids) | {f.entity_id for f in (*prefs, *events, *facts)}
     ref_ids |= {f.object_id for f in facts if f.object_id}
     names = reader.entities_by_ids(owner, sorted(ref_ids)) if ref_ids else {}
 

@@ -127,7 +127,7 @@ def _named_month(month: int, year: int) -> tuple[date, date]:
 
 def _recurring(
     make: Callable[[int], tuple[date, date]], today: date, which: str, prefer: Prefer
-) -> _Dates:
+) -> tuple[date, date]:
     """Pick one occurrence of a yearly period (a month or a season) relative to `today`.
 
     `which` is "last" (latest one already over), "next" (earliest not yet begun), "this"
@@ -160,7 +160,10 @@ _NUM = (
 )
 _UNIT = r"(?P<unit>day|week|month|year)s?"
 _WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-_WEEKDAY = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_WEEKDAY = (
+    r"(?P<wd>mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|thu(?:r(?:s(?:day)?)?)?|fri(?:day)?"
+    r"|sat(?:urday)?|sun(?:day)?)\.?"
+)
 _MONTHS = {
     "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6,
     "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12,
@@ -182,7 +185,7 @@ def _number(word: str) -> int:
 
 
 def _shift(unit: str, n: int) -> relativedelta:
-    return relativedelta(**{f"{unit}s": n})  # type: ignore[arg-type]  # days/weeks/months/years
+    return relativedelta(**{f"{unit}s": n})  # unit is day, week, month or year
 
 
 # --- rules: each resolves one match to dates ---------------------------------------------
@@ -250,15 +253,16 @@ def _weekend(m: re.Match[str], today: date, prefer: Prefer) -> tuple[date, date 
         saturday -= timedelta(days=7)
     elif which == "next":
         saturday += timedelta(days=7)
-    elif which in ("this past", "over the", "the") or (which == "this" and prefer == "past"):
-        if not in_weekend:
-            saturday -= timedelta(days=7)
+    elif not in_weekend and (
+        which in ("this past", "over the", "the") or (which == "this" and prefer == "past")
+    ):
+        saturday -= timedelta(days=7)
     return saturday, saturday + timedelta(days=2), "period"
 
 
 def _weekday(m: re.Match[str], today: date, prefer: Prefer) -> tuple[date, date | None, Kind]:
     which = (m["which"] or "on").lower()
-    target = _WEEKDAYS.index(m["wd"].lower())
+    target = [d[:3] for d in _WEEKDAYS].index(m["wd"][:3].lower())
     back = (today.weekday() - target) % 7 or 7  # days to the latest such day before today
     ahead = (target - today.weekday()) % 7 or 7  # days to the next such day after today
     if which == "last" or (which == "on" and prefer == "past"):
@@ -266,8 +270,12 @@ def _weekday(m: re.Match[str], today: date, prefer: Prefer) -> tuple[date, date 
     elif which == "next" or which == "on":
         d = today + timedelta(days=ahead)
     else:  # "this": today if it is that day, else by tense
-        d = today if target == today.weekday() else (
-            today - timedelta(days=back) if prefer == "past" else today + timedelta(days=ahead)
+        d = (
+            today
+            if target == today.weekday()
+            else (
+                today - timedelta(days=back) if prefer == "past" else today + timedelta(days=ahead)
+            )
         )
     start, end = _day(d)
     return start, end, "period"
@@ -322,14 +330,14 @@ def _absolute_date(
 
 _ORD = r"(?:st|nd|rd|th)?"
 _RULES: list[tuple[re.Pattern[str], _Handler]] = [
-    (re.compile(rf"\b{_NUM}\s+{_UNIT}\s+ago\b", re.I), _ago),
-    (re.compile(rf"\bin\s+{_NUM}\s+{_UNIT}(?!\s+(?:ago|old|time))\b", re.I), _in_n),
-    (re.compile(rf"\bfor\s+(?:the\s+(?:past|last)\s+)?{_NUM}\s+{_UNIT}\b", re.I), _for_n),
+    (re.compile(rf"\b{_NUM}\s+{_UNIT}\s+(?:ago|back)\b", re.IGNORECASE), _ago),
+    (re.compile(rf"\bin\s+{_NUM}\s+{_UNIT}(?!\s+(?:ago|old|time))\b", re.IGNORECASE), _in_n),
+    (re.compile(rf"\bfor\s+(?:the\s+(?:past|last)\s+)?{_NUM}\s+{_UNIT}\b", re.IGNORECASE), _for_n),
     (
         re.compile(
             r"\b(?:the\s+day\s+(?:before\s+yesterday|after\s+tomorrow)|yesterday|last\s+night|"
             r"today|tonight|this\s+(?:morning|afternoon|evening)|earlier\s+today|tomorrow)\b",
-            re.I,
+            re.IGNORECASE,
         ),
         _named_day,
     ),
@@ -337,18 +345,24 @@ _RULES: list[tuple[re.Pattern[str], _Handler]] = [
         re.compile(
             r"\b(?P<which>last|this\s+past|the\s+past|earlier\s+this|so\s+far\s+this|this|next)"
             r"\s+(?P<unit>week|month|year)\b",
-            re.I,
+            re.IGNORECASE,
         ),
         _relative_period,
     ),
     (
-        re.compile(r"\b(?P<which>last|this\s+past|this|next|over\s+the|the)\s+weekend\b", re.I),
+        re.compile(
+            r"\b(?P<which>last|this\s+past|this|next|over\s+the|the)\s+weekend\b", re.IGNORECASE
+        ),
         _weekend,
     ),
-    (re.compile(rf"\b(?P<which>last|this|next|on)\s+{_WEEKDAY}{_PART_OF_DAY}\b", re.I), _weekday),
+    (
+        re.compile(rf"\b(?P<which>last|this|next|on)\s+{_WEEKDAY}{_PART_OF_DAY}\b", re.IGNORECASE),
+        _weekday,
+    ),
     (
         re.compile(
-            r"\b(?P<which>last|this|next)\s+(?P<season>summer|winter|spring|fall|autumn)\b", re.I
+            r"\b(?P<which>last|this|next)\s+(?P<season>summer|winter|spring|fall|autumn)\b",
+            re.IGNORECASE,
         ),
         _season_name,
     ),
@@ -357,7 +371,7 @@ _RULES: list[tuple[re.Pattern[str], _Handler]] = [
             rf"\b(?:on\s+)?(?P<date>\b(?:the\s+)?\d{{1,2}}{_ORD}\s+(?:of\s+)?{_MONTH_NAMES}\.?"
             rf"(?:,?\s+{_YEAR_NUMBER})?|\b{_MONTH_NAMES}\.?\s+\d{{1,2}}{_ORD}"
             rf"(?:,?\s+{_YEAR_NUMBER})?)\b",
-            re.I,
+            re.IGNORECASE,
         ),
         _absolute_date,
     ),
@@ -365,13 +379,13 @@ _RULES: list[tuple[re.Pattern[str], _Handler]] = [
         re.compile(
             rf"\b(?:(?P<which>in|during|since|last|this|next|early|late|mid-?)\s+)?{_MONTH}"
             rf"(?:,?\s+{_YEAR})?\b",
-            re.I,
+            re.IGNORECASE,
         ),
         _month_name,
     ),
-    (re.compile(rf"\b(?:in|during|back\s+in|since)\s+{_YEAR}\b", re.I), _year_number),
+    (re.compile(rf"\b(?:in|during|back\s+in|since)\s+{_YEAR}\b", re.IGNORECASE), _year_number),
 ]
-_SINCE = re.compile(r"\bsince\s+$", re.I)
+_SINCE = re.compile(r"\bsince\s+$", re.IGNORECASE)
 
 
 def _month_match_is_time(m: re.Match[str]) -> bool:

@@ -10,10 +10,10 @@ Files:
         `pom.xml` and `classpath.txt` (re-resolved when the packaged pom changes; the jars
         stay in Maven's `~/.m2`), `classes/<hash of Launcher.java>/` (so an edited
         launcher is recompiled) and `.lock` (serializes provisioning across processes).
-    data dir (default `~/.local/share/worldstate/neo4j/`, `WORLDSTATE_DATA_DIR`): the Neo4j home (`data/`,
-        `logs/`), plus `worldstate-neo4j.json`, the state file (uri, pid, data_dir, port)
-        through which other processes find a running instance, and `worldstate-neo4j.log`,
-        the JVM's stdout and stderr.
+    data dir (default `~/.local/share/worldstate/neo4j/`, `WORLDSTATE_DATA_DIR`): the Neo4j
+        home (`data/`, `logs/`), plus `worldstate-neo4j.json`, the state file (uri, pid,
+        data_dir, port) through which other processes find a running instance, and
+        `worldstate-neo4j.log`, the JVM's stdout and stderr.
 
 One instance per data dir. Functions take explicit arguments; only `Neo4jLocalSettings`
 reads the environment, and only where a command line or test fixture builds it.
@@ -36,7 +36,6 @@ import time
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import IO
 
 from neo4j import GraphDatabase
 from neo4j.exceptions import DriverError, Neo4jError
@@ -146,7 +145,14 @@ def pick_free_port(host: str = "127.0.0.1") -> int:
 
 
 def pid_alive(pid: int) -> bool:
-    """Return True when process `pid` exists and is not a zombie (reaps it if it is our child)."""
+    """Tell whether a process exists and is not a zombie; reap it if it is our exited child.
+
+    Args:
+        pid: the process id.
+
+    Returns:
+        True while the process runs.
+    """
     with contextlib.suppress(ChildProcessError):
         done, _ = os.waitpid(pid, os.WNOHANG)
         if done == pid:
@@ -338,7 +344,16 @@ def status(data_dir: Path, *, timeout_s: float = 5.0) -> LocalStatus:
 def bolt_answers(
     uri: str, *, auth: tuple[str, str] | None = None, timeout_s: float = 5.0
 ) -> bool:
-    """Return True when the server at `uri` answers `RETURN 1` within `timeout_s` seconds."""
+    """Tell whether the server at `uri` runs a query.
+
+    Args:
+        uri: Bolt URI.
+        auth: `(user, password)`, or None for a server without authentication.
+        timeout_s: how long to wait for a connection, in seconds.
+
+    Returns:
+        True when `RETURN 1` came back.
+    """
     try:
         with GraphDatabase.driver(
             uri, auth=auth, connection_timeout=timeout_s, connection_acquisition_timeout=timeout_s
@@ -358,7 +373,8 @@ def _launch(
     timeout_s: float,
 ) -> LocalNeo4j:
     command = [
-        _tool("java"), f"-Xms{_initial_heap(heap)}", f"-Xmx{heap}", *_JVM_OPENS, "-cp", classpath, "Launcher",
+        _tool("java"), f"-Xms{_initial_heap(heap)}", f"-Xmx{heap}", *_JVM_OPENS,
+        "-cp", classpath, "Launcher",
         "--home", str(home), "--port", str(port), "--page-cache-mb", str(page_cache_mb),
     ]
     if not detach:
@@ -377,15 +393,15 @@ def _launch(
     deadline = time.monotonic() + timeout_s
     ready = False
     while time.monotonic() < deadline:
+        log_text = log_path.read_text(errors="replace")
         if process.poll() is not None:
-            tail = _tail(log_path)
-            if "BindException" in tail or "Address already in use" in tail:
+            if "BindException" in log_text or "Address already in use" in log_text:
                 raise _PortTaken
             raise LocalNeo4jError(
                 f"Neo4j exited with code {process.returncode} before it was ready; "
-                f"log {log_path} ends:\n{tail}"
+                f"log {log_path} ends:\n{_tail(log_path)}"
             )
-        ready = ready or READY_PREFIX in log_path.read_text(errors="replace")
+        ready = ready or READY_PREFIX in log_text
         if ready and bolt_answers(instance.uri, timeout_s=5.0):
             return instance
         time.sleep(0.25)
@@ -508,14 +524,7 @@ def _write_json(path: Path, content: dict[str, object]) -> None:
 
 def _tail(path: Path, lines: int = 40) -> str:
     try:
-        with path.open("rb") as handle:
-            return _last_lines(handle, lines)
+        text = path.read_text(errors="replace")
     except OSError:
         return "(no log)"
-
-
-def _last_lines(handle: IO[bytes], lines: int) -> str:
-    handle.seek(0, os.SEEK_END)
-    size = handle.tell()
-    handle.seek(max(0, size - 64 * 1024))
-    return "\n".join(handle.read().decode(errors="replace").splitlines()[-lines:])
+    return "\n".join(text.splitlines()[-lines:])

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypeVar
 
-from neo4j import Driver, ManagedTransaction
+from neo4j import Driver, unit_of_work
 from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
 from graph.cypher import entities as ec
@@ -31,23 +31,35 @@ class Reader:
         driver: a connected neo4j driver.
         database: the Neo4j database name, or None for the default.
         timeout: per-transaction timeout in seconds (None = server default).
+        retry: retry transient failures (the driver's managed transactions, up to 30 s);
+            False for a caller with a deadline of its own, such as prefetch.
     """
 
-    def __init__(self, driver: Driver, database: str | None = None, timeout: float | None = None):
+    def __init__(
+        self,
+        driver: Driver,
+        database: str | None = None,
+        timeout: float | None = None,
+        retry: bool = True,
+    ):
         self._driver = driver
         self._database = database
         self._timeout = timeout
+        self._retry = retry
 
-    def _read(self, work: Callable[[ManagedTransaction], T]) -> T:
+    def _read(self, work: Callable[[Any], T]) -> T:
         try:
             with self._driver.session(database=self._database, default_access_mode="READ") as s:
-                return s.execute_read(work)
+                if self._retry:
+                    return s.execute_read(unit_of_work(timeout=self._timeout)(work))
+                with s.begin_transaction(timeout=self._timeout) as tx:
+                    return work(tx)
         except (ServiceUnavailable, SessionExpired, OSError) as exc:
             raise StoreUnavailable(str(exc)) from exc
 
     def _rows(self, query: str, **params: Any) -> list[Any]:
-        def work(tx: ManagedTransaction) -> list[Any]:
-            return list(tx.run(query, params, timeout=self._timeout))
+        def work(tx: Any) -> list[Any]:
+            return list(tx.run(query, params))
 
         return self._read(work)
 
