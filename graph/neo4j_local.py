@@ -381,7 +381,7 @@ def _launch(
         command.append("--watch-stdin")
     log_path = home / LOG_FILE_NAME
     with log_path.open("wb") as log:
-        process = subprocess.Popen(  # noqa: S603 - fixed argv, no shell.
+        process = subprocess.Popen(
             command,
             stdin=subprocess.DEVNULL if detach else subprocess.PIPE,
             stdout=log,
@@ -463,7 +463,7 @@ def _tool(name: str) -> str:
 
 def _run_tool(command: list[str], timeout_s: float) -> None:
     try:
-        done = subprocess.run(  # noqa: S603 - fixed argv, no shell.
+        done = subprocess.run(
             command, capture_output=True, text=True, timeout=timeout_s, check=False
         )
     except subprocess.TimeoutExpired as exc:

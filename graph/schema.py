@@ -11,14 +11,20 @@ STATEMENTS: tuple[str, ...] = (
     "CREATE CONSTRAINT run_key IF NOT EXISTS FOR (r:Run) REQUIRE r.key IS UNIQUE",
     "CREATE CONSTRAINT token_hash IF NOT EXISTS FOR (k:Token) REQUIRE k.hash IS UNIQUE",
     # Current and as-of reads of an entity: see graph/cypher/facts.py FACTS_CURRENT/AS_OF.
-    "CREATE INDEX fact_entity_asof IF NOT EXISTS "
-    "FOR (f:Fact) ON (f.entity_id, f.retracted_at, f.valid_to)",
+    (
+        "CREATE INDEX fact_entity_asof IF NOT EXISTS "
+        "FOR (f:Fact) ON (f.entity_id, f.retracted_at, f.valid_to)"
+    ),
     # The committer's current rows of one attribute, and per-attribute history.
-    "CREATE INDEX fact_entity_attribute IF NOT EXISTS "
-    "FOR (f:Fact) ON (f.entity_id, f.attribute, f.retracted_at, f.valid_to)",
+    (
+        "CREATE INDEX fact_entity_attribute IF NOT EXISTS "
+        "FOR (f:Fact) ON (f.entity_id, f.attribute, f.retracted_at, f.valid_to)"
+    ),
     # Owner-wide reads of one attribute (preferences, recent events in prefetch).
-    "CREATE INDEX fact_owner_attribute IF NOT EXISTS "
-    "FOR (f:Fact) ON (f.owner, f.attribute, f.retracted_at)",
+    (
+        "CREATE INDEX fact_owner_attribute IF NOT EXISTS "
+        "FOR (f:Fact) ON (f.owner, f.attribute, f.retracted_at)"
+    ),
     "CREATE INDEX entity_owner_kind IF NOT EXISTS FOR (e:Entity) ON (e.owner, e.kind)",
     "CREATE INDEX entity_owner IF NOT EXISTS FOR (e:Entity) ON (e.owner)",
     "CREATE INDEX run_status IF NOT EXISTS FOR (r:Run) ON (r.status, r.created_at)",

@@ -7,7 +7,14 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from api.deps import AsOfDep, CommitterDep, KnownAtDep, ReaderDep, ReadOwner, WriteOwner
-from api.schemas import EntityCreate, EntityList, EntityPublic, EntityWithFacts, FactList, FactPublic
+from api.schemas import (
+    EntityCreate,
+    EntityList,
+    EntityPublic,
+    EntityWithFacts,
+    FactList,
+    FactPublic,
+)
 from graph.names import search_key
 
 router = APIRouter(prefix="/v1/entities", tags=["entities"])

@@ -42,7 +42,7 @@ def post_prefetch(body: PrefetchIn, owner: ReadOwner, request: Request) -> Prefe
         future.cancel()
         log.warning("prefetch past its deadline; answering degraded")
         return PrefetchOut(block="", items=[], degraded=True)
-    except Exception:  # noqa: BLE001 - CONTRACT §6: any store failure degrades, never a 5xx
+    except Exception:
         log.exception("prefetch failed; answering degraded")
         return PrefetchOut(block="", items=[], degraded=True)
     return PrefetchOut(block=block, items=items, degraded=False)

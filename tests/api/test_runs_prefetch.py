@@ -36,8 +36,8 @@ def test_run_is_curated_into_time_travel_memory(api: Api, app: Any) -> None:
     app.state.curator.drain()
     status = api.get("/v1/runs/run-1").json()
     assert status["status"] == "done" and status["committed"] >= 1, status
-    me = [e for e in api.get("/v1/entities", params={"q": api.owner}).json()["items"]
-          if e["name"] == api.owner][0]["id"]
+    me = next(e for e in api.get("/v1/entities", params={"q": api.owner}).json()["items"]
+              if e["name"] == api.owner)["id"]
     facts = api.get(f"/v1/entities/{me}/facts").json()["items"]
     location = [f for f in facts if f["attribute"] == "location"]
     assert [f["value"] for f in location] == ["Porto"]

@@ -1,0 +1,175 @@
+"""Several writes of one owner in one transaction at one commit time (CONTRACT §2.1).
+
+`Batch` plans each write with the pure rules against an in-memory copy of the current
+rows, so later writes in the batch see earlier ones, then writes everything in a few
+round trips (`flush`). Used by every committer operation, from one REST assertion to a
+run's worth of proposals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from committer import registry
+from committer.proposals import Assertion, Provenance
+from committer.rules.normalize import value_norm
+from committer.rules.plan import NewValue, Plan, RowSpec, plan_assert
+from graph.errors import InvalidInput
+from graph.records import FactRecord
+from graph.time import FAR_FUTURE, open_end, to_utc
+from graph.writer import WriteTx, new_id
+
+
+@dataclass(frozen=True, slots=True)
+class CommitResult:
+    """The outcome of one assertion (CONTRACT §10 `POST /v1/entities/{id}/facts`).
+
+    Attributes:
+        fact: the row standing for the assertion (the existing row for a duplicate).
+        effect: "created" | "duplicate" | "superseded".
+        superseded: ids of rows of other values that were retracted.
+        retracted: every row id retracted by this commit.
+        recorded_at: the commit's transaction time, aware UTC.
+    """
+
+    fact: FactRecord
+    effect: str
+    superseded: tuple[str, ...]
+    retracted: tuple[str, ...]
+    recorded_at: datetime
+
+
+def start_of(valid_from: datetime | None, t: datetime) -> datetime:
+    """The instant a write starts touching valid time: its valid_from, or the commit time."""
+    return t if valid_from is None else to_utc(valid_from, "valid_from")
+
+
+def _provenance(prov: Provenance) -> dict[str, Any]:
+    return {
+        "source": prov.source,
+        "evidence": prov.evidence,
+        "reason": prov.reason,
+        "confidence": prov.confidence,
+        "run_id": prov.run_id,
+        "message_id": prov.message_id,
+    }
+
+
+def _new_value(a: Assertion) -> NewValue:
+    if (a.value is None) == (a.object_id is None):
+        raise InvalidInput("value", "give exactly one of value and object_id")
+    if isinstance(a.value, str) and not a.value.strip():
+        raise InvalidInput("value", "must not be empty")
+    return NewValue(
+        value=a.value,
+        object_id=a.object_id,
+        value_norm=value_norm(a.value, a.object_id),
+        cardinality=registry.cardinality(a.attribute, a.cardinality),
+        provenance=_provenance(a.provenance),
+    )
+
+
+class Batch:
+    """Several writes in one transaction at one commit time `t`.
+
+    Plans run against an in-memory copy of the current rows of each (entity, attribute),
+    updated after every plan, so later writes in the batch see earlier ones. `flush`
+    then records every new row and retracts every ended row in a few round trips. Only
+    rows that end at or after the earliest instant a write touches are loaded (a
+    supersede at the present reads one row, however deep the history).
+    """
+
+    def __init__(self, w: WriteTx, owner: str, t: datetime):
+        self.w, self.owner, self.t = w, owner, t
+        self._state: dict[tuple[str, str], list[FactRecord]] = {}
+        self._since: dict[tuple[str, str], datetime] = {}
+        self._creates: list[dict[str, Any]] = []
+        self._retracts: list[str] = []
+
+    def load(self, needs: Sequence[tuple[str, str, datetime]]) -> None:
+        """Make sure each (entity, attribute) has its current rows ending at or after `since`."""
+        wanted: dict[tuple[str, str], datetime] = {}
+        for entity_id, attribute, since in needs:
+            pair = (entity_id, attribute)
+            if pair not in self._since or since < self._since[pair]:
+                wanted[pair] = min(since, wanted.get(pair, since))
+        if not wanted:
+            return
+        gone = set(self._retracts)
+        for pair, fetched in self.w.current_rows_many(self.owner, wanted).items():
+            known = {r.id for r in self._state.get(pair, [])}
+            extra = [r for r in fetched if r.id not in known and r.id not in gone]
+            rows = sorted([*self._state.get(pair, []), *extra], key=lambda r: (r.valid_from, r.id))
+            self._state[pair] = rows
+            self._since[pair] = wanted[pair]
+
+    def rows(self, entity_id: str, attribute: str, since: datetime) -> list[FactRecord]:
+        """The current rows of a pair ending at or after `since`, as this batch leaves them."""
+        self.load([(entity_id, attribute, since)])
+        return [r for r in self._state[(entity_id, attribute)] if r.valid_to >= since]
+
+    def execute(self, plan: Plan, entity_id: str, attribute: str) -> list[FactRecord]:
+        """Queue a plan's writes; return its new rows in plan order."""
+        specs = [_row(spec, entity_id, attribute) for spec in plan.record]
+        records = [_record(self.owner, spec, self.t) for spec in specs]
+        gone = set(plan.retract)
+        pair = (entity_id, attribute)
+        self._state[pair] = [r for r in self._state.get(pair, []) if r.id not in gone] + records
+        self._creates.extend(specs)
+        self._retracts.extend(plan.retract)
+        return records
+
+    def assert_(self, a: Assertion) -> CommitResult:
+        """Plan and queue one assertion (CONTRACT §2.1 rules 1-4)."""
+        new = _new_value(a)
+        valid_from = self.t if a.valid_from is None else to_utc(a.valid_from, "valid_from")
+        rows = self.rows(a.entity_id, a.attribute, valid_from)
+        plan = plan_assert(new, valid_from, open_end(a.valid_to), rows)
+        if plan.effect == "duplicate":
+            existing = next(r for r in rows if r.id == plan.corroborates)
+            return CommitResult(existing, "duplicate", (), (), self.t)
+        created = self.execute(plan, a.entity_id, a.attribute)
+        assert plan.primary is not None
+        return CommitResult(created[plan.primary], plan.effect, plan.superseded, plan.retract,
+                            self.t)
+
+    def flush(self) -> None:
+        """Write everything queued: new rows first, then `retracted_at` on the ended ones."""
+        self.w.create(self.owner, self._creates, self.t)
+        self.w.retract(self.owner, self._retracts, self.t)
+        self._creates, self._retracts = [], []
+
+
+def _row(spec: RowSpec, entity_id: str, attribute: str) -> dict[str, Any]:
+    v = spec.value
+    return {
+        "id": new_id("fct"),
+        "entity_id": entity_id,
+        "attribute": attribute,
+        "value": v.value,
+        "object_id": v.object_id,
+        "value_norm": v.value_norm,
+        "cardinality": v.cardinality,
+        "valid_from": spec.valid_from,
+        "valid_to": spec.valid_to,
+        "status": spec.status,
+        **v.provenance,
+        "replaces": list(spec.replaces),
+        "supersedes": list(spec.supersedes),
+    }
+
+
+def _record(owner: str, row: dict[str, Any], t: datetime) -> FactRecord:
+    return FactRecord(
+        id=row["id"], owner=owner, entity_id=row["entity_id"], attribute=row["attribute"],
+        value=row["value"], object_id=row["object_id"], value_norm=row["value_norm"],
+        cardinality=row["cardinality"], valid_from=row["valid_from"], valid_to=row["valid_to"],
+        recorded_at=t, retracted_at=FAR_FUTURE, status=row["status"], source=row["source"],
+        evidence=row["evidence"], reason=row["reason"], confidence=float(row["confidence"]),
+        run_id=row["run_id"], message_id=row["message_id"],
+    )
+
+

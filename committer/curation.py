@@ -1,0 +1,92 @@
+"""Committing a curated run's proposals (CONTRACT §3, §4; auto-commit in this version).
+
+Entities named by the proposals are resolved by kind and normalized name, or created;
+then every proposal goes through one `Batch`, so a run is one transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from committer.batch import Batch, start_of
+from committer.owners import new_entity
+from committer.proposals import Assertion, EntityRef, Proposal
+from committer.rules.normalize import value_norm
+from committer.rules.plan import plan_end
+from graph.names import search_key
+from graph.time import to_utc
+from graph.writer import WriteTx
+
+FAR_PAST = datetime(1, 1, 1, tzinfo=UTC)
+"""valid_from of a fact stated only by its end ("I lost my job as a banker"): start unknown."""
+
+
+def _resolve(w: WriteTx, owner: str, self_id: str, ref: EntityRef, t: datetime) -> str:
+    """Return the entity id a proposal's EntityRef names, creating a named entity if new."""
+    if ref.id is not None:
+        return w.entity(owner, ref.id).id
+    if ref.name is None or not ref.name.strip():
+        return self_id
+    key = search_key(ref.name)
+    if ref.kind == "person" and key == search_key(owner):
+        return self_id
+    found = w.find_entity(owner, ref.kind, key)
+    if found is not None:
+        return found.id
+    return new_entity(w, owner, ref.name, ref.kind, (), None, t).id
+
+
+def apply_proposals(
+    w: WriteTx, owner: str, self_id: str, proposals: Sequence[Proposal], t: datetime
+) -> int:
+    """Commit proposals in one batch at commit time `t`; return how many changed memory.
+
+    Args:
+        w: the open write transaction (owner already locked).
+        owner: the owner id.
+        self_id: the owner's own person entity (for proposals about the speaker-owner).
+        proposals: in message order; later ones see the effect of earlier ones.
+        t: the commit time.
+    """
+    resolved = []
+    for p in proposals:
+        subject = _resolve(w, owner, self_id, p.subject, t)
+        obj = _resolve(w, owner, self_id, p.object, t) if p.object is not None else None
+        resolved.append((p, subject, obj))
+    batch = Batch(w, owner, t)
+    batch.load([(subject, p.attribute, start_of(p.valid_from, t)) for p, subject, _ in resolved])
+    changed = 0
+    for p, subject, obj in resolved:
+        if p.op == "end":
+            changed += _end(batch, subject, p)
+            continue
+        assertion = Assertion(
+            entity_id=subject, attribute=p.attribute, value=p.value, object_id=obj,
+            valid_from=p.valid_from, valid_to=p.valid_to, cardinality=p.cardinality,
+            provenance=p.provenance,
+        )
+        changed += batch.assert_(assertion).effect != "duplicate"
+    batch.flush()
+    return changed
+
+
+def _end(batch: Batch, entity_id: str, p: Proposal) -> int:
+    """End the current rows of `p.attribute` (of `p.value`, if given) at `p.valid_from`."""
+    until = to_utc(p.valid_from, "valid_from")
+    norm = None if p.value is None else value_norm(p.value, None)
+    rows = [
+        r for r in batch.rows(entity_id, p.attribute, until)
+        if (norm is None or r.value_norm == norm) and r.valid_from < until < r.valid_to
+        and r.status != "invalidated"
+    ]
+    for row in rows:
+        batch.execute(plan_end(row, until), entity_id, p.attribute)
+    if rows or p.value is None:
+        return len(rows)
+    # Known only by its end: it held until `until`, since some unknown time.
+    assertion = Assertion(
+        entity_id=entity_id, attribute=p.attribute, value=p.value, valid_from=FAR_PAST,
+        valid_to=until, cardinality=p.cardinality, provenance=p.provenance,
+    )
+    return int(batch.assert_(assertion).effect != "duplicate")

@@ -1,0 +1,47 @@
+"""Owners and entities as the committer creates them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from graph.errors import InvalidInput
+from graph.names import search_key
+from graph.records import EntityRecord
+from graph.time import utcnow
+from graph.writer import WriteTx, new_id
+
+
+def ensure_owner(w: WriteTx, owner: str) -> tuple[str, bool]:
+    """Create the owner and its own person entity (named after it) if missing.
+
+    Returns:
+        (the owner's own person entity id, True if this call created the owner).
+    """
+    self_id, created = w.ensure_owner(owner, utcnow())
+    if created:
+        w.create_entity(
+            owner, entity_id=self_id, name=owner, kind="person", aliases=(),
+            search_names=(search_key(owner),), area=None, t=utcnow(),
+        )
+    return self_id, created
+
+
+def new_entity(
+    w: WriteTx, owner: str, name: str, kind: str, aliases: Sequence[str], area: str | None,
+    t: datetime,
+) -> EntityRecord:
+    """Create an entity at `t`; its name and aliases are stored with their search keys.
+
+    Raises:
+        InvalidInput: the name is empty.
+    """
+    if not name.strip():
+        raise InvalidInput("name", "must not be empty")
+    keys = list(dict.fromkeys(search_key(n) for n in (name, *aliases) if n.strip()))
+    return w.create_entity(
+        owner, entity_id=new_id("ent"), name=name.strip(), kind=kind, aliases=list(aliases),
+        search_names=keys, area=area, t=t,
+    )
+
+
