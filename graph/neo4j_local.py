@@ -2,14 +2,14 @@
 
 The kernel runs embedded in a small JVM (`neo4j_launcher/Launcher.java`) with its Bolt
 connector on a loopback port and authentication disabled: connect with `auth=None`.
-Its jars come from Maven Central, resolved once by `mvn dependency:build-classpath` and
-cached; needs Java 17+ (`java`, `javac`) and Maven (`mvn`) on PATH. POSIX only.
+`start` provisions first (`graph.neo4j_provision`: the jars resolved by Maven and cached,
+the launcher compiled; needs Java 17+ and Maven on PATH), then launches, waits for Bolt
+and records the instance. POSIX only. `provision`, `default_cache_dir`, `NEO4J_VERSION`
+and `LocalNeo4jError` are re-exported from `graph.neo4j_provision`.
 
 Files:
     cache dir (default `~/.cache/worldstate/neo4j-5.26.18/`, `WORLDSTATE_NEO4J_CACHE`):
-        `pom.xml` and `classpath.txt` (re-resolved when the packaged pom changes; the jars
-        stay in Maven's `~/.m2`), `classes/<hash of Launcher.java>/` (so an edited
-        launcher is recompiled) and `.lock` (serializes provisioning across processes).
+        see `graph.neo4j_provision`.
     data dir (default `~/.local/share/worldstate/neo4j/`, `WORLDSTATE_DATA_DIR`): the Neo4j
         home (`data/`, `logs/`), plus `worldstate-neo4j.json`, the state file (uri, pid,
         data_dir, port) through which other processes find a running instance, and
@@ -18,23 +18,18 @@ Files:
 One instance per data dir. Functions take explicit arguments; only `Neo4jLocalSettings`
 reads the environment, and only where a command line or test fixture builds it.
 """
-
 from __future__ import annotations
 
 import atexit
 import contextlib
-import fcntl
-import hashlib
 import json
 import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
 import time
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 from neo4j import GraphDatabase
@@ -42,10 +37,20 @@ from neo4j.exceptions import DriverError, Neo4jError
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from graph.errors import WorldstateError
+from graph.neo4j_provision import (
+    NEO4J_VERSION,
+    LocalNeo4jError,
+    default_cache_dir,
+    find_tool,
+    provision,
+)
 
-NEO4J_VERSION = "5.26.18"
-"""The Neo4j release `neo4j_launcher/pom.xml` pins."""
+__all__ = [
+    "LOG_FILE_NAME", "NEO4J_VERSION", "READY_PREFIX", "STATE_FILE_NAME", "LocalNeo4j",
+    "LocalNeo4jError", "LocalStatus", "Neo4jLocalSettings", "bolt_answers", "default_cache_dir",
+    "default_data_dir", "find_running", "pick_free_port", "pid_alive", "provision", "start",
+    "status", "stop",
+]  # fmt: skip
 
 READY_PREFIX = "WORLDSTATE-NEO4J-READY "
 """The launcher prints this, then the Bolt URI, once queries will run."""
@@ -59,15 +64,6 @@ _JVM_OPENS = (
     "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
     "-Dio.netty.tryReflectionSetAccessible=true",
 )
-
-
-class LocalNeo4jError(WorldstateError):
-    """The local Neo4j could not be provisioned, started or stopped; the message says why."""
-
-
-def default_cache_dir() -> Path:
-    """Return `~/.cache/worldstate/neo4j-<version>/`, where provisioned artifacts live."""
-    return Path.home() / ".cache" / "worldstate" / f"neo4j-{NEO4J_VERSION}"
 
 
 def default_data_dir() -> Path:
@@ -167,56 +163,6 @@ def pid_alive(pid: int) -> bool:
     with contextlib.suppress(OSError):
         return stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
     return True
-
-
-def provision(cache_dir: Path | None = None, *, timeout_s: float = 1800.0) -> str:
-    """Resolve the Neo4j jars and compile the launcher, skipping whatever is cached.
-
-    Args:
-        cache_dir: where artifacts go; `default_cache_dir()` when None.
-        timeout_s: limit for each of `mvn` and `javac`, in seconds.
-
-    Returns:
-        The Java classpath (launcher classes first) to run `Launcher` with.
-
-    Raises:
-        LocalNeo4jError: a tool is missing or failed (its output tail is in the message).
-    """
-    cache = (cache_dir or default_cache_dir()).expanduser().absolute()
-    cache.mkdir(parents=True, exist_ok=True)
-    sources = resources.files("graph").joinpath("neo4j_launcher")
-    pom = sources.joinpath("pom.xml").read_bytes()
-    launcher = sources.joinpath("Launcher.java").read_bytes()
-    classpath_file = cache / "classpath.txt"
-    # One directory per launcher version, so a rebuild never pulls classes from under a
-    # JVM that another process is starting from the same cache.
-    classes = cache / "classes" / hashlib.sha256(launcher).hexdigest()[:16]
-    with (cache / ".lock").open("a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # Released when the file closes.
-        if _read_bytes(cache / "pom.xml") != pom or not _classpath_complete(classpath_file):
-            resolving = cache / "pom-resolving.xml"
-            resolving.write_bytes(pom)
-            partial = cache / "classpath.txt.tmp"
-            _run_tool(
-                [_tool("mvn"), "-q", "-B", "-f", str(resolving),
-                 "dependency:build-classpath", f"-Dmdep.outputFile={partial}"],
-                timeout_s,
-            )
-            partial.replace(classpath_file)
-            resolving.replace(cache / "pom.xml")  # Last: marks the classpath as current.
-        classpath = classpath_file.read_text().strip()
-        if not (classes / "Launcher.class").exists():
-            building = classes.with_name(classes.name + ".tmp")
-            shutil.rmtree(building, ignore_errors=True)
-            building.mkdir(parents=True)
-            (building / "Launcher.java").write_bytes(launcher)
-            _run_tool(
-                [_tool("javac"), "-cp", classpath, "-d", str(building),
-                 str(building / "Launcher.java")],
-                timeout_s,
-            )
-            building.replace(classes)
-    return f"{classes}{os.pathsep}{classpath}"
 
 
 def start(
@@ -373,7 +319,7 @@ def _launch(
     timeout_s: float,
 ) -> LocalNeo4j:
     command = [
-        _tool("java"), f"-Xms{_initial_heap(heap)}", f"-Xmx{heap}", *_JVM_OPENS,
+        find_tool("java"), f"-Xms{_initial_heap(heap)}", f"-Xmx{heap}", *_JVM_OPENS,
         "-cp", classpath, "Launcher",
         "--home", str(home), "--port", str(port), "--page-cache-mb", str(page_cache_mb),
     ]
@@ -452,36 +398,6 @@ def _alive_launcher(state: LocalNeo4j) -> bool:
         return False
 
 
-def _tool(name: str) -> str:
-    path = shutil.which(name)
-    if path is None:
-        raise LocalNeo4jError(
-            f"`{name}` is not on PATH; the local Neo4j needs Java 17+ (java, javac) and Maven"
-        )
-    return path
-
-
-def _run_tool(command: list[str], timeout_s: float) -> None:
-    try:
-        done = subprocess.run(
-            command, capture_output=True, text=True, timeout=timeout_s, check=False
-        )
-    except subprocess.TimeoutExpired as exc:
-        raise LocalNeo4jError(f"{command[0]} timed out after {timeout_s:.0f} s") from exc
-    if done.returncode != 0:
-        output = (done.stdout + done.stderr).strip().splitlines()[-40:]
-        raise LocalNeo4jError(
-            f"{' '.join(command[:2])} ... failed with code {done.returncode}:\n" + "\n".join(output)
-        )
-
-
-def _classpath_complete(classpath_file: Path) -> bool:
-    if not classpath_file.exists():
-        return False
-    entries = [e for e in classpath_file.read_text().strip().split(os.pathsep) if e]
-    return bool(entries) and all(Path(entry).exists() for entry in entries)
-
-
 def _state_file(data_dir: Path) -> Path:
     return data_dir / STATE_FILE_NAME
 
@@ -499,13 +415,6 @@ def _state_from_json(raw: dict[str, object]) -> LocalNeo4j | None:
             and isinstance(port, int):
         return LocalNeo4j(uri=uri, pid=pid, data_dir=Path(data_dir), port=port)
     return None
-
-
-def _read_bytes(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except OSError:
-        return None
 
 
 def _read_json(path: Path) -> dict[str, object]:

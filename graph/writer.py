@@ -140,10 +140,15 @@ class WriteTx:
             if entity_id not in found:
                 raise NotFound("entity", entity_id)
 
-    def pushed_out(self, owner: str, fact_id: str) -> list[FactRecord]:
-        """Return the rows of other values that a row, or a row it continues, superseded."""
-        rows = self._run(fc.PUSHED_OUT, owner=owner, fact_id=fact_id)
-        return [fc.fact_from_record(r["p"]) for r in rows]
+    def lineage(self, owner: str, fact_id: str) -> list[tuple[datetime, datetime]]:
+        """Return the windows of a row and of every row it continues (REPLACES, any depth)."""
+        rows = self._run(fc.LINEAGE, owner=owner, fact_id=fact_id)
+        return [(from_store(r["valid_from"]), from_store(r["valid_to"])) for r in rows]
+
+    def predecessors(self, owner: str, fact_id: str) -> list[tuple[FactRecord, int]]:
+        """Return (row, depth) for each row the row's lineage pushed out or folded in."""
+        rows = self._run(fc.PREDECESSORS, owner=owner, fact_id=fact_id)
+        return [(fc.fact_from_record(r["p"]), int(r["depth"])) for r in rows]
 
     def retract(self, owner: str, ids: Sequence[str], t: datetime) -> None:
         """Set `retracted_at = t` on current rows `ids`.
@@ -162,18 +167,20 @@ class WriteTx:
         """Record new rows at transaction time `t`, with their edges.
 
         Each row is a map of the fields in `graph.cypher.facts.CREATE_ROWS` plus
-        `replaces` and `supersedes` (lists of row ids) for LINK_ROWS.
+        `replaces`, `supersedes` and `coalesces` (lists of row ids) for LINK_ROWS.
         """
         if not rows:
             return
-        fields = [{k: v for k, v in r.items() if k not in ("replaces", "supersedes")} for r in rows]
+        links = ("replaces", "supersedes", "coalesces")
+        fields = [{k: v for k, v in r.items() if k not in links} for r in rows]
         self._run(fc.CREATE_ROWS, owner=owner, rows=fields, t=t, far=FAR_FUTURE)
         replaces = [{"from": r["id"], "to": old} for r in rows for old in r["replaces"]]
         supersedes = [{"from": r["id"], "to": old} for r in rows for old in r["supersedes"]]
+        coalesces = [{"from": r["id"], "to": old} for r in rows for old in r["coalesces"]]
         objects = [{"from": r["id"], "to": r["object_id"]} for r in rows if r["object_id"]]
-        if replaces or supersedes or objects:
+        if replaces or supersedes or coalesces or objects:
             self._run(fc.LINK_ROWS, owner=owner, replaces=replaces, supersedes=supersedes,
-                      objects=objects)
+                      coalesces=coalesces, objects=objects)
 
     def raw_create(self, owner: str, rows: Sequence[dict[str, Any]], t: datetime) -> None:
         """Benchmark floor: create rows with no rules applied (bench/ only)."""

@@ -80,13 +80,22 @@ RETURN f
 """
 """READ. $owner, $fact_id -> f (0 or 1 row). Unique-constraint seek on Fact.id."""
 
-PUSHED_OUT = """
-MATCH (x:Fact {id: $fact_id})-[:REPLACES*0..]->(:Fact)-[:SUPERSEDED]->(p:Fact)
-WHERE x.owner = $owner AND p.owner = $owner
-RETURN DISTINCT p
+LINEAGE = """
+MATCH (x:Fact {id: $fact_id})-[:REPLACES*0..]->(y:Fact)
+WHERE x.owner = $owner AND y.owner = $owner
+RETURN DISTINCT y.valid_from AS valid_from, y.valid_to AS valid_to
 """
-"""READ (inside a write transaction). $owner, $fact_id -> p: the rows of other values
-that the row, or any row it continues (REPLACES), pushed out (CONTRACT §2.2 retract)."""
+"""READ (inside a write transaction). $owner, $fact_id -> valid_from, valid_to of the row
+and of every row it continues (REPLACES, any depth): the claim it is what remains of."""
+
+PREDECESSORS = """
+MATCH path = (x:Fact {id: $fact_id})-[:REPLACES*0..]->(:Fact)-[:SUPERSEDED|COALESCED]->(p:Fact)
+WHERE x.owner = $owner AND p.owner = $owner
+RETURN p, min(length(path)) - 1 AS depth
+"""
+"""READ (inside a write transaction). $owner, $fact_id -> p, depth: the rows that the
+row, or a row it continues, pushed out (SUPERSEDED) or folded in (COALESCED), with the
+number of REPLACES steps to the row that did (CONTRACT §2.2 retract brings them back)."""
 
 RETRACT_ROWS = """
 UNWIND $ids AS id
@@ -143,17 +152,24 @@ CALL () {
   CREATE (a)-[:SUPERSEDED]->(b)
 }
 CALL () {
+  UNWIND $coalesces AS link
+  MATCH (a:Fact {id: link.from}), (b:Fact {id: link.to})
+  WHERE a.owner = $owner AND b.owner = $owner
+  CREATE (a)-[:COALESCED]->(b)
+}
+CALL () {
   UNWIND $objects AS link
   MATCH (a:Fact {id: link.from}), (b:Entity {id: link.to})
   WHERE a.owner = $owner AND b.owner = $owner
   CREATE (a)-[:OBJECT]->(b)
 }
 """
-"""WRITE. $owner, $replaces, $supersedes, $objects (lists of {from, to}) -> nothing.
+"""WRITE. $owner, $replaces, $supersedes, $coalesces, $objects (lists of {from, to}).
 
-REPLACES: a new row continues a retracted one (a remainder, a coalesced or restored
-row); SUPERSEDED: a new row pushed out a row of another value (CONTRACT §2.2 retract
-follows these back); OBJECT: a relationship row points at its object entity.
+REPLACES: a new row continues a retracted one (a remainder, or a restored row);
+SUPERSEDED: a new row pushed out a row of another value; COALESCED: an asserted row
+folded in a row of its value stated before (CONTRACT §2.2 retract follows the last two
+back); OBJECT: a relationship row points at its object entity.
 """
 
 CURRENT_ROWS_MANY = """

@@ -1,7 +1,9 @@
 // Runs the real Neo4j 5.26 kernel embedded, with the Bolt connector on a loopback port.
 // Started by graph/neo4j_local.py; prints exactly one line "WORLDSTATE-NEO4J-READY bolt://HOST:PORT"
 // once Bolt accepts connections. Shuts down cleanly on SIGTERM (shutdown hook) and, with
-// --watch-stdin, when the parent's end of stdin closes.
+// --watch-stdin, when the parent's end of stdin closes. Bolt waits at most one second for
+// its worker threads and open connections on shutdown (Neo4j's internal default: 5 minutes
+// each), so a stop is not held up by a client that is still connected.
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
@@ -9,6 +11,7 @@ import java.time.Duration;
 
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.configuration.connectors.BoltConnector;
+import org.neo4j.configuration.connectors.BoltConnectorInternalSettings;
 import org.neo4j.configuration.helpers.SocketAddress;
 import org.neo4j.dbms.api.DatabaseManagementService;
 import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
@@ -40,6 +43,10 @@ public final class Launcher {
                 .setConfig(GraphDatabaseSettings.auth_enabled, false)
                 .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(pageCacheMb))
                 .setConfig(GraphDatabaseSettings.transaction_timeout, Duration.ofMinutes(5))
+                // internal.server.bolt.thread_pool_shutdown_wait_time and
+                // internal.server.bolt.connection_shutdown_wait_time.
+                .setConfig(BoltConnectorInternalSettings.thread_pool_shutdown_wait_time, Duration.ofSeconds(1))
+                .setConfig(BoltConnectorInternalSettings.connection_shutdown_wait_time, Duration.ofSeconds(1))
                 .build();
         // Touch the default database so the ready line means "queries will run".
         dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME).executeTransactionally("RETURN 1");

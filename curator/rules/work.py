@@ -1,0 +1,82 @@
+"""The speaker's work: occupation and employer, and the end of a job.
+
+"I'm a nurse", "I work as a sous chef", "I work at Acme", "I'm starting a new job at
+Acme next week" and "I lost my job at Door Dash this month" (an `end` of the employer).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from curator.lexicon import EVALUATIVE, I_, IM, IVE, NP, OCCUPATIONS, PROPER
+from curator.rules.base import Found, Rules, Sentence, g, state, window
+from curator.rules.phrases import cut, phrase, tidy
+
+RULES = Rules()
+
+
+@RULES.add(
+    rf"(?:{IM}|{IVE}been\s+)(?:an?\s+)(?P<obj>(?:[a-z-]+\s+){{0,2}}?(?:{OCCUPATIONS}))\b"
+    r"(?!'s|-\w|\s+(?:fan|at\s+heart|of\s+life|in\s+spirit|by\s+nature|in\s+training)\b)"
+)
+def _occupation(m: re.Match[str], s: Sentence) -> Iterable[Found]:
+    if not EVALUATIVE.intersection(m["obj"].lower().split()):
+        yield state("occupation", m["obj"], "work", f"works as {m['obj']}", 0.85, s, m)
+
+
+@RULES.add(
+    rf"(?:(?:{I_}work|{IM}working|{IVE}(?:been\s+)?work(?:ed|ing))\s+as"
+    rf"|(?P<chg>{I_}(?:became|got\s+(?:a|my\s+first)\s+job\s+as|started\s+working\s+as)))"
+    rf"\s+(?:an?\s+)?{NP}"
+)
+def _works_as(m: re.Match[str], s: Sentence) -> Iterable[Found]:
+    value = phrase(s, m, "obj", 4)
+    if value and not EVALUATIVE.intersection(value.lower().split()):
+        yield state("occupation", value, "work", f"works as {value}", 0.85, s, m,
+                    change=bool(m["chg"]))  # fmt: skip
+
+
+_NOT_WORKPLACES = frozenset(
+    {"moment", "living", "home", "bed", "night", "weekend", "time", "fun", "same time", "end"}
+)
+_ORG = rf"(?:{PROPER}|(?P<common>(?:a|an|the)\s+[a-z'-]+(?:\s+[a-z'-]+){{0,2}}))"
+
+
+@RULES.add(
+    rf"(?:(?:{I_}work|{IM}(?:working|employed)|{IVE}(?:been\s+)?work(?:ed|ing))\s+(?:at|for|by)"
+    rf"|(?P<chg>{I_}(?:got|landed|started)\s+(?:a\s+)?(?:new\s+)?(?:job|position|role|working)"
+    rf"\s+(?:at|with|for)|{I_}(?:got\s+)?hired\s+(?:at|by)))\s+{_ORG}"
+)
+@RULES.add(rf"(?P<chg>(?P<soon>{IM}starting)\s+(?:a\s+)?(?:new\s+)?(?:job|position|role)\s+"
+           rf"(?:at|with))\s+{_ORG}")  # fmt: skip
+def _employer(m: re.Match[str], s: Sentence) -> Iterable[Found]:
+    if m["common"]:
+        value = phrase(s, m, "common", 3)
+        if not value or value.lower() in _NOT_WORKPLACES:
+            return
+        confidence = 0.7
+    else:
+        value, confidence = m["obj"], 0.85
+    yield state("employer", value, "work", f"works at {value}", confidence, s, m,
+                change=bool(m["chg"]), prefer="future" if g(m, "soon") else "past")  # fmt: skip
+
+
+@RULES.add(rf"{I_}(?:quit|resigned\s+from|retired\s+from)\s+(?P<occ>){PROPER}")
+@RULES.add(rf"{I_}got\s+(?:fired|laid\s+off|let\s+go)(?P<occ>)(?:\s+from\s+{_ORG})?")
+@RULES.add(
+    rf"(?:{I_}|^(?:just\s+)?)(?:lost|quit|left)\s+my\s+(?:old\s+|last\s+|day\s+)?job\b"
+    rf"(?:\s+as\s+(?:an?\s+)?(?P<occ>[a-z]+(?:\s+[a-z]+)?)|\s+(?:at|with)\s+{_ORG})?"
+)
+def _job_end(m: re.Match[str], s: Sentence) -> Iterable[Found]:
+    w = window(s, m)
+    if m["occ"]:
+        occ = tidy(cut(s, m.start("occ"), m.end("occ")), 3)
+        if occ:
+            yield Found("occupation", occ, "work_end", f"no longer works as {occ}", 0.85,
+                        op="end", window=w, dated=True)  # fmt: skip
+        return
+    org = g(m, "obj") or (g(m, "common") and phrase(s, m, "common", 3))
+    reason = f"no longer works at {org}" if org else "lost their job"
+    yield Found("employer", org or None, "work_end", reason, 0.85 if org else 0.75, op="end",
+                window=w, dated=True)  # fmt: skip
