@@ -20,7 +20,7 @@ from committer.batch import Batch, CommitResult, start_of
 from committer.curation import apply_proposals
 from committer.owners import ensure_owner, new_entity
 from committer.proposals import Assertion, Proposal
-from committer.rules.plan import plan_end, plan_retract
+from committer.rules.plan import Predecessor, plan_end, plan_retract
 from graph.errors import Conflict
 from graph.records import EntityRecord, FactRecord, RunRecord, TokenRecord, run_key
 from graph.time import FAR_FUTURE, utcnow
@@ -177,9 +177,11 @@ class Committer:
         def work(w: WriteTx) -> RetractResult:
             t = w.begin_commit(owner, utcnow())
             row = _current(w, owner, fact_id)
+            lineage = w.lineage(owner, row.id)
             batch = Batch(w, owner, t)
-            rows = batch.rows(row.entity_id, row.attribute, row.valid_from)
-            plan = plan_retract(row, w.pushed_out(owner, row.id), rows)
+            rows = batch.rows(row.entity_id, row.attribute, min(start for start, _ in lineage))
+            predecessors = [Predecessor(p, d) for p, d in w.predecessors(owner, row.id)]
+            plan = plan_retract(row, lineage, predecessors, rows)
             created = batch.execute(plan, row.entity_id, row.attribute)
             batch.flush()
             return RetractResult(plan.retract, None, tuple(created), t)

@@ -159,6 +159,7 @@ def _row(spec: RowSpec, entity_id: str, attribute: str) -> dict[str, Any]:
         **v.provenance,
         "replaces": list(spec.replaces),
         "supersedes": list(spec.supersedes),
+        "coalesces": list(spec.coalesces),
     }
 
 

@@ -54,9 +54,12 @@ class RowSpec:
         status: "active" | "superseded" | "invalidated".
         role: "asserted" (the row standing for the assertion), "remainder" (the
             untouched part of a row it retracted) or "restored" (CONTRACT §2.2 retract).
-        replaces: ids of the retracted rows this row continues (audit trail).
-        supersedes: ids of the rows of other values this row pushed out (so a later
-            retract of this row can bring them back).
+        replaces: ids of the retracted rows this row continues: the row it is a part
+            of (a remainder), or the rows whose value it brings back (restored).
+        supersedes: ids of the rows of other values this row pushed out.
+        coalesces: ids of rows of the same value, stated before, that an asserted row
+            folded into its window. A retract of this row brings back both these and
+            the pushed-out rows (CONTRACT §2.2: the assertion is undone).
     """
 
     value: NewValue
@@ -66,6 +69,7 @@ class RowSpec:
     role: str
     replaces: tuple[str, ...] = ()
     supersedes: tuple[str, ...] = ()
+    coalesces: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +187,7 @@ def plan_assert(
 
     start, stop, status, merged = _coalesce(same, valid_from, end, end_status, plan)
     plan.record.append(
-        RowSpec(new, start, stop, status, "asserted", tuple(merged), tuple(superseded))
+        RowSpec(new, start, stop, status, "asserted", (), tuple(superseded), tuple(merged))
     )
     return Plan(
         effect="superseded" if superseded else "created",
@@ -238,36 +242,76 @@ def plan_end(row: FactRecord, until: datetime) -> Plan:
     return Plan(effect="forgotten", retract=(row.id,), record=(spec,), primary=0)
 
 
+@dataclass(frozen=True, slots=True)
+class Predecessor:
+    """A retracted row that held before a row's assertion, as `plan_retract` needs it.
+
+    Attributes:
+        row: the retracted row (its old window and value).
+        depth: how many REPLACES steps from the row being retracted to the row that
+            pushed it out or folded it in (0: the row itself).
+    """
+
+    row: FactRecord
+    depth: int
+
+
 def plan_retract(
     row: FactRecord,
-    pushed_out: Sequence[FactRecord],
+    lineage: Sequence[tuple[datetime, datetime]],
+    predecessors: Sequence[Predecessor],
     rows: Sequence[FactRecord],
 ) -> Plan:
     """Plan retracting a row that was never true (CONTRACT §2.2 retract).
 
     Args:
         row: the current row to undo.
-        pushed_out: the (already retracted) rows of other values that `row`, or a row
-            folded into it, superseded.
-        rows: every current row of the (entity, attribute), `row` included.
+        lineage: the windows of `row` and of every row it continues (REPLACES, any
+            depth): the claim this row is what remains of.
+        predecessors: the rows that `row`, or a row it continues, pushed out (another
+            value) or folded in (the same value, stated separately before).
+        rows: the current rows of the (entity, attribute) that end at or after the
+            lineage's earliest start, `row` included.
 
     Returns:
-        Retract `row` with no replacement; each pushed-out value comes back over the
-        part of `row`'s window that its old window shared and that no other current row
-        covers, coalescing with adjacent rows of its value.
+        Retract `row` with no replacement. Every part of the lineage's windows that no
+        other current row covers goes back to what held there before the claim: the
+        predecessor nearest in the lineage, then the most recently recorded, whose old
+        window covers it. Adjacent parts of one value are recorded as one row, coalesced
+        with current rows of that value they touch; a row's status is that of the part
+        supplying its end.
     """
     plan = _Builder(retract=[row.id])
     remaining = [r for r in rows if r.id != row.id]
-    gaps = _uncovered(row.valid_from, row.valid_to, remaining)
-    for old in sorted(pushed_out, key=lambda r: (r.valid_from, r.id)):
-        for gap_start, gap_stop in list(gaps):
+    gaps: list[tuple[datetime, datetime]] = []
+    for start, stop in sorted(lineage):
+        gaps = _subtract(gaps, start, stop) + [(start, stop)]
+    for r in remaining:
+        gaps = _subtract(gaps, r.valid_from, r.valid_to)
+    pieces: list[tuple[datetime, datetime, FactRecord]] = []
+    order = sorted(predecessors, key=lambda p: (p.depth, -p.row.recorded_at.timestamp(), p.row.id))
+    for pred in order:
+        old = pred.row
+        for gap_start, gap_stop in sorted(gaps):
             start, stop = max(gap_start, old.valid_from), min(gap_stop, old.valid_to)
-            if start >= stop:
-                continue
-            same = [r for r in remaining if r.value_norm == old.value_norm and r.id not in plan.retract]
-            lo, hi, status, merged = _coalesce(same, start, stop, old.status, plan)
-            plan.record.append(RowSpec(_carry(old), lo, hi, status, "restored", (old.id, *merged)))
-            gaps = _subtract(gaps, start, stop)
+            if start < stop:
+                pieces.append((start, stop, old))
+                gaps = _subtract(gaps, start, stop)
+    pieces.sort(key=lambda p: p[0])
+    merged: list[tuple[datetime, datetime, FactRecord, str, list[str]]] = []
+    for start, stop, old in pieces:
+        last = merged[-1] if merged else None
+        if last and last[1] == start and last[2].value_norm == old.value_norm:
+            merged[-1] = (last[0], stop, last[2], old.status, [*last[4], old.id])
+        else:
+            merged.append((start, stop, old, old.status, [old.id]))
+    for start, stop, old, status, sources in merged:
+        same = [r for r in remaining
+                if r.value_norm == old.value_norm and r.id not in plan.retract]
+        lo, hi, status, folded = _coalesce(same, start, stop, status, plan)
+        plan.record.append(
+            RowSpec(_carry(old), lo, hi, status, "restored", (*dict.fromkeys(sources), *folded))
+        )
     return Plan(effect="retracted", retract=tuple(plan.retract), record=tuple(plan.record))
 
 

@@ -133,3 +133,41 @@ def test_tokens_and_scopes(api: Api, client, neo4j_driver) -> None:  # type: ign
     assert reader.post(f"/v1/entities/{me}/facts", {"attribute": "likes", "value": "x"}).status_code == 403
     assert reader.delete(f"/v1/facts/{fact['id']}").status_code == 403
     assert reader.post("/v1/runs", {"id": "r", "chat_id": "c", "messages": []}).status_code == 403
+
+
+def _current(api: Api, entity_id: str, attribute: str) -> list[tuple[object, str, str | None, str]]:
+    r = api.get(f"/v1/entities/{entity_id}/history/{attribute}")
+    return [(f["value"], f["valid_from"], f["valid_to"], f["status"]) for f in r.json()["items"]]
+
+
+def test_retracting_a_coalesced_row_keeps_the_earlier_statement(api: Api) -> None:
+    """Regression: Rome [2020,2021) then Rome [2021,2022) coalesce; retracting the second
+    assertion's row must leave the first statement standing (CONTRACT §2.2)."""
+    me = api.entity("Me")["id"]
+    api.fact(me, attribute="location", value="Paris", valid_from="2019-01-01T00:00:00Z")
+    api.fact(me, attribute="location", value="Rome", valid_from="2020-01-01T00:00:00Z",
+             valid_to="2021-01-01T00:00:00Z")
+    merged = api.fact(me, attribute="location", value="Rome", valid_from="2021-01-01T00:00:00Z",
+                      valid_to="2022-01-01T00:00:00Z")["fact"]
+    assert (merged["valid_from"], merged["valid_to"]) == ("2020-01-01T00:00:00Z", "2022-01-01T00:00:00Z")
+    assert api.delete(f"/v1/facts/{merged['id']}", params={"mode": "retract"}).status_code == 200
+    assert _current(api, me, "location") == [
+        ("Paris", "2019-01-01T00:00:00Z", "2020-01-01T00:00:00Z", "superseded"),
+        ("Rome", "2020-01-01T00:00:00Z", "2021-01-01T00:00:00Z", "active"),
+        ("Paris", "2021-01-01T00:00:00Z", None, "active"),
+    ]
+
+
+def test_retracting_a_forgotten_fact_brings_back_what_it_ended(api: Api) -> None:
+    """Regression: Paris, then Berlin (supersedes), forget Berlin, then retract the forgotten
+    Berlin row: Berlin never held, so Paris holds on, open (CONTRACT §2.2)."""
+    me = api.entity("Me")["id"]
+    api.fact(me, attribute="location", value="Paris", valid_from="2020-01-01T00:00:00Z")
+    berlin = api.fact(me, attribute="location", value="Berlin",
+                      valid_from="2022-01-01T00:00:00Z")["fact"]
+    forgotten = api.delete(f"/v1/facts/{berlin['id']}").json()["fact"]
+    assert forgotten["status"] == "invalidated"
+    assert api.delete(f"/v1/facts/{forgotten['id']}", params={"mode": "retract"}).status_code == 200
+    assert _current(api, me, "location") == [("Paris", "2020-01-01T00:00:00Z", None, "active")]
+    later = api.get(f"/v1/entities/{me}/facts", params={"valid_at": "2030-01-01T00:00:00Z"})
+    assert [f["value"] for f in later.json()["items"]] == ["Paris"]
