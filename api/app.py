@@ -7,12 +7,13 @@ from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 from neo4j import Driver
 
 from api import errors
 from api.deps import TokenCache
+from api.limits import BodyLimit
 from api.routes import entities, facts, prefetch, runs
 from api.settings import Settings
 from committer.apply import Committer
@@ -59,14 +60,7 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
     app.state.prefetch_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="prefetch")
     errors.install(app)
 
-    @app.middleware("http")
-    async def limit_body(request: Request, call_next):  # type: ignore[no-untyped-def]
-        """Refuse bodies over `max_body_bytes` with 413 before reading them (CONTRACT §9)."""
-        length = request.headers.get("content-length")
-        if length is not None and length.isdigit() and int(length) > settings.max_body_bytes:
-            return errors.problem(413, "Request too large",
-                                  f"The body is {length} bytes; the limit is {settings.max_body_bytes}.")
-        return await call_next(request)
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
 
     @app.get("/healthz", tags=["health"])
     def healthz() -> JSONResponse:

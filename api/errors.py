@@ -63,6 +63,17 @@ def install(app: FastAPI) -> None:
     async def other(_: Request, exc: WorldstateError) -> JSONResponse:
         return problem(400, "Bad request", str(exc))
 
+    @app.exception_handler(UnicodeEncodeError)
+    async def bad_text(_: Request, exc: UnicodeEncodeError) -> JSONResponse:
+        return problem(422, "Invalid request",
+                       "A text parameter contains an unpaired surrogate; send valid Unicode.")
+
+    @app.exception_handler(Exception)
+    async def bug(_: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error", exc_info=exc)
+        return problem(500, "Internal error",
+                       "Something went wrong on our side; nothing was half-written.")
+
     @app.exception_handler(StarletteHTTPException)
     async def http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
         titles = {401: "Unauthorized", 403: "Forbidden", 404: "Not found", 405: "Method not allowed",

@@ -7,18 +7,51 @@ listed in README.md.
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_serializer, field_validator
 
+from graph.errors import InvalidInput
 from graph.records import EntityRecord, FactRecord
-from graph.time import shown_end
+from graph.time import shown_end, to_utc
 
 Scalar = str | int | float | bool
 MAX_NAME = 200
 MAX_TEXT = 20_000
 MAX_MESSAGES = 2_000
+
+
+INT64 = (-(2**63), 2**63 - 1)
+
+
+def _no_lone_surrogates(value: Any) -> Any:
+    """Reject text that cannot be stored as UTF-8 (a lone surrogate such as "\\ud800")."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError("text contains an unpaired surrogate; send valid Unicode") from exc
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _no_lone_surrogates(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _no_lone_surrogates(key)
+            _no_lone_surrogates(item)
+    return value
+
+
+class RequestModel(BaseModel):
+    """Base of request bodies: unknown fields are refused; all text must be valid Unicode."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _valid_text(cls, value: Any) -> Any:
+        return _no_lone_surrogates(value)
 
 
 def _z(value: datetime | None) -> str | None:
@@ -27,14 +60,13 @@ def _z(value: datetime | None) -> str | None:
     return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
-class EntityCreate(BaseModel):
+class EntityCreate(RequestModel):
     """`POST /v1/entities` body."""
-
-    model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1, max_length=MAX_NAME)
     kind: str = Field(min_length=1, max_length=50)
-    aliases: list[str] = Field(default_factory=list, max_length=50)
+    aliases: list[Annotated[str, Field(min_length=1, max_length=MAX_NAME)]] = Field(
+        default_factory=list, max_length=50)
     area: str | None = Field(default=None, max_length=50)
 
 
@@ -115,10 +147,8 @@ class FactList(BaseModel):
     next: str | None = None
 
 
-class FactCreate(BaseModel):
+class FactCreate(RequestModel):
     """`POST /v1/entities/{id}/facts` body: exactly one of `value` and `object_id`."""
-
-    model_config = ConfigDict(extra="forbid")
 
     attribute: str = Field(min_length=1, max_length=100, pattern=r"^[a-z][a-z0-9_]*$")
     value: Scalar | None = None
@@ -132,9 +162,15 @@ class FactCreate(BaseModel):
     @field_validator("value")
     @classmethod
     def _bounded(cls, value: Scalar | None) -> Scalar | None:
-        """Bound string values (CONTRACT §9)."""
+        """Bound values (CONTRACT §9): text length, 64-bit integers, finite numbers."""
         if isinstance(value, str) and len(value) > MAX_TEXT:
             raise ValueError(f"at most {MAX_TEXT} characters")
+        if isinstance(value, int) and not isinstance(value, bool) and not (
+            INT64[0] <= value <= INT64[1]
+        ):
+            raise ValueError("integers must fit in 64 bits (-2**63 .. 2**63-1)")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError("numbers must be finite (no NaN or Infinity)")
         return value
 
 
@@ -153,10 +189,8 @@ class FactDeleted(BaseModel):
     fact: FactPublic | None
 
 
-class MessageIn(BaseModel):
+class MessageIn(RequestModel):
     """One message of a run."""
-
-    model_config = ConfigDict(extra="forbid")
 
     id: str | None = Field(default=None, max_length=200)
     role: Literal["user", "assistant", "tool", "system"]
@@ -164,11 +198,19 @@ class MessageIn(BaseModel):
     text: str = Field(max_length=MAX_TEXT)
     at: AwareDatetime
 
+    @field_validator("at")
+    @classmethod
+    def _in_range(cls, value: datetime) -> datetime:
+        """The message time must be representable in UTC (CONTRACT §2)."""
+        try:
+            to_utc(value, "at")
+        except InvalidInput as exc:
+            raise ValueError(exc.detail) from exc
+        return value
 
-class RunCreate(BaseModel):
+
+class RunCreate(RequestModel):
     """`POST /v1/runs` body (CONTRACT §4, §10)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     id: str = Field(min_length=1, max_length=200)
     chat_id: str = Field(min_length=1, max_length=200)
@@ -194,10 +236,8 @@ class RunStatus(BaseModel):
     held: int
 
 
-class PrefetchIn(BaseModel):
+class PrefetchIn(RequestModel):
     """`POST /v1/prefetch` body."""
-
-    model_config = ConfigDict(extra="forbid")
 
     chat_id: str = Field(min_length=1, max_length=200)
     message: str = Field(max_length=MAX_TEXT)

@@ -101,7 +101,7 @@ _PLAIN = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '
 def _valid_time(found: Found, at: datetime) -> tuple[datetime, datetime | None]:
     """The valid window of a statement (CONTRACT §4).
 
-    An event covers its resolved window (a day, a week ...), else the message's day (UTC).
+    An event covers its resolved window (a day, a week ...), else the message's day (the speaker's local day).
     A dated state or an end starts at its window's start; anything else at `at`.
     """
     w = found.window
@@ -130,8 +130,8 @@ def extract_message(
 
     Args:
         text: the message text.
-        at: when it was written, aware (converted to UTC): relative times resolve
-            against it, and it is the default `valid_from`.
+        at: when it was written, aware, in the speaker's own offset: relative times
+            resolve against the speaker's day, and it is the default `valid_from`.
         speaker: the person speaking (subject `EntityRef(name=speaker)`), or None for
             the owner (`EntityRef()`, the owner's own person entity).
         message_id: the message's id, kept in provenance and in the proposal ids.
@@ -145,7 +145,7 @@ def extract_message(
     Raises:
         graph.errors.NaiveTimestamp: `at` has no offset.
     """
-    at = to_utc(at, "at")
+    to_utc(at, "at")  # validates; the offset is kept: days are the speaker's (timeparse)
     subject = EntityRef(name=speaker, kind="person") if speaker else EntityRef()
     plain = text.translate(_PLAIN)
     out: list[Proposal] = []

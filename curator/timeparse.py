@@ -5,7 +5,7 @@
 them against the message timestamp `at`:
 
 * Windows are half-open `[start, end)`, aware UTC, with day granularity: both ends fall
-  on midnight UTC. `end=None` is open ("since May": still holds).
+  on midnight *in the message's own offset* (the speaker's day), converted to UTC. `end=None` is open ("since May": still holds).
 * A unit picks the window's size: "3 days ago" is one day, "2 weeks ago" the ISO week
   (Monday to Monday) that held that day, "3 months ago" that calendar month.
 * Tense decides ambiguous expressions through `prefer`: "on Friday", "in May", "on 8 May"
@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Literal
 
 import dateparser
@@ -63,17 +63,19 @@ class Window:
     kind: Kind = "period"
 
     def is_future(self, at: datetime) -> bool:
-        """Return True when the window starts after the day of `at` (UTC)."""
+        """Return True when the window starts after the speaker's day of `at`."""
         return self.start > day_start(at)
 
 
 def day_start(at: datetime) -> datetime:
-    """Return midnight UTC of the day of `at` (an aware datetime)."""
-    return _midnight(to_utc(at, "at").date())
+    """Return the start of the day of `at` in `at`'s own offset (the speaker's local
+    midnight), as an aware UTC datetime."""
+    to_utc(at, "at")
+    return _midnight(at.date(), at.tzinfo)
 
 
 def day_window(at: datetime) -> tuple[datetime, datetime]:
-    """Return `[midnight, next midnight)` UTC around `at`: the message's own day."""
+    """Return `[midnight, next midnight)` around `at`, local to `at`'s offset, in UTC."""
     start = day_start(at)
     return start, start + timedelta(days=1)
 
@@ -83,8 +85,9 @@ def day_window(at: datetime) -> tuple[datetime, datetime]:
 _Dates = tuple[date, date | None]
 
 
-def _midnight(d: date) -> datetime:
-    return datetime.combine(d, time(0), tzinfo=UTC)
+def _midnight(d: date, tz: tzinfo | None = UTC) -> datetime:
+    """Midnight starting day `d` in the zone `tz`, as aware UTC."""
+    return datetime.combine(d, time(0), tzinfo=tz).astimezone(UTC)
 
 
 def _day(d: date) -> _Dates:
@@ -398,7 +401,8 @@ def find_all(text: str, at: datetime, *, prefer: Prefer = "past") -> list[Window
 
     Args:
         text: a sentence or a whole message.
-        at: the message timestamp, aware (any offset; converted to UTC).
+        at: the message timestamp, aware; its offset decides where the speaker's days
+            begin ("yesterday" at 08:00+09:00 starts at 00:00+09:00).
         prefer: the tense of the statement, for expressions that could point either way.
 
     Returns:
@@ -407,7 +411,9 @@ def find_all(text: str, at: datetime, *, prefer: Prefer = "past") -> list[Window
     Raises:
         graph.errors.NaiveTimestamp: `at` has no offset.
     """
-    today = to_utc(at, "at").date()
+    to_utc(at, "at")  # validates: aware and in range
+    # Days are the speaker's: "yesterday" said at 08:00+09:00 is the local yesterday.
+    today, zone = at.date(), at.tzinfo
     found: list[tuple[int, int, re.Match[str], _Handler]] = []
     for pattern, handler in _RULES:
         for m in pattern.finditer(text):
@@ -429,8 +435,8 @@ def find_all(text: str, at: datetime, *, prefer: Prefer = "past") -> list[Window
             begin, stop, kind = begin if since is None else since.start(), None, "since"
         windows.append(
             Window(
-                start=_midnight(start),
-                end=None if stop is None else _midnight(stop),
+                start=_midnight(start, zone),
+                end=None if stop is None else _midnight(stop, zone),
                 text=text[begin:end],
                 span=(begin, end),
                 kind=kind,

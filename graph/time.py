@@ -12,10 +12,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from graph.errors import NaiveTimestamp
+from graph.errors import InvalidInput, NaiveTimestamp
 
 FAR_FUTURE = datetime(9999, 12, 31, tzinfo=UTC)
 """Stored in place of an open interval end; never shown to a user."""
+
+LATEST = datetime(9999, 1, 1, tzinfo=UTC)
+"""Timestamps from users must come before this (the open-end sentinel lies beyond it)."""
 
 
 def utcnow() -> datetime:
@@ -35,17 +38,25 @@ def to_utc(value: datetime, field: str = "timestamp") -> datetime:
 
     Raises:
         NaiveTimestamp: `value` has no offset (CONTRACT §2).
+        InvalidInput: `value` is out of range in UTC or not before `LATEST`.
     """
     if hasattr(value, "to_native"):
         value = value.to_native()
     if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
         raise NaiveTimestamp(field)
-    return value.astimezone(UTC)
+    try:
+        utc = value.astimezone(UTC)
+    except OverflowError as exc:
+        raise InvalidInput(field, "timestamp is out of range once converted to UTC") from exc
+    if utc >= LATEST:
+        raise InvalidInput(field, "timestamp must be before 9999-01-01T00:00:00Z")
+    return utc
 
 
 def from_store(value: Any) -> datetime:
-    """Convert a DATETIME read from Neo4j into an aware UTC `datetime`."""
-    return to_utc(value, "stored")
+    """Convert a DATETIME read from Neo4j into an aware UTC `datetime` (sentinels included)."""
+    native = value.to_native() if hasattr(value, "to_native") else value
+    return native.astimezone(UTC)
 
 
 def open_end(value: datetime | None) -> datetime:

@@ -27,7 +27,7 @@ class Sentence:
     Attributes:
         text: the sentence with plain quotes, searched by the rules.
         evidence: the sentence as written, quoted in provenance.
-        at: the message time, aware UTC.
+        at: the message time, aware, in the speaker's own offset.
         past: time expressions in `text`, ambiguous ones resolved towards the past.
         future: the same, resolved towards the future.
     """

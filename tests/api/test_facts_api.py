@@ -171,3 +171,37 @@ def test_retracting_a_forgotten_fact_brings_back_what_it_ended(api: Api) -> None
     assert _current(api, me, "location") == [("Paris", "2020-01-01T00:00:00Z", None, "active")]
     later = api.get(f"/v1/entities/{me}/facts", params={"valid_at": "2030-01-01T00:00:00Z"})
     assert [f["value"] for f in later.json()["items"]] == ["Paris"]
+
+
+def test_out_of_range_input_is_422_not_500(api: Api) -> None:
+    """Regression: 2**70, NaN, lone surrogates and timestamps that overflow in UTC were 500s."""
+    me = api.entity("Me")["id"]
+    url = f"/v1/entities/{me}/facts"
+    bodies = [
+        ('{"attribute": "n", "value": 1180591620717411303424}', "value"),
+        ('{"attribute": "n", "value": NaN}', "value"),
+        ('{"attribute": "n", "value": "\\ud800"}', "value"),
+        ('{"attribute": "n", "value": 1, "valid_from": "0001-01-01T00:00:00+05:00"}', "valid_from"),
+        ('{"attribute": "n", "value": 1, "valid_to": "9999-12-31T23:00:00-05:00"}', "valid_to"),
+    ]
+    for raw, field in bodies:
+        r = api.client.post(url, content=raw, headers={**api.headers, "Content-Type": "application/json"})
+        assert r.status_code == 422, (raw, r.status_code, r.text)
+        assert field in r.json()["detail"], (raw, r.json())
+    for params in ({"valid_at": "0001-01-01T00:00:00+05:00"}, {"known_at": "9999-12-31T23:59:00-05:00"}):
+        r = api.get(url, params=params)
+        assert r.status_code == 422 and next(iter(params)) in r.json()["detail"], r.text
+    assert api.get(url).json()["items"] == []
+
+
+def test_chunked_body_over_the_limit_is_413(api: Api) -> None:
+    """Regression: a body sent without Content-Length slipped past the 2 MB bound."""
+    def chunks():  # type: ignore[no-untyped-def]
+        yield b'{"id": "big", "chat_id": "c", "messages": [{"role": "user", "at": "2024-01-01T00:00:00Z", "text": "'
+        for _ in range(300):
+            yield b"x" * 10_000
+        yield b'"}]}'
+
+    r = api.client.post("/v1/runs", content=chunks(), headers={**api.headers, "Content-Type": "application/json"})
+    assert r.status_code == 413 and r.headers["content-type"].startswith("application/problem+json")
+    assert api.get("/v1/runs/big").status_code == 404

@@ -41,7 +41,8 @@ def test_run_is_curated_into_time_travel_memory(api: Api, app: Any) -> None:
     facts = api.get(f"/v1/entities/{me}/facts").json()["items"]
     location = [f for f in facts if f["attribute"] == "location"]
     assert [f["value"] for f in location] == ["Porto"]
-    assert location[0]["valid_from"] == "2024-03-09T00:00:00Z"
+    # "Yesterday" is the speaker's: 2024-03-09 from midnight at +01:00.
+    assert location[0]["valid_from"] == "2024-03-08T23:00:00Z"
     assert location[0]["source"] == "user_stated" and location[0]["message_id"] == "m0"
     assert "Porto" in location[0]["evidence"]
     before = api.get(f"/v1/entities/{me}/facts", params={"valid_at": "2024-03-08T12:00:00Z"})

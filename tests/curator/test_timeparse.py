@@ -125,11 +125,12 @@ def test_find_all_orders_and_prefers_longest():
     assert [w.text for w in found] == ["Last week", "the day before yesterday"]
 
 
-def test_other_offsets_convert_to_utc():
-    """A non-UTC `at` is converted first: 01:00+02:00 on May 9 is May 8 in UTC."""
+def test_other_offsets_keep_the_speakers_day():
+    """At 01:00+02:00 on May 9 the speaker's "today" is May 9 local: from 22:00Z on May 8."""
     at = datetime(2023, 5, 9, 1, 0, tzinfo=timezone(timedelta(hours=2)))
     w = resolve("today", at)
-    assert w is not None and w.start == d(2023, 5, 8)
+    assert w is not None and w.start == datetime(2023, 5, 8, 22, 0, tzinfo=timezone.utc)
+    assert w.end == datetime(2023, 5, 9, 22, 0, tzinfo=timezone.utc)
 
 
 def test_naive_at_is_rejected():
@@ -194,3 +195,18 @@ def test_future_expressions_start_after_today(at: datetime, expression: str):
 def test_resolution_is_deterministic(at: datetime, expression: str):
     """The same sentence and instant always give the same window."""
     assert resolve(expression, at) == resolve(expression, at)
+
+
+def test_relative_days_are_the_speakers_local_days() -> None:
+    """Regression: "yesterday" was taken from the UTC date, not the message's own date."""
+    from datetime import datetime as _dt
+    from datetime import timedelta as _td
+    from datetime import timezone as _tz
+
+    tokyo = _dt(2024, 3, 10, 8, 0, tzinfo=_tz(_td(hours=9)))  # 2024-03-09T23:00Z
+    w = resolve("I moved to Osaka yesterday.", tokyo)
+    assert w is not None and w.start == _dt(2024, 3, 9, tzinfo=_tz(_td(hours=9)))
+    assert w.end == _dt(2024, 3, 10, tzinfo=_tz(_td(hours=9)))
+    denver = _dt(2024, 3, 10, 20, 0, tzinfo=_tz(_td(hours=-7)))  # 2024-03-11T03:00Z
+    w = resolve("I moved to Denver yesterday.", denver)
+    assert w is not None and w.start == _dt(2024, 3, 9, tzinfo=_tz(_td(hours=-7)))
