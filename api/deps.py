@@ -12,8 +12,8 @@ from fastapi import Depends, HTTPException, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import AwareDatetime
 
-from committer.apply import Committer, token_hash
 from graph.errors import StoreUnavailable
+from graph.names import token_hash
 from graph.reader import Reader
 from graph.records import TokenRecord
 from graph.time import AsOf
@@ -34,13 +34,7 @@ def get_reader(request: Request) -> Reader:
     return request.app.state.reader  # type: ignore[no-any-return]
 
 
-def get_committer(request: Request) -> Committer:
-    """The process's committer (the only writer)."""
-    return request.app.state.committer  # type: ignore[no-any-return]
-
-
 ReaderDep = Annotated[Reader, Depends(get_reader)]
-CommitterDep = Annotated[Committer, Depends(get_committer)]
 
 
 class TokenCache:

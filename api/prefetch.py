@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from committer.registry import REGISTRY
+from graph.attributes import REGISTRY
 from graph.names import search_key
 from graph.reader import Reader
 from graph.records import EntityRecord, FactRecord
-from graph.time import FAR_FUTURE, AsOf
+from graph.time import FAR_FUTURE, FAR_PAST, AsOf
 
 HEADER = "## Known World State"
 PREAMBLE = (
@@ -41,9 +41,16 @@ class Line:
     item: dict[str, Any]
 
 
-def _tag(source: str) -> str:
-    if source in ("user_stated", "user_edit"):
-        return "told by you"
+def _tag(fact: FactRecord, self_id: str | None, names: dict[str, EntityRecord]) -> str:
+    """A short provenance tag: who said it, as the person reading the block would put it."""
+    source = fact.source
+    if source == "user_edit":
+        return "entered by you"
+    if source == "user_stated":
+        if fact.entity_id == self_id:
+            return "told by you"
+        speaker = names.get(fact.entity_id)
+        return f"said by {speaker.name}" if speaker and speaker.kind == "person" else "said in chat"
     if source.startswith("integration:"):
         return f"observed by {source.split(':', 1)[1]}"
     if source == "inferred":
@@ -62,10 +69,12 @@ def _value(fact: FactRecord, names: dict[str, EntityRecord]) -> str:
     return str(fact.value)
 
 
-def _fact_line(fact: FactRecord, names: dict[str, EntityRecord]) -> str:
+def _fact_line(fact: FactRecord, names: dict[str, EntityRecord], self_id: str | None) -> str:
+    since = "" if fact.valid_from <= FAR_PAST else f"since {_day(fact.valid_from)}"
     until = "" if fact.valid_to >= FAR_FUTURE else f" until {_day(fact.valid_to)}"
+    when = f"{since}{until}".strip()
     return (f"- {fact.attribute}: {_value(fact, names)} "
-            f"(since {_day(fact.valid_from)}{until}; {_tag(fact.source)})")
+            f"({when + '; ' if when else ''}{_tag(fact, self_id, names)})")
 
 
 def _item(kind: str, fact: FactRecord, names: dict[str, EntityRecord]) -> dict[str, Any]:
@@ -120,6 +129,12 @@ def build(reader: Reader, owner: str, message: str, at: datetime,
     Returns:
         (Markdown block, JSON items in block order).
     """
+    with reader.snapshot() as snap:
+        return _build(snap, owner, message, at, max_chars, max_items)
+
+
+def _build(reader: Reader, owner: str, message: str, at: datetime,
+           max_chars: int, max_items: int) -> tuple[str, list[dict[str, Any]]]:
     as_of = AsOf(at, at)
     self_id = reader.self_entity_id(owner)
     lines: list[Line] = []
@@ -135,7 +150,7 @@ def build(reader: Reader, owner: str, message: str, at: datetime,
     names = reader.entities_by_ids(owner, sorted(ref_ids)) if ref_ids else {}
 
     for f in sorted(prefs, key=lambda f: (f.attribute, str(f.value), f.id)):
-        lines.append(Line("Preferences", (0, f.attribute, f.id), _fact_line(f, names),
+        lines.append(Line("Preferences", (0, f.attribute, f.id), _fact_line(f, names, self_id),
                           _item("preference", f, names)))
     for order, eid in enumerate(hit_ids):
         own = [f for f in facts if f.entity_id == eid and f.attribute != EVENT_ATTRIBUTE]
@@ -146,11 +161,12 @@ def build(reader: Reader, owner: str, message: str, at: datetime,
                           {"kind": "entity", "entity_id": eid,
                            "name": entity.name if entity else None}))
         for rank, f in enumerate(own[:MAX_FACTS_PER_ENTITY]):
-            lines.append(Line("Mentioned", (1, order, rank), _fact_line(f, names),
+            lines.append(Line("Mentioned", (1, order, rank), _fact_line(f, names, self_id),
                               _item("fact", f, names)))
     for rank, f in enumerate(events):
         who = names.get(f.entity_id)
-        text = f"- {_day(f.valid_from)} {who.name if who else f.entity_id}: {f.value} ({_tag(f.source)})"
+        text = (f"- {_day(f.valid_from)} {who.name if who else f.entity_id}: {f.value} "
+                f"({_tag(f, self_id, names)})")
         lines.append(Line("Recent events", (2, rank), text, _item("event", f, names)))
     return _render(lines, at, max_chars, max_items)
 
@@ -158,16 +174,18 @@ def build(reader: Reader, owner: str, message: str, at: datetime,
 def _render(lines: list[Line], at: datetime, max_chars: int,
             max_items: int) -> tuple[str, list[dict[str, Any]]]:
     """Keep lines by rank within the budgets, then lay them out by section."""
-    head = f"{HEADER}\n{PREAMBLE.format(at=at.strftime('%Y-%m-%dT%H:%M:%SZ'))}\n"
+    head = f"{HEADER}\n{PREAMBLE.format(at=_day(at))}\n"
     budget = max_chars - len(head)
     kept: list[Line] = []
+    facts_kept = 0
     for line in sorted(lines, key=lambda ln: ln.rank):
         cost = len(line.text) + 1 + (len(line.section) + 6 if not any(
             k.section == line.section for k in kept) else 0)
-        if len(kept) >= max_items or cost > budget:
+        if (line.item["kind"] != "entity" and facts_kept >= max_items) or cost > budget:
             continue
         kept.append(line)
         budget -= cost
+        facts_kept += line.item["kind"] != "entity"
     out = [head.rstrip("\n")]
     items: list[dict[str, Any]] = []
     for section in ("Preferences", "Mentioned", "Recent events"):

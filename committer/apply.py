@@ -22,6 +22,7 @@ from committer.owners import ensure_owner, new_entity
 from committer.proposals import Assertion, Proposal
 from committer.rules.plan import Predecessor, plan_end, plan_retract
 from graph.errors import Conflict
+from graph.names import token_hash
 from graph.records import EntityRecord, FactRecord, RunRecord, TokenRecord, run_key
 from graph.time import FAR_FUTURE, utcnow
 from graph.writer import Writer, WriteTx, new_id
@@ -250,11 +251,6 @@ class Committer:
         self._writer.transaction(lambda w: w.finish_run(
             run_key(run.owner, run.id), status=status, proposals=0, committed=0, held=0,
             error=error, now=utcnow()))
-
-
-def token_hash(secret: str) -> str:
-    """Return the stored form of a bearer token: its sha256, hex."""
-    return hashlib.sha256(secret.encode()).hexdigest()
 
 
 def _current(w: WriteTx, owner: str, fact_id: str) -> FactRecord:

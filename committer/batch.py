@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from committer import registry
 from committer.proposals import Assertion, Provenance
 from committer.rules.normalize import value_norm
 from committer.rules.plan import NewValue, Plan, RowSpec, plan_assert
+from graph import attributes as registry
 from graph.errors import InvalidInput
 from graph.records import FactRecord
 from graph.time import FAR_FUTURE, open_end, to_utc

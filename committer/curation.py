@@ -7,7 +7,7 @@ then every proposal goes through one `Batch`, so a run is one transaction.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 
 from committer.batch import Batch, start_of
 from committer.owners import new_entity
@@ -15,11 +15,8 @@ from committer.proposals import Assertion, EntityRef, Proposal
 from committer.rules.normalize import value_norm
 from committer.rules.plan import plan_end
 from graph.names import search_key
-from graph.time import to_utc
+from graph.time import FAR_PAST, to_utc
 from graph.writer import WriteTx
-
-FAR_PAST = datetime(1, 1, 1, tzinfo=UTC)
-"""valid_from of a fact stated only by its end ("I lost my job as a banker"): start unknown."""
 
 
 def _resolve(w: WriteTx, owner: str, self_id: str, ref: EntityRef, t: datetime) -> str:

@@ -57,7 +57,7 @@ class CuratorWorker:
             log.info("run %s: %d proposals, %d committed", run.id, outcome.proposals, outcome.committed)
         except StoreUnavailable:
             raise
-        except Exception as exc:  # noqa: BLE001 - any curation bug fails the run, not the worker
+        except Exception as exc:
             log.exception("run %s failed", run.id)
             self._committer.close_run(run, "failed", f"{type(exc).__name__}: {exc}")
         return True

@@ -1,7 +1,9 @@
-"""Name keys for matching entities case- and accent-insensitively (CONTRACT §10 `q`)."""
+"""Keys: entity names matched case- and accent-insensitively (CONTRACT §10 `q`), and the
+stored form of bearer tokens (CONTRACT §7: tokens are stored hashed)."""
 
 from __future__ import annotations
 
+import hashlib
 import unicodedata
 
 
@@ -13,3 +15,8 @@ def search_key(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", text)
     bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     return " ".join(unicodedata.normalize("NFKC", bare).casefold().split())
+
+
+def token_hash(secret: str) -> str:
+    """Return the stored form of a bearer token: its sha256, hex."""
+    return hashlib.sha256(secret.encode()).hexdigest()

@@ -17,6 +17,9 @@ from graph.errors import InvalidInput, NaiveTimestamp
 FAR_FUTURE = datetime(9999, 12, 31, tzinfo=UTC)
 """Stored in place of an open interval end; never shown to a user."""
 
+FAR_PAST = datetime(1, 1, 1, tzinfo=UTC)
+"""valid_from of a fact known only by its end ("I lost my job as a banker"): start unknown."""
+
 LATEST = datetime(9999, 1, 1, tzinfo=UTC)
 """Timestamps from users must come before this (the open-end sentinel lies beyond it)."""
 

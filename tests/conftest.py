@@ -22,8 +22,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from api.settings import Settings
 from graph.driver import connect
-from graph.schema import ensure_schema
 from graph.neo4j_local import Neo4jLocalSettings, start, stop
+from graph.schema import ensure_schema
 
 if TYPE_CHECKING:
     from testcontainers.community.neo4j import Neo4jContainer
@@ -144,4 +144,4 @@ def _neo4j_container() -> Neo4jContainer:
         from testcontainers.community.neo4j import Neo4jContainer
     except ImportError:  # Older 4.x releases only have the deprecated path.
         from testcontainers.neo4j import Neo4jContainer
-    return Neo4jContainer(NEO4J_IMAGE, password="worldstate-test")  # noqa: S106 - throwaway.
+    return Neo4jContainer(NEO4J_IMAGE, password="worldstate-test")

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from api.deps import AsOfDep, CommitterDep, KnownAtDep, ReaderDep, ReadOwner, WriteOwner
+from api.deps import AsOfDep, KnownAtDep, ReaderDep, ReadOwner, WriteOwner
 from api.schemas import (
     EntityCreate,
     EntityList,
@@ -15,6 +15,7 @@ from api.schemas import (
     FactList,
     FactPublic,
 )
+from api.write_deps import CommitterDep
 from graph.names import search_key
 
 router = APIRouter(prefix="/v1/entities", tags=["entities"])

@@ -6,8 +6,9 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
 
-from api.deps import AsOfDep, CommitterDep, CurateOwner, ReaderDep, ReadOwner, WriteOwner
+from api.deps import AsOfDep, CurateOwner, ReaderDep, ReadOwner, WriteOwner
 from api.schemas import FactCreate, FactCreated, FactDeleted, FactList, FactPublic
+from api.write_deps import CommitterDep
 from committer.proposals import Assertion, Provenance
 
 router = APIRouter(prefix="/v1", tags=["facts"])

@@ -6,8 +6,9 @@ import json
 
 from fastapi import APIRouter
 
-from api.deps import CommitterDep, ReaderDep, ReadOwner, WriteOwner
+from api.deps import ReaderDep, ReadOwner, WriteOwner
 from api.schemas import RunAccepted, RunCreate, RunStatus
+from api.write_deps import CommitterDep
 
 router = APIRouter(prefix="/v1/runs", tags=["runs"])
 

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 import pytest
 
 from committer.proposals import EntityRef, Proposal
-from committer.registry import REGISTRY
 from curator.extract import extract_message, extract_run, split_sentences
+from graph.attributes import REGISTRY
 
 # Monday 2023-05-08 13:56 UTC.
 AT = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)

@@ -129,8 +129,8 @@ def test_other_offsets_keep_the_speakers_day():
     """At 01:00+02:00 on May 9 the speaker's "today" is May 9 local: from 22:00Z on May 8."""
     at = datetime(2023, 5, 9, 1, 0, tzinfo=timezone(timedelta(hours=2)))
     w = resolve("today", at)
-    assert w is not None and w.start == datetime(2023, 5, 8, 22, 0, tzinfo=timezone.utc)
-    assert w.end == datetime(2023, 5, 9, 22, 0, tzinfo=timezone.utc)
+    assert w is not None and w.start == datetime(2023, 5, 8, 22, 0, tzinfo=UTC)
+    assert w.end == datetime(2023, 5, 9, 22, 0, tzinfo=UTC)
 
 
 def test_naive_at_is_rejected():

@@ -1,5 +1,8 @@
 """The attribute registry: each attribute's default cardinality and its area (CONTRACT §2.1).
 
+Pure data, kept in `graph` (which imports nothing of ours) so the committer and the
+read path (prefetch) share it without the read path importing the committer.
+
 The curator writes under these snake_case names, so facts from chat and from REST meet
 on one attribute (where someone lives is always `location`).
 """
