@@ -33,15 +33,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from neo4j import Driver  # noqa: E402
+from neo4j import Driver
 
-from committer.apply import Committer  # noqa: E402
-from committer.proposals import Assertion  # noqa: E402
-from graph.driver import connect  # noqa: E402
-from graph.reader import Reader  # noqa: E402
-from graph.schema import ensure_schema  # noqa: E402
-from graph.time import FAR_FUTURE, AsOf  # noqa: E402
-from graph.writer import Writer  # noqa: E402
+from committer.apply import Committer
+from committer.proposals import Assertion
+from graph.driver import connect
+from graph.reader import Reader
+from graph.schema import ensure_schema
+from graph.time import FAR_FUTURE, AsOf
+from graph.writer import Writer
 
 T0 = datetime(2020, 1, 1, tzinfo=UTC)
 R0 = datetime(2024, 1, 1, tzinfo=UTC)

@@ -22,10 +22,17 @@ Rules (CONTRACT §2.1, §2.2), N = (value, [a, b)) committed at t:
   those rows are retracted; the new row takes the status of whichever row supplies
   its end (N on a tie), and N's provenance.
 * Forget F: retract F, record [F.from, min(F.to, t)) `invalidated` unless F.from >= t.
-* Retract X: retract X; the rows X pushed out (rule 2 when X was written, and,
-  transitively, those pushed out by rows coalesced into X) come back, in order of
-  valid_from, over the parts of X's window they shared that no current row covers,
-  coalescing with rows of their value.
+* Retract X (it was never true: the assertion is undone): X is retracted with no
+  replacement. X's *lineage* is X and every row it continues, transitively (a row
+  continues the rows it was recorded in place of: a remainder its original, a forgotten
+  row's `invalidated` remnant the forgotten row, a brought-back row the rows it brings
+  back and the rows of its value it joined). The lineage's windows, less what the
+  other current rows cover, go back to what held there before: the rows any lineage row
+  pushed out (rule 2) or folded in (a same-value row coalesced into an assertion),
+  nearest in the lineage first, then most recently recorded first, each over what is
+  left of its old window. Brought-back parts coalesce with the current rows of their
+  value, and with each other (a part joined to an earlier-brought-back part keeps that
+  part's value and provenance).
 """
 
 from __future__ import annotations
@@ -56,7 +63,9 @@ class Row:
 
     Attributes:
         pushed: ids of rows of other values this row's assertion retracted (rule 2).
-        merged: ids of rows of its own value coalesced into it.
+        folded: ids of rows of its value its assertion coalesced into it.
+        continues: ids of the rows it was recorded in place of (the row it is a
+            remainder of or invalidates; the rows it brings back and those it joined).
     """
 
     id: str
@@ -72,7 +81,8 @@ class Row:
     status: str
     provenance: Any = None
     pushed: list[str] = field(default_factory=list)
-    merged: list[str] = field(default_factory=list)
+    folded: list[str] = field(default_factory=list)
+    continues: list[str] = field(default_factory=list)
 
     def key(self) -> tuple[Any, ...]:
         """What tests compare between the model and the store."""
@@ -233,11 +243,11 @@ class Oracle:
             if r.valid_to > end:
                 recorded.append(self._carry(r, t, end, r.valid_to, r.status))
 
-        start, stop, status, merged = self._coalesce(entity, attribute, key, a, end, status, t)
-        retracted.extend(merged)
+        joined = self._coalesce(entity, attribute, key, a, end, status, t)
+        retracted.extend(joined.retracted)
         new = self._record(
-            t, entity, attribute, value, key, cardinality, start, stop, status, provenance,
-            pushed=[r.id for r in pushed], merged=[r.id for r in merged],
+            t, entity, attribute, value, key, cardinality, joined.start, joined.stop,
+            joined.status, provenance, pushed=[r.id for r in pushed], folded=joined.joined,
         )
         recorded.append(new)
         return Outcome(
@@ -262,40 +272,55 @@ class Oracle:
         """Retract a current row at t: it was never true (CONTRACT §2.2)."""
         self._tick(t)
         x = self._current_row(row_id)
+        lineage = self.lineage(x)
+        before: dict[str, tuple[int, Row]] = {}
+        for row, depth in lineage:
+            for i in (*row.pushed, *row.folded):
+                if i not in before or depth < before[i][0]:
+                    before[i] = (depth, self._by_id[i])
         self._retract(x, t)
-        retracted, recorded = [x], []
-        others = self.current(x.entity, x.attribute)
-        gaps = _subtract_all([(x.valid_from, x.valid_to)], others)
-        for p in sorted(self.pushed_out(x), key=lambda r: (r.valid_from, r.recorded_at)):
+        gaps: list[tuple[Any, Any]] = []
+        for row, _ in lineage:
+            gaps = [*_subtract(gaps, row.valid_from, row.valid_to), (row.valid_from, row.valid_to)]
+        gaps = _subtract_all(gaps, self.current(x.entity, x.attribute))
+        pieces: list[tuple[Any, Any, Row]] = []
+        for _, p in sorted(before.values(), key=lambda dp: (dp[0], _desc(dp[1].recorded_at))):
             for g_start, g_stop in list(gaps):
                 s, e = max(g_start, p.valid_from), min(g_stop, p.valid_to)
-                if not s < e:
-                    continue
-                lo, hi, status, merged = self._coalesce(
-                    p.entity, p.attribute, p.norm, s, e, p.status, t
+                if s < e:
+                    pieces.append((s, e, p))
+                    gaps = _subtract(gaps, s, e)
+        retracted, recorded = [x], []
+        for s, e, p in sorted(pieces, key=lambda piece: piece[0]):
+            joined = self._coalesce(p.entity, p.attribute, p.norm, s, e, p.status, t)
+            retracted.extend(joined.retracted)
+            recorded = [r for r in recorded if r.id not in joined.dropped]
+            value, provenance = p.value, p.provenance
+            if joined.first is not None:
+                value, provenance = joined.first.value, joined.first.provenance
+            recorded.append(
+                self._record(
+                    t, p.entity, p.attribute, value, p.norm, p.cardinality, joined.start,
+                    joined.stop, joined.status, provenance,
+                    continues=[p.id, *joined.continues],
                 )
-                retracted.extend(merged)
-                recorded.append(
-                    self._record(
-                        t, p.entity, p.attribute, p.value, p.norm, p.cardinality, lo, hi,
-                        status, p.provenance, merged=[r.id for r in merged],
-                    )
-                )
-                gaps = _subtract(gaps, s, e)
+            )
         return Outcome("retracted", None, (), tuple(retracted), tuple(recorded))
 
-    def pushed_out(self, x: Row) -> list[Row]:
-        """Rows x pushed out, and those pushed out by rows coalesced into x, transitively."""
-        out: list[Row] = []
-        seen: set[str] = set()
-        todo = [x]
-        while todo:
-            r = todo.pop()
-            if r.id in seen:
-                continue
-            seen.add(r.id)
-            out.extend(self._by_id[i] for i in r.pushed)
-            todo.extend(self._by_id[i] for i in r.merged)
+    def lineage(self, x: Row) -> list[tuple[Row, int]]:
+        """x and every row it continues, transitively, each with its distance from x."""
+        out: list[tuple[Row, int]] = []
+        seen = {x.id}
+        frontier, depth = [x], 0
+        while frontier:
+            out.extend((r, depth) for r in frontier)
+            nxt = []
+            for r in frontier:
+                for i in r.continues:
+                    if i not in seen:
+                        seen.add(i)
+                        nxt.append(self._by_id[i])
+            frontier, depth = nxt, depth + 1
         return out
 
     # -- internals -------------------------------------------------------------------
@@ -325,26 +350,42 @@ class Oracle:
         stop: Any,
         status: str,
         t: Any,
-    ) -> tuple[Any, Any, str, list[Row]]:
-        """Widen [start, stop) over touching rows of `key`, to a fixed point; retract them."""
-        merged: list[Row] = []
+    ) -> _Joined:
+        """Widen [start, stop) over touching current rows of `key`, to a fixed point.
+
+        Rows recorded before this commit are retracted. A row recorded earlier in this
+        same commit (a part brought back by the same retract) never existed on its own:
+        it is dropped, and the new row continues what it continued.
+        """
+        out = _Joined(start, stop, status)
         changed = True
         while changed:
             changed = False
             for r in self.current(entity, attribute):
-                if r.norm != key or not (r.valid_from <= stop and start <= r.valid_to):
+                if r.norm != key or not (r.valid_from <= out.stop and out.start <= r.valid_to):
                     continue
-                merged.append(self._retract(r, t))
-                start = min(start, r.valid_from)
-                if r.valid_to > stop:
-                    stop, status = r.valid_to, r.status
+                if r.recorded_at == t:
+                    self.rows.remove(r)
+                    del self._by_id[r.id]
+                    out.dropped.add(r.id)
+                    out.continues.extend(r.continues)
+                    if out.first is None or r.valid_from < out.first.valid_from:
+                        out.first = r
+                else:
+                    out.retracted.append(self._retract(r, t))
+                    out.joined.append(r.id)
+                    out.continues.append(r.id)
+                out.start = min(out.start, r.valid_from)
+                if r.valid_to > out.stop:
+                    out.stop, out.status = r.valid_to, r.status
                 changed = True
-        return start, stop, status, merged
+        return out
 
     def _carry(self, r: Row, t: Any, start: Any, stop: Any, status: str) -> Row:
+        """Record part of `r` again, as its continuation."""
         return self._record(
             t, r.entity, r.attribute, r.value, r.norm, r.cardinality, start, stop, status,
-            r.provenance,
+            r.provenance, continues=[r.id],
         )
 
     def _record(
@@ -360,7 +401,8 @@ class Oracle:
         status: str,
         provenance: Any,
         pushed: list[str] | None = None,
-        merged: list[str] | None = None,
+        folded: list[str] | None = None,
+        continues: list[str] | None = None,
     ) -> Row:
         r = Row(
             id=f"o{next(self._ids)}",
@@ -376,11 +418,39 @@ class Oracle:
             status=status,
             provenance=provenance,
             pushed=list(pushed or ()),
-            merged=list(merged or ()),
+            folded=list(folded or ()),
+            continues=list(continues or ()),
         )
         self.rows.append(r)
         self._by_id[r.id] = r
         return r
+
+
+@dataclass(slots=True)
+class _Joined:
+    """The result of coalescing: the widened window, its status, and what it absorbed."""
+
+    start: Any
+    stop: Any
+    status: str
+    retracted: list[Row] = field(default_factory=list)
+    dropped: set[str] = field(default_factory=set)
+    joined: list[str] = field(default_factory=list)
+    continues: list[str] = field(default_factory=list)
+    first: Row | None = None
+
+
+def _desc(t: Any) -> _Reversed:
+    """Sort key putting later times first (works for datetimes and numbers)."""
+    return _Reversed(t)
+
+
+@dataclass(frozen=True, slots=True)
+class _Reversed:
+    value: Any
+
+    def __lt__(self, other: _Reversed) -> bool:
+        return bool(other.value < self.value)
 
 
 def _subtract(gaps: list[tuple[Any, Any]], start: Any, stop: Any) -> list[tuple[Any, Any]]:
@@ -400,3 +470,13 @@ def _subtract_all(gaps: list[tuple[Any, Any]], rows: Iterable[Row]) -> list[tupl
     for r in rows:
         gaps = _subtract(gaps, r.valid_from, r.valid_to)
     return gaps
+
+
+def store_key(fact: Any) -> tuple[Any, ...]:
+    """`Row.key()` of a store row (a `graph.records.FactRecord`)."""
+    return (fact.attribute, fact.value, fact.valid_from, fact.valid_to, fact.status)
+
+
+def store_full_key(fact: Any) -> tuple[Any, ...]:
+    """`Row.full_key()` of a store row."""
+    return (*store_key(fact), fact.recorded_at, fact.retracted_at)

@@ -70,7 +70,7 @@ def test_prefetch_block(api: Api) -> None:
     block = first["block"]
     assert block.startswith("## Known World State\n") and "not instruction" in block
     assert "answer_style: terse" in block and "location: Porto" in block and "**Ana Sousa**" in block
-    assert "told by you" in block
+    assert "entered by you" in block  # asserted over REST (source user_edit)
     assert block.index("Preferences") < block.index("Mentioned")
     small = api.post("/v1/prefetch", dict(body, max_chars=260)).json()["block"]
     assert len(small) <= 260 and all(line == line.rstrip() for line in small.splitlines())

@@ -8,14 +8,21 @@ written `(id, value, from_month, to_month | None, status)`; a planned row is
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from committer.rules.normalize import value_norm
-from committer.rules.plan import NewValue, Plan, plan_assert, plan_end, plan_retract
+from committer.rules.plan import (
+    NewValue,
+    Plan,
+    Predecessor,
+    plan_assert,
+    plan_end,
+    plan_retract,
+)
 from graph.errors import InvalidInterval
 from graph.records import FactRecord
 from graph.time import FAR_FUTURE
@@ -40,7 +47,9 @@ def month_of(at: datetime) -> int | None:
     return (at.year - 2024) * 12 + at.month
 
 
-def fact(spec: RowT, cardinality: str = "one", source: str = "user_edit") -> FactRecord:
+def fact(
+    spec: RowT, cardinality: str = "one", source: str = "user_edit", recorded: int = 0
+) -> FactRecord:
     row_id, value, start, stop, status = spec
     return FactRecord(
         id=row_id,
@@ -53,7 +62,7 @@ def fact(spec: RowT, cardinality: str = "one", source: str = "user_edit") -> Fac
         cardinality=cardinality,
         valid_from=m(start),
         valid_to=m(stop),
-        recorded_at=RECORDED,
+        recorded_at=RECORDED + timedelta(minutes=recorded),
         retracted_at=FAR_FUTURE,
         status=status,
         source=source,
@@ -221,7 +230,8 @@ def test_plan_assert_lineage() -> None:
     primary = plan.record[plan.primary]
     assert (m_or(primary.valid_from), month_of(primary.valid_to)) == (5, None)
     assert primary.supersedes == ("p",)
-    assert primary.replaces == ("b",)
+    assert primary.coalesces == ("b",)
+    assert primary.replaces == ()
     assert primary.value.provenance["evidence"] == "new"
     remainder = next(r for r in plan.record if r.role == "remainder")
     assert remainder.replaces == ("p",)
@@ -258,53 +268,91 @@ def test_plan_end(name: str, row: RowT, until: int, record: list[SpecT]) -> None
 
 @dataclass(frozen=True)
 class RetractCase:
+    """Retract `row`; `lineage` lists the windows of the rows it continues (its own is
+    added); `before` the rows it (or a row it continues) pushed out or folded in, as
+    (row, depth, minutes after RECORDED it was recorded); `others` the other current rows."""
+
     name: str
     row: RowT
-    pushed_out: list[RowT]
+    before: list[tuple[RowT, int, int]]
     others: list[RowT]
     retract: set[str]
     record: list[SpecT]
+    lineage: list[tuple[int, int | None]] = field(default_factory=list)
 
 
 RETRACT_CASES = [
     RetractCase("nothing pushed out: retract only", ("x", "Berlin", 5, None, "active"), [],
                 [("p", "Paris", 1, 5, "superseded")], {"x"}, []),
     RetractCase("the earlier value holds on after the scrapped move",
-                ("x", "Berlin", 5, None, "active"), [("p0", "Paris", 1, None, "active")],
+                ("x", "Berlin", 5, None, "active"), [(("p0", "Paris", 1, None, "active"), 0, 0)],
                 [("p", "Paris", 1, 5, "superseded")], {"x", "p"},
                 [("Paris", 1, None, "active", "restored")]),
     RetractCase("a closed window is filled back and joined on both sides",
-                ("x", "Berlin", 3, 6, "active"), [("p0", "Paris", 1, None, "active")],
+                ("x", "Berlin", 3, 6, "active"), [(("p0", "Paris", 1, None, "active"), 0, 0)],
                 [("p1", "Paris", 1, 3, "superseded"), ("p2", "Paris", 6, None, "active")],
                 {"x", "p1", "p2"}, [("Paris", 1, None, "active", "restored")]),
     RetractCase("only the part the old window shared comes back",
-                ("x", "Berlin", 1, None, "active"), [("p0", "Paris", 3, 6, "active")], [],
-                {"x"}, [("Paris", 3, 6, "active", "restored")]),
+                ("x", "Berlin", 1, None, "active"), [(("p0", "Paris", 3, 6, "active"), 0, 0)],
+                [], {"x"}, [("Paris", 3, 6, "active", "restored")]),
     RetractCase("only the part no current row covers comes back",
-                ("x", "Berlin", 3, None, "active"), [("p0", "Paris", 1, None, "active")],
+                ("x", "Berlin", 3, None, "active"), [(("p0", "Paris", 1, None, "active"), 0, 0)],
                 [("r", "Rome", 6, None, "active")], {"x"},
                 [("Paris", 3, 6, "active", "restored")]),
     RetractCase("several values come back in order, each with its status",
                 ("x", "Oslo", 2, 7, "active"),
-                [("p0", "Paris", 1, 3, "superseded"), ("r0", "Rome", 3, 6, "superseded"),
-                 ("b0", "Berlin", 6, None, "active")],
+                [(("p0", "Paris", 1, 3, "superseded"), 0, 0),
+                 (("r0", "Rome", 3, 6, "superseded"), 0, 0),
+                 (("b0", "Berlin", 6, None, "active"), 0, 0)],
                 [("p", "Paris", 1, 2, "superseded"), ("b", "Berlin", 7, None, "active")],
                 {"x", "p", "b"},
                 [("Berlin", 6, None, "active", "restored"),
                  ("Paris", 1, 3, "superseded", "restored"),
                  ("Rome", 3, 6, "superseded", "restored")]),
-    RetractCase("two restored parts of one value that touch become one row",
+    RetractCase("two brought-back parts of one value that touch are one row",
                 ("x", "Berlin", 1, 12, "active"),
-                [("a1", "Paris", 1, 5, "active"), ("a2", "Paris", 5, 12, "active")], [],
-                {"x"}, [("Paris", 1, 12, "active", "restored")]),
+                [(("a1", "Paris", 1, 5, "active"), 0, 0), (("a2", "Paris", 5, 12, "active"), 0, 1)],
+                [], {"x"}, [("Paris", 1, 12, "active", "restored")]),
+    RetractCase("a remainder undoes its whole claim: Paris holds until Rome",
+                ("x", "Berlin", 5, 8, "superseded"), [(("p0", "Paris", 1, None, "active"), 1, 0)],
+                [("p", "Paris", 1, 5, "superseded"), ("r", "Rome", 8, None, "active")],
+                {"x", "p"}, [("Paris", 1, 8, "active", "restored")], lineage=[(5, None)]),
+    RetractCase("a forgotten remnant undoes its whole claim",
+                ("x", "Berlin", 5, 7, "invalidated"),
+                [(("p0", "Paris", 1, None, "active"), 1, 0)],
+                [("p", "Paris", 1, 5, "superseded")], {"x", "p"},
+                [("Paris", 1, None, "active", "restored")], lineage=[(5, None)]),
+    RetractCase("a row of the same value folded in comes back",
+                ("x", "Paris", 1, None, "active"), [(("p0", "Paris", 3, None, "active"), 0, 0)],
+                [], {"x"}, [("Paris", 3, None, "active", "restored")]),
+    RetractCase("the predecessor nearest in the lineage wins",
+                ("x", "Berlin", 1, None, "active"),
+                [(("far", "Rome", 1, None, "active"), 1, 5),
+                 (("near", "Paris", 1, None, "active"), 0, 0)],
+                [], {"x"}, [("Paris", 1, None, "active", "restored")], lineage=[(1, None)]),
+    RetractCase("at equal depth the most recently recorded wins",
+                ("x", "Berlin", 1, None, "active"),
+                [(("old", "Rome", 1, None, "active"), 0, 1),
+                 (("new", "Paris", 3, None, "active"), 0, 2)],
+                [], {"x"},
+                [("Paris", 3, None, "active", "restored"),
+                 ("Rome", 1, 3, "active", "restored")]),
+    RetractCase("parts of one value on both sides of a row of that value are one row",
+                ("x", "Berlin", 1, 2, "superseded"), [(("p0", "Paris", 0, None, "active"), 1, 0)],
+                [("p1", "Paris", 0, 1, "superseded"), ("p2", "Paris", 2, 4, "active"),
+                 ("p3", "Paris", 5, None, "active")],
+                {"x", "p1", "p2", "p3"}, [("Paris", 0, None, "active", "restored")],
+                lineage=[(1, 5)]),
 ]
 
 
 @pytest.mark.parametrize("case", RETRACT_CASES, ids=lambda c: c.name)
 def test_plan_retract(case: RetractCase) -> None:
-    """Retract undoes a row and brings back what it pushed out where nothing covers it (§2.2)."""
+    """Retract undoes the claim: what held before comes back where nothing covers it (§2.2)."""
     row = fact(case.row)
-    plan = plan_retract(row, [fact(r) for r in case.pushed_out], [row, *map(fact, case.others)])
+    lineage = [(row.valid_from, row.valid_to), *((m(a), m(b)) for a, b in case.lineage)]
+    before = [Predecessor(fact(r, recorded=minutes), depth) for r, depth, minutes in case.before]
+    plan = plan_retract(row, lineage, before, [row, *map(fact, case.others)])
     assert plan.effect == "retracted"
     assert set(plan.retract) == case.retract
     assert len(plan.retract) == len(set(plan.retract))
@@ -315,10 +363,11 @@ def test_plan_retract_restores_provenance() -> None:
     """A value that comes back carries its own provenance, not the retracted row's."""
     row = fact(("x", "Berlin", 5, None, "active"))
     old = fact(("p0", "Paris", 1, None, "active"), source="user_stated")
-    plan = plan_retract(row, [old], [row])
+    plan = plan_retract(row, [(row.valid_from, row.valid_to)], [Predecessor(old, 0)], [row])
     (restored,) = plan.record
     assert restored.value.provenance["source"] == "user_stated"
     assert restored.value.provenance["evidence"] == "evidence of p0"
+    assert "p0" in restored.replaces
 
 
 # -- plan_assert against the oracle, over states the oracle reaches --------------------
