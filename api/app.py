@@ -12,7 +12,7 @@ from fastapi.responses import JSONResponse
 from neo4j import Driver
 
 from api import errors
-from api.deps import TokenCache
+from api.deps import PrincipalDep, TokenCache
 from api.limits import BodyLimit
 from api.routes import entities, facts, prefetch, runs
 from api.settings import Settings
@@ -67,6 +67,11 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         """Liveness and store reachability: 200 `{status: "ok"}` or 503 problem+json."""
         app.state.reader.ping()
         return JSONResponse({"status": "ok"})
+
+    @app.get("/v1/me", tags=["health"])
+    def me(principal: PrincipalDep) -> JSONResponse:
+        """The caller as its token says: `{owner, scopes}` (any valid token)."""
+        return JSONResponse({"owner": principal.owner, "scopes": sorted(principal.scopes)})
 
     for module in (entities, facts, runs, prefetch):
         app.include_router(module.router)

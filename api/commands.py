@@ -12,7 +12,7 @@ import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, NoReturn
 
 import httpx
 import typer
@@ -109,6 +109,8 @@ def token_create(
     scopes: Annotated[str, typer.Option(help="comma-separated: read,write,curate,admin")] = "read",
 ) -> None:
     """Create a bearer token; the token is the last line printed (only its hash is stored)."""
+    if not owner.strip():
+        _fail("--owner must not be empty")
     chosen = [s.strip() for s in scopes.split(",") if s.strip()]
     unknown = sorted(set(chosen) - set(SCOPES))
     if unknown or not chosen:
@@ -133,37 +135,61 @@ def import_locomo(
     timeout: Annotated[float, typer.Option(help="seconds to wait for the curator")] = 600.0,
 ) -> None:
     """Post each session of a LoCoMo conversation as a run (its date as the messages' time, UTC)."""
-    from curator.locomo import load_locomo
+    from curator.locomo import LocomoFormatError, load_locomo
 
-    runs = load_locomo(file)
+    if not owner.strip():
+        _fail("--owner must not be empty")
+    try:
+        runs = load_locomo(file)
+    except (LocomoFormatError, ValueError) as exc:
+        _fail(f"{file} is not a LoCoMo conversation: {exc}")
     if token is None:
         settings = Settings()
         with open_store(settings, start_local=False) as driver:
             token, _ = Committer(driver, settings.neo4j_database).create_token(
                 owner, ["read", "write"])
     headers = {"Authorization": f"Bearer {token}"}
-    with httpx.Client(base_url=api, headers=headers, timeout=60.0) as client:
-        for run in runs:
-            r = client.post("/v1/runs", json=run)
-            if r.status_code != 202:
-                typer.echo(f"error: run {run['id']}: {r.status_code} {r.text}", err=True)
-                raise typer.Exit(1)
-        typer.echo(f"posted {len(runs)} runs of {file.name} for owner {owner!r}")
-        if not wait:
-            return
-        deadline = time.monotonic() + timeout
-        pending = [run["id"] for run in runs]
-        totals = {"proposals": 0, "committed": 0, "failed": 0}
-        while pending and time.monotonic() < deadline:
-            status = client.get(f"/v1/runs/{pending[0]}").json()
-            if status["status"] in ("done", "failed", "skipped"):
-                pending.pop(0)
-                totals["proposals"] += status["proposals"]
-                totals["committed"] += status["committed"]
-                totals["failed"] += status["status"] == "failed"
-            else:
-                time.sleep(0.2)
-        if pending:
-            typer.echo(f"error: {len(pending)} runs still queued after {timeout:.0f} s", err=True)
-            raise typer.Exit(1)
-        typer.echo(json.dumps(totals))
+    try:
+        with httpx.Client(base_url=api, headers=headers, timeout=60.0) as client:
+            _post_runs(client, runs, file, owner, wait, timeout)
+    except httpx.HTTPError as exc:
+        _fail(f"cannot reach the worldstate API at {api} ({exc}); is `worldstate serve` "
+              "running there? Use --api to point at it.")
+
+
+def _post_runs(client: httpx.Client, runs: list[dict[str, Any]], file: Path, owner: str,
+               wait: bool, timeout: float) -> None:
+    """Post the runs, then (with `wait`) follow them until the curator has taken each."""
+    me = client.get("/v1/me")
+    if me.status_code != 200:
+        _fail(f"the API refused the token: {me.status_code} {me.text}")
+    if me.json()["owner"] != owner:
+        _fail(f"the token belongs to owner {me.json()['owner']!r}, not {owner!r}")
+    for run in runs:
+        r = client.post("/v1/runs", json=run)
+        if r.status_code != 202:
+            _fail(f"run {run['id']}: {r.status_code} {r.text}")
+    typer.echo(f"posted {len(runs)} runs of {file.name} for owner {owner!r}")
+    if not wait:
+        return
+    deadline = time.monotonic() + timeout
+    pending = [run["id"] for run in runs]
+    totals = {"proposals": 0, "committed": 0, "failed": 0}
+    while pending and time.monotonic() < deadline:
+        status = client.get(f"/v1/runs/{pending[0]}").json()
+        if status["status"] in ("done", "failed", "skipped"):
+            pending.pop(0)
+            totals["proposals"] += status["proposals"]
+            totals["committed"] += status["committed"]
+            totals["failed"] += status["status"] == "failed"
+        else:
+            time.sleep(0.2)
+    if pending:
+        _fail(f"{len(pending)} runs still queued after {timeout:.0f} s")
+    typer.echo(json.dumps(totals))
+
+
+def _fail(message: str) -> NoReturn:
+    """Print `error: message` on stderr and exit with status 1."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(1)

@@ -152,6 +152,9 @@ class Committer:
     def forget(self, owner: str, fact_id: str) -> RetractResult:
         """Forget a fact: it no longer holds from now on (CONTRACT §2.2).
 
+        Forgetting a row that is already `invalidated` and ended changes nothing: the
+        result names no retracted row and returns that row.
+
         Raises:
             NotFound: no such row for this owner.
             Conflict: the row is already retracted (it is not current knowledge).
@@ -160,6 +163,8 @@ class Committer:
         def work(w: WriteTx) -> RetractResult:
             t = w.begin_commit(owner, utcnow())
             row = _current(w, owner, fact_id)
+            if row.status == "invalidated" and row.valid_to <= t:
+                return RetractResult((), row, (), t)  # already forgotten: nothing changes
             batch = Batch(w, owner, t)
             created = batch.execute(plan_end(row, t), row.entity_id, row.attribute)
             batch.flush()
@@ -192,7 +197,8 @@ class Committer:
     # --- runs ----------------------------------------------------------------------------
 
     def submit_run(
-        self, owner: str, *, run_id: str, chat_id: str, surface: str | None, payload: str
+        self, owner: str, *, run_id: str, chat_id: str, surface: str | None, payload: str,
+        canonical: str | None = None,
     ) -> tuple[RunRecord, bool]:
         """Queue a finished run for the curator; idempotent on run id (CONTRACT §4).
 
@@ -202,6 +208,8 @@ class Committer:
             chat_id: the chat it came from.
             surface: where it ran, or None.
             payload: the run as JSON text (messages, observations).
+            canonical: the form compared for idempotency (e.g. with times in UTC, so the
+                same instant written in another offset is the same run); default payload.
 
         Returns:
             (the stored run, True if this call queued it).
@@ -209,7 +217,7 @@ class Committer:
         Raises:
             Conflict: the run id was posted before with different content.
         """
-        digest = hashlib.sha256(payload.encode()).hexdigest()
+        digest = hashlib.sha256((canonical or payload).encode()).hexdigest()
 
         def work(w: WriteTx) -> tuple[RunRecord, bool]:
             ensure_owner(w, owner)

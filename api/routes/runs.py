@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC
 
 from fastapi import APIRouter
 
@@ -19,13 +20,22 @@ def post_run(body: RunCreate, owner: WriteOwner, committer: CommitterDep) -> Run
 
     Body: `{id, chat_id, surface?, messages: [{id?, role, speaker?, text, at}],
     observations?}`; every `at` needs an offset. Returns 202 `{id, status}`.
+    The payload is kept as sent (message offsets decide the speaker's days); the
+    same instants written in other offsets count as the same content.
     Errors: 409 when the id was posted before with different content; 413/422 over
     the bounds in README.md. Needs scope `write`.
     """
-    payload = json.dumps(body.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    payload = _json(body.model_dump(mode="json"))
+    utc = body.model_copy(update={"messages": [
+        m.model_copy(update={"at": m.at.astimezone(UTC)}) for m in body.messages]})
     run, _ = committer.submit_run(owner, run_id=body.id, chat_id=body.chat_id,
-                                  surface=body.surface, payload=payload)
+                                  surface=body.surface, payload=payload,
+                                  canonical=_json(utc.model_dump(mode="json")))
     return RunAccepted(id=run.id, status=run.status)
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 @router.get("/{run_id}", response_model=RunStatus)

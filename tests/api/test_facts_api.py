@@ -205,3 +205,14 @@ def test_chunked_body_over_the_limit_is_413(api: Api) -> None:
     r = api.client.post("/v1/runs", content=chunks(), headers={**api.headers, "Content-Type": "application/json"})
     assert r.status_code == 413 and r.headers["content-type"].startswith("application/problem+json")
     assert api.get("/v1/runs/big").status_code == 404
+
+
+def test_forgetting_twice_changes_nothing(api: Api) -> None:
+    """Regression: forgetting an already forgotten row wrote a new identical version each time."""
+    me = api.entity("Me")["id"]
+    fact = api.fact(me, attribute="likes", value="tea", valid_from="2024-01-01T00:00:00Z")["fact"]
+    gone = api.delete(f"/v1/facts/{fact['id']}").json()["fact"]
+    again = api.delete(f"/v1/facts/{gone['id']}").json()
+    assert again == {"retracted": [], "fact": gone}
+    audit = api.get(f"/v1/entities/{me}/history", params={"include_retracted": "true"})
+    assert len(audit.json()["items"]) == 2

@@ -92,3 +92,13 @@ def test_prefetch_degrades_when_the_store_fails(api: Api, app: Any) -> None:
         app.state.prefetch_reader = healthy
         dead.close()
     assert r.status_code == 200 and r.json() == {"block": "", "items": [], "degraded": True}
+
+
+def test_same_run_in_another_offset_is_the_same_run(api: Api) -> None:
+    """Regression: the same instants written with another offset were a 409."""
+    body = _run("run-tz", [("user", "I like tea.", "2024-03-10T10:00:00Z")])
+    assert api.post("/v1/runs", body).status_code == 202
+    shifted = _run("run-tz", [("user", "I like tea.", "2024-03-10T11:00:00+01:00")])
+    assert api.post("/v1/runs", shifted).status_code == 202
+    other = _run("run-tz", [("user", "I like tea.", "2024-03-10T11:00:00Z")])
+    assert api.post("/v1/runs", other).status_code == 409
