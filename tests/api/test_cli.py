@@ -46,7 +46,7 @@ def server(neo4j_driver: Any) -> Iterator[str]:
 
 def _conversation(path: Path) -> Path:
     """A tiny LoCoMo-format conversation written by the test itself."""
-    turns = lambda n, items: [  # noqa: E731
+    turns = lambda n, items: [
         {"speaker": who, "dia_id": f"D{n}:{i + 1}", "text": text} for i, (who, text) in enumerate(items)
     ]
     path.write_text(json.dumps({
