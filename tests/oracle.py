@@ -22,6 +22,7 @@ Rules (CONTRACT §2.1, §2.2), N = (value, [a, b)) committed at t:
   those rows are retracted; the new row takes the status of whichever row supplies
   its end (N on a tie), and N's provenance.
 * Forget F: retract F, record [F.from, min(F.to, t)) `invalidated` unless F.from >= t.
+  Forgetting a row already `invalidated` and ended by t changes nothing.
 * Retract X (it was never true: the assertion is undone): X is retracted with no
   replacement. X's *lineage* is X and every row it continues, transitively (a row
   continues the rows it was recorded in place of: a remainder its original, a forgotten
@@ -262,6 +263,8 @@ class Oracle:
         """Forget a current row at t: it no longer holds (CONTRACT §2.2)."""
         self._tick(t)
         f = self._current_row(row_id)
+        if f.status == INVALIDATED and f.valid_to <= t:
+            return Outcome("forgotten", f)  # already forgotten and ended: nothing changes
         self._retract(f, t)
         if not f.valid_from < t:
             return Outcome("forgotten", None, (), (f,), ())
