@@ -293,7 +293,8 @@ class Oracle:
                 if s < e:
                     pieces.append((s, e, p))
                     gaps = _subtract(gaps, s, e)
-        retracted, recorded = [x], []
+        retracted: list[Row] = [x]
+        recorded: list[Row] = []
         for s, e, p in sorted(pieces, key=lambda piece: piece[0]):
             joined = self._coalesce(p.entity, p.attribute, p.norm, s, e, p.status, t)
             retracted.extend(joined.retracted)

@@ -297,22 +297,47 @@ def plan_retract(
             if start < stop:
                 pieces.append((start, stop, old))
                 gaps = _subtract(gaps, start, stop)
-    pieces.sort(key=lambda p: p[0])
-    merged: list[tuple[datetime, datetime, FactRecord, str, list[str]]] = []
-    for start, stop, old in pieces:
-        last = merged[-1] if merged else None
-        if last and last[1] == start and last[2].value_norm == old.value_norm:
-            merged[-1] = (last[0], stop, last[2], old.status, [*last[4], old.id])
-        else:
-            merged.append((start, stop, old, old.status, [old.id]))
-    for start, stop, old, status, sources in merged:
-        same = [r for r in remaining
-                if r.value_norm == old.value_norm and r.id not in plan.retract]
-        lo, hi, status, folded = _coalesce(same, start, stop, status, plan)
-        plan.record.append(
-            RowSpec(_carry(old), lo, hi, status, "restored", (*dict.fromkeys(sources), *folded))
-        )
+    by_value: dict[str, list[tuple[datetime, datetime, FactRecord]]] = {}
+    for piece in pieces:
+        by_value.setdefault(piece[2].value_norm, []).append(piece)
+    for norm in sorted(by_value):
+        same = [r for r in remaining if r.value_norm == norm]
+        for start, stop, status, carrier, continues in _join(by_value[norm], same):
+            plan.retract.extend(i for i in continues if i in {r.id for r in same})
+            plan.record.append(RowSpec(_carry(carrier), start, stop, status, "restored",
+                                       tuple(continues)))
     return Plan(effect="retracted", retract=tuple(plan.retract), record=tuple(plan.record))
+
+
+def _join(
+    pieces: Sequence[tuple[datetime, datetime, FactRecord]],
+    rows: Sequence[FactRecord],
+) -> list[tuple[datetime, datetime, str, FactRecord, list[str]]]:
+    """Join restored pieces of one value with each other and with current rows of that
+    value that they overlap or touch, into maximal runs.
+
+    Returns, per run that contains a piece: (start, stop, status, the row whose value
+    and provenance it carries, the ids it continues: pieces' sources and folded rows).
+    The status is that of the element supplying the end (a piece, on a tie).
+    """
+    items = [(s, e, old.status, old, old.id, True) for s, e, old in pieces]
+    items += [(r.valid_from, r.valid_to, r.status, r, r.id, False) for r in rows]
+    items.sort(key=lambda it: (it[0], not it[5], it[4]))
+    runs: list[list[tuple[datetime, datetime, str, FactRecord, str, bool]]] = []
+    for item in items:
+        if runs and item[0] <= max(it[1] for it in runs[-1]):
+            runs[-1].append(item)
+        else:
+            runs.append([item])
+    out = []
+    for run in runs:
+        restored = [it for it in run if it[5]]
+        if not restored:
+            continue
+        end = max(run, key=lambda it: (it[1], it[5]))
+        continues = list(dict.fromkeys(it[4] for it in run))
+        out.append((run[0][0], end[1], end[2], restored[0][3], continues))
+    return out
 
 
 def _uncovered(
