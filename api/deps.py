@@ -10,8 +10,8 @@ from typing import Annotated
 
 from fastapi import Depends, HTTPException, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import AwareDatetime
 
+from api.schemas import Timestamp
 from graph.errors import StoreUnavailable
 from graph.names import token_hash
 from graph.reader import Reader
@@ -117,8 +117,8 @@ CurateOwner = Annotated[str, require("curate")]
 
 
 def get_as_of(
-    valid_at: Annotated[AwareDatetime | None, Query(description="RFC 3339 with offset")] = None,
-    known_at: Annotated[AwareDatetime | None, Query(description="RFC 3339 with offset")] = None,
+    valid_at: Annotated[Timestamp | None, Query(description="RFC 3339 with offset")] = None,
+    known_at: Annotated[Timestamp | None, Query(description="RFC 3339 with offset")] = None,
 ) -> AsOf:
     """The `(valid_at, known_at)` query pair, each defaulting to now (CONTRACT §2)."""
     return AsOf.at(valid_at, known_at)
@@ -128,7 +128,7 @@ AsOfDep = Annotated[AsOf, Depends(get_as_of)]
 
 
 def known_at_param(
-    known_at: Annotated[AwareDatetime | None, Query(description="RFC 3339 with offset")] = None,
+    known_at: Annotated[Timestamp | None, Query(description="RFC 3339 with offset")] = None,
 ) -> datetime | None:
     """The optional `known_at` query parameter, in UTC."""
     return None if known_at is None else AsOf.at(known_at=known_at).known_at

@@ -25,8 +25,10 @@ def problem(status: int, title: str, detail: str, **extra: Any) -> JSONResponse:
     return JSONResponse(body, status_code=status, media_type=PROBLEM)
 
 
-def _field(loc: tuple[Any, ...] | list[Any]) -> str:
-    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
+def _field(error: dict[str, Any]) -> str:
+    if error.get("type") == "json_invalid":
+        return "body"
+    parts = [str(p) for p in error.get("loc", ()) if p not in ("body", "query", "path", "header")]
     return ".".join(parts) or "body"
 
 
@@ -36,7 +38,7 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def validation(_: Request, exc: RequestValidationError) -> JSONResponse:
         errors = [
-            {"field": _field(e.get("loc", ())), "message": _message(e)} for e in exc.errors()
+            {"field": _field(e), "message": _message(e)} for e in exc.errors()
         ]
         detail = "; ".join(f"{e['field']}: {e['message']}" for e in errors)
         return problem(422, "Invalid request", detail, errors=errors)
@@ -85,6 +87,8 @@ def install(app: FastAPI) -> None:
 
 
 def _message(error: dict[str, Any]) -> str:
+    if error.get("type") == "json_invalid":
+        return f"the body is not valid JSON ({error.get('ctx', {}).get('error', 'parse error')})"
     if error.get("type") == "timezone_aware":
         return "timestamp needs a UTC offset, e.g. 2024-05-01T09:00:00Z or +02:00"
     return str(error.get("msg", "invalid"))

@@ -141,7 +141,7 @@ def _build(reader: Reader, owner: str, message: str, at: datetime,
 
     prefs = reader.owner_attributes(owner, PREFERENCE_ATTRIBUTES, as_of)
     events = reader.recent(owner, EVENT_ATTRIBUTE, as_of, limit=MAX_EVENTS)
-    hits = mentioned(message, reader.entity_names(owner), {self_id} if self_id else set())
+    hits = mentioned(message, reader.entity_names(owner, as_of.known_at), {self_id} if self_id else set())
     hit_ids = [eid for _, eid in hits[:MAX_ENTITIES]]
     facts = reader.facts_of_entities(owner, hit_ids, as_of) if hit_ids else []
 

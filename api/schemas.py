@@ -8,10 +8,19 @@ listed in README.md.
 from __future__ import annotations
 
 import math
+import re
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_serializer, field_validator
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    field_serializer,
+    field_validator,
+)
 
 from graph.errors import InvalidInput
 from graph.records import EntityRecord, FactRecord
@@ -24,6 +33,29 @@ MAX_MESSAGES = 2_000
 
 
 INT64 = (-(2**63), 2**63 - 1)
+RFC3339 = re.compile(
+    r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})$"
+)
+
+
+def _rfc3339(value: Any) -> Any:
+    """Accept only RFC 3339 text for timestamps (CONTRACT §2): no numbers, no spaces.
+
+    A timestamp without an offset fails later, in `AwareDatetime`, with its own message.
+    """
+    if isinstance(value, datetime):
+        return value
+    if not isinstance(value, str):
+        # ValueError, not TypeError: pydantic turns only ValueError into a 422 naming the field.
+        raise ValueError("a timestamp must be an RFC 3339 string, e.g. 2024-05-01T09:00:00Z")  # noqa: TRY004
+    naive = RFC3339.match(value + "Z") and not RFC3339.match(value)
+    if not RFC3339.match(value) and not naive:
+        raise ValueError("a timestamp must be RFC 3339, e.g. 2024-05-01T09:00:00Z or +02:00")
+    return value
+
+
+Timestamp = Annotated[AwareDatetime, BeforeValidator(_rfc3339)]
+"""An RFC 3339 timestamp with an offset (CONTRACT §2)."""
 
 
 def _no_lone_surrogates(value: Any) -> Any:
@@ -126,6 +158,32 @@ class FactPublic(BaseModel):
         )
 
 
+class CorroborationPublic(BaseModel):
+    """A later assertion of what a row already says (CONTRACT §2.1 rule 1): no new row, but
+    its provenance is kept."""
+
+    id: str
+    source: str
+    evidence: str | None = None
+    reason: str | None = None
+    confidence: float
+    run_id: str | None = None
+    message_id: str | None = None
+    valid_from: datetime
+    valid_to: datetime | None
+    recorded_at: datetime
+
+    @field_serializer("valid_from", "valid_to", "recorded_at")
+    def _utc(self, value: datetime | None) -> str | None:
+        return _z(value)
+
+
+class FactDetail(FactPublic):
+    """`GET /v1/facts/{id}`: the row and the assertions that corroborated it."""
+
+    corroborations: list[CorroborationPublic]
+
+
 class EntityWithFacts(BaseModel):
     """`GET /v1/entities/{id}` response."""
 
@@ -153,8 +211,8 @@ class FactCreate(RequestModel):
     attribute: str = Field(min_length=1, max_length=100, pattern=r"^[a-z][a-z0-9_]*$")
     value: Scalar | None = None
     object_id: str | None = Field(default=None, max_length=100)
-    valid_from: AwareDatetime | None = None
-    valid_to: AwareDatetime | None = None
+    valid_from: Timestamp | None = None
+    valid_to: Timestamp | None = None
     cardinality: Literal["one", "many"] | None = None
     evidence: str | None = Field(default=None, max_length=MAX_TEXT)
     reason: str | None = Field(default=None, max_length=2_000)
@@ -196,7 +254,7 @@ class MessageIn(RequestModel):
     role: Literal["user", "assistant", "tool", "system"]
     speaker: str | None = Field(default=None, max_length=MAX_NAME)
     text: str = Field(max_length=MAX_TEXT)
-    at: AwareDatetime
+    at: Timestamp
 
     @field_validator("at")
     @classmethod
@@ -241,7 +299,7 @@ class PrefetchIn(RequestModel):
 
     chat_id: str = Field(min_length=1, max_length=200)
     message: str = Field(max_length=MAX_TEXT)
-    at: AwareDatetime | None = None
+    at: Timestamp | None = None
     max_chars: int | None = Field(default=None, ge=200, le=20_000)
     max_items: int | None = Field(default=None, ge=1, le=200)
 

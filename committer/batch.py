@@ -88,6 +88,7 @@ class Batch:
         self._since: dict[tuple[str, str], datetime] = {}
         self._creates: list[dict[str, Any]] = []
         self._retracts: list[str] = []
+        self._corroborations: list[dict[str, Any]] = []
 
     def load(self, needs: Sequence[tuple[str, str, datetime]]) -> None:
         """Make sure each (entity, attribute) has its current rows ending at or after `since`."""
@@ -130,6 +131,10 @@ class Batch:
         plan = plan_assert(new, valid_from, open_end(a.valid_to), rows)
         if plan.effect == "duplicate":
             existing = next(r for r in rows if r.id == plan.corroborates)
+            self._corroborations.append({
+                "id": new_id("cor"), "fact_id": existing.id, "valid_from": valid_from,
+                "valid_to": open_end(a.valid_to), **new.provenance,
+            })
             return CommitResult(existing, "duplicate", (), (), self.t)
         created = self.execute(plan, a.entity_id, a.attribute)
         assert plan.primary is not None
@@ -137,10 +142,12 @@ class Batch:
                             self.t)
 
     def flush(self) -> None:
-        """Write everything queued: new rows first, then `retracted_at` on the ended ones."""
+        """Write everything queued: new rows first, then `retracted_at` on the ended ones,
+        then the corroborations of duplicates."""
         self.w.create(self.owner, self._creates, self.t)
         self.w.retract(self.owner, self._retracts, self.t)
-        self._creates, self._retracts = [], []
+        self.w.corroborate(self.owner, self._corroborations, self.t)
+        self._creates, self._retracts, self._corroborations = [], [], []
 
 
 def _row(spec: RowSpec, entity_id: str, attribute: str) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from graph.cypher import facts as fc
 from graph.cypher import runs as rc
 from graph.errors import NotFound, StoreUnavailable
 from graph.records import EntityRecord, FactRecord, RunRecord, TokenRecord, run_key
-from graph.time import FAR_FUTURE, AsOf, utcnow
+from graph.time import FAR_FUTURE, AsOf, from_store, utcnow
 
 T = TypeVar("T")
 
@@ -149,9 +149,12 @@ class Reader:
         )
         return [ec.entity_from_record(r["e"]) for r in rows]
 
-    def entity_names(self, owner: str) -> list[tuple[str, tuple[str, ...], bool]]:
-        """Return (id, normalized names and aliases, archived) for each live entity of the owner."""
-        rows = self._rows(ec.ALL_ENTITY_NAMES, owner=owner)
+    def entity_names(
+        self, owner: str, known_at: datetime | None = None
+    ) -> list[tuple[str, tuple[str, ...], bool]]:
+        """Return (id, normalized names and aliases, archived) for each live entity of the
+        owner that existed at `known_at` (default now)."""
+        rows = self._rows(ec.ALL_ENTITY_NAMES, owner=owner, known_at=known_at or utcnow())
         return [(r["id"], tuple(r["names"] or ()), bool(r["archived"])) for r in rows]
 
     # --- facts -------------------------------------------------------------------------
@@ -214,6 +217,20 @@ class Reader:
         if not rows:
             raise NotFound("fact", fact_id)
         return fc.fact_from_record(rows[0]["f"])
+
+    def corroborations(self, owner: str, fact_id: str) -> list[dict[str, Any]]:
+        """Return the later assertions that said what row `fact_id` says (CONTRACT §2.1
+        rule 1), oldest first: id, source, evidence, reason, confidence, run_id,
+        message_id, valid_from, valid_to (None when open), recorded_at."""
+        out = []
+        for r in self._rows(fc.CORROBORATIONS, owner=owner, fact_id=fact_id):
+            k = dict(r["k"])
+            for key in ("valid_from", "valid_to", "recorded_at"):
+                k[key] = from_store(k[key])
+            k["valid_to"] = None if k["valid_to"] >= FAR_FUTURE else k["valid_to"]
+            k.pop("owner", None)
+            out.append(k)
+        return out
 
     def history(
         self,

@@ -182,6 +182,11 @@ class WriteTx:
             self._run(fc.LINK_ROWS, owner=owner, replaces=replaces, supersedes=supersedes,
                       coalesces=coalesces, objects=objects)
 
+    def corroborate(self, owner: str, items: Sequence[dict[str, Any]], t: datetime) -> None:
+        """Link duplicate assertions to the rows that cover them (CONTRACT §2.1 rule 1)."""
+        if items:
+            self._run(fc.CREATE_CORROBORATIONS, owner=owner, items=list(items), t=t)
+
     def raw_create(self, owner: str, rows: Sequence[dict[str, Any]], t: datetime) -> None:
         """Benchmark floor: create rows with no rules applied (bench/ only)."""
         self._run(fc.RAW_CREATE, owner=owner, rows=list(rows), t=t, far=FAR_FUTURE)

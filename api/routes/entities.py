@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
 
 from api.deps import AsOfDep, KnownAtDep, ReaderDep, ReadOwner, WriteOwner
 from api.schemas import (
@@ -98,7 +98,7 @@ def entity_history(
 @router.get("/{entity_id}/history/{attribute}", response_model=FactList)
 def attribute_history(
     entity_id: str,
-    attribute: str,
+    attribute: Annotated[str, Path(max_length=100, pattern=r"^[a-z][a-z0-9_]*$")],
     owner: ReadOwner,
     reader: ReaderDep,
     known_at: KnownAtDep,

@@ -7,7 +7,15 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query
 
 from api.deps import AsOfDep, CurateOwner, ReaderDep, ReadOwner, WriteOwner
-from api.schemas import FactCreate, FactCreated, FactDeleted, FactList, FactPublic
+from api.schemas import (
+    CorroborationPublic,
+    FactCreate,
+    FactCreated,
+    FactDeleted,
+    FactDetail,
+    FactList,
+    FactPublic,
+)
 from api.write_deps import CommitterDep
 from committer.proposals import Assertion, Provenance
 
@@ -48,10 +56,13 @@ def list_facts(entity_id: str, owner: ReadOwner, reader: ReaderDep, as_of: AsOfD
     return FactList(items=[FactPublic.of(f) for f in reader.facts(owner, entity_id, as_of)])
 
 
-@router.get("/facts/{fact_id}", response_model=FactPublic)
-def get_fact(fact_id: str, owner: ReadOwner, reader: ReaderDep) -> FactPublic:
-    """One row by id, whatever its axes (a retracted row shows its `retracted_at`)."""
-    return FactPublic.of(reader.fact(owner, fact_id))
+@router.get("/facts/{fact_id}", response_model=FactDetail)
+def get_fact(fact_id: str, owner: ReadOwner, reader: ReaderDep) -> FactDetail:
+    """One row by id, whatever its axes (a retracted row shows its `retracted_at`), with
+    `corroborations`: later assertions of the same value that it already covered."""
+    row = FactPublic.of(reader.fact(owner, fact_id))
+    extra = [CorroborationPublic(**c) for c in reader.corroborations(owner, fact_id)]
+    return FactDetail(**row.model_dump(), corroborations=extra)
 
 
 @router.delete("/facts/{fact_id}", response_model=FactDeleted)

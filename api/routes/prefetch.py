@@ -14,7 +14,7 @@ from fastapi import APIRouter, Request
 from api import prefetch
 from api.deps import ReadOwner
 from api.schemas import PrefetchIn, PrefetchOut
-from graph.time import AsOf
+from graph.time import to_utc, utcnow
 
 router = APIRouter(prefix="/v1", tags=["prefetch"])
 log = logging.getLogger("worldstate.prefetch")
@@ -30,7 +30,7 @@ def post_prefetch(body: PrefetchIn, owner: ReadOwner, request: Request) -> Prefe
     Needs scope `read`.
     """
     settings = request.app.state.settings
-    at = AsOf.at(valid_at=body.at).valid_at
+    at = utcnow() if body.at is None else to_utc(body.at, "at")
     max_chars = body.max_chars or settings.prefetch_max_chars
     max_items = body.max_items or settings.prefetch_max_items
     future = request.app.state.prefetch_pool.submit(

@@ -1,7 +1,7 @@
 """Normalized values: what "the same value" means for dedupe (CONTRACT §2.1 rule 1).
 
 Strings compare after Unicode NFKC, case folding and collapsing white space; numbers
-and booleans by their JSON text; a relationship by its object entity id. A type tag
+by value (1 and 1.0 are one number) and booleans by their JSON text; a relationship by its object entity id. A type tag
 keeps the string "1" apart from the number 1.
 """
 
@@ -34,6 +34,8 @@ def value_norm(value: Scalar | None, object_id: str | None) -> str:
         return f"s:{normalize_text(value)}"
     if isinstance(value, bool):
         return f"b:{json.dumps(value)}"
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # 1.0 and 1 are the same number
     if isinstance(value, int | float):
         return f"n:{json.dumps(value)}"
     raise TypeError(f"not a JSON scalar: {value!r}")

@@ -45,10 +45,10 @@ RETURN e.id AS id
 
 ALL_ENTITY_NAMES = """
 MATCH (e:Entity)
-WHERE e.owner = $owner AND e.merged_into IS NULL
+WHERE e.owner = $owner AND e.merged_into IS NULL AND e.created_at <= $known_at
 RETURN e.id AS id, e.search_names AS names, e.archived AS archived
 """
-"""READ. $owner -> id, names (normalized names and aliases), archived. For matching
+"""READ. $owner, $known_at -> id, names (normalized names and aliases), archived, of the entities known at $known_at. For matching
 mentions in a message (prefetch) and resolving names (committer)."""
 
 FIND_BY_NAME = """

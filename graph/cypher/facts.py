@@ -189,6 +189,37 @@ after `since` (rows ending earlier cannot overlap or touch a window starting at
 retracted_at, then a range on valid_to), once per pair: a supersede at the present
 reads one row however deep the attribute's history is."""
 
+CREATE_CORROBORATIONS = """
+UNWIND $items AS c
+MATCH (f:Fact {id: c.fact_id})
+WHERE f.owner = $owner
+CREATE (k:Corroboration)
+SET k.id = c.id,
+    k.owner = $owner,
+    k.fact_id = c.fact_id,
+    k.valid_from = c.valid_from,
+    k.valid_to = c.valid_to,
+    k.recorded_at = $t,
+    k.source = c.source,
+    k.evidence = c.evidence,
+    k.reason = c.reason,
+    k.confidence = c.confidence,
+    k.run_id = c.run_id,
+    k.message_id = c.message_id
+CREATE (k)-[:CORROBORATES]->(f)
+"""
+"""WRITE. $owner, $t, $items (maps: id, fact_id, valid_from, valid_to, source, evidence,
+reason, confidence, run_id, message_id). CONTRACT §2.1 rule 1: a duplicate writes no
+new row; the assertion is linked to the row that covers it, with its own provenance."""
+
+CORROBORATIONS = """
+MATCH (k:Corroboration)-[:CORROBORATES]->(f:Fact {id: $fact_id})
+WHERE k.owner = $owner AND f.owner = $owner
+RETURN k
+ORDER BY k.recorded_at, k.id
+"""
+"""READ. $owner, $fact_id -> k: the later assertions that said the same (oldest first)."""
+
 RAW_CREATE = """
 UNWIND $rows AS r
 CREATE (f:Fact)

@@ -57,8 +57,13 @@ def test_duplicate_is_not_written_twice(api: Api) -> None:
     """The same value over a covered window is a duplicate pointing at the existing row."""
     me = api.entity("Me")["id"]
     first = api.fact(me, attribute="likes", value="Green tea", valid_from=JAN)
-    again = api.fact(me, attribute="likes", value="  green   TEA ", valid_from=MAR)
+    again = api.fact(me, attribute="likes", value="  green   TEA ", valid_from=MAR,
+                     evidence="said it again", reason="second statement")
     assert again["effect"] == "duplicate" and again["fact"]["id"] == first["fact"]["id"]
+    # Regression: the duplicate left no trace; it is kept as a corroboration.
+    row = api.get(f"/v1/facts/{first['fact']['id']}").json()
+    assert [(c["evidence"], c["reason"], c["valid_from"]) for c in row["corroborations"]] == [
+        ("said it again", "second statement", MAR)]
 
 
 def test_relationship_fact(api: Api) -> None:
@@ -216,3 +221,48 @@ def test_forgetting_twice_changes_nothing(api: Api) -> None:
     assert again == {"retracted": [], "fact": gone}
     audit = api.get(f"/v1/entities/{me}/history", params={"include_retracted": "true"})
     assert len(audit.json()["items"]) == 2
+
+
+def test_timestamps_must_be_rfc3339_text(api: Api) -> None:
+    """Regression: numbers and space-separated times were read as UTC timestamps."""
+    me = api.entity("Me")["id"]
+    for bad in (1700000000, "1700000000", 0, "2024-01-01 00:00:00Z"):
+        r = api.post(f"/v1/entities/{me}/facts", {"attribute": "x", "value": 1, "valid_from": bad})
+        assert r.status_code == 422 and "valid_from" in r.json()["detail"], (bad, r.text)
+    r = api.post("/v1/prefetch", {"chat_id": "c", "message": "hi", "at": "9998-12-31T23:59:59-14:00"})
+    assert r.status_code == 422 and r.json()["detail"].startswith("at:"), r.text
+    r = api.client.post("/v1/prefetch", content="{", headers={**api.headers, "Content-Type": "application/json"})
+    assert r.status_code == 422 and r.json()["detail"].startswith("body: the body is not valid JSON")
+    assert api.get(f"/v1/entities/{me}/history/Bad-Attr").status_code == 422
+
+
+def test_one_and_one_point_zero_are_the_same_number(api: Api) -> None:
+    """Regression: 1.0 superseded 1 as if it were another value."""
+    me = api.entity("Me")["id"]
+    api.fact(me, attribute="age", value=41, valid_from=JAN)
+    assert api.fact(me, attribute="age", value=41.0, valid_from=MAR)["effect"] == "duplicate"
+
+
+def test_retract_joins_what_it_restores_into_one_row(api: Api) -> None:
+    """Regression (found by a random-sequence tester): restored parts on either side of a
+    current row of their value were left as two touching rows."""
+    me = api.entity("Me")["id"]
+    api.fact(me, attribute="location", value="Paris", valid_from="2024-01-01T00:00:00Z")
+    api.fact(me, attribute="location", value="Berlin", valid_from="2025-01-01T00:00:00Z",
+             valid_to="2028-01-01T00:00:00Z")
+    api.fact(me, attribute="location", value="Paris", valid_from="2026-01-01T00:00:00Z",
+             valid_to="2027-01-01T00:00:00Z")
+    rows = api.get(f"/v1/entities/{me}/history/location").json()["items"]
+    by_start = {f["valid_from"][:4]: f for f in rows}
+    api.delete(f"/v1/facts/{by_start['2027']['id']}")  # forget the future Berlin part
+    api.delete(f"/v1/facts/{by_start['2025']['id']}", params={"mode": "retract"})
+    assert _current(api, me, "location") == [("Paris", "2024-01-01T00:00:00Z", None, "active")]
+
+
+def test_prefetch_in_the_past_leaves_out_entities_not_known_then(api: Api) -> None:
+    """Regression: a prefetch at a past `at` listed entities created after it."""
+    api.entity("Annika")
+    body = {"chat_id": "c", "message": "How is Annika?"}
+    assert "**Annika**" in api.post("/v1/prefetch", body).json()["block"]
+    past = api.post("/v1/prefetch", dict(body, at="2020-01-01T00:00:00Z")).json()["block"]
+    assert "Annika" not in past
