@@ -179,7 +179,7 @@ class Reader:
             known_at=as_of.known_at,
             far=FAR_FUTURE,
         )
-        return [fc.fact_from_record(r["f"]) for r in rows]
+        return [fc.fact_from_record(r["row"]) for r in rows]
 
     def owner_attributes(
         self, owner: str, attributes: list[str], as_of: AsOf, limit: int = 50
@@ -193,7 +193,7 @@ class Reader:
             known_at=as_of.known_at,
             limit=limit,
         )
-        return [fc.fact_from_record(r["f"]) for r in rows]
+        return [fc.fact_from_record(r["row"]) for r in rows]
 
     def recent(self, owner: str, attribute: str, as_of: AsOf, limit: int = 5) -> list[FactRecord]:
         """Return the latest rows of an event-like `attribute` that started by `as_of.valid_at`."""
@@ -205,7 +205,7 @@ class Reader:
             known_at=as_of.known_at,
             limit=limit,
         )
-        return [fc.fact_from_record(r["f"]) for r in rows]
+        return [fc.fact_from_record(r["row"]) for r in rows]
 
     def fact(self, owner: str, fact_id: str) -> FactRecord:
         """Return one row by id, on any axis (retracted rows included).
@@ -216,7 +216,7 @@ class Reader:
         rows = self._rows(fc.FACT_BY_ID, owner=owner, fact_id=fact_id)
         if not rows:
             raise NotFound("fact", fact_id)
-        return fc.fact_from_record(rows[0]["f"])
+        return fc.fact_from_record(rows[0]["row"])
 
     def corroborations(self, owner: str, fact_id: str) -> list[dict[str, Any]]:
         """Return the later assertions that said what row `fact_id` says (CONTRACT §2.1
@@ -264,7 +264,7 @@ class Reader:
             skip=skip,
             limit=limit,
         )
-        return [fc.fact_from_record(r["f"]) for r in rows]
+        return [fc.fact_from_record(r["row"]) for r in rows]
 
     # --- runs --------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ and is shown as `None` at the edges.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from graph.errors import InvalidInput, NaiveTimestamp
@@ -60,6 +60,14 @@ def from_store(value: Any) -> datetime:
     """Convert a DATETIME read from Neo4j into an aware UTC `datetime` (sentinels included)."""
     native = value.to_native() if hasattr(value, "to_native") else value
     return native.astimezone(UTC)
+
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def from_micros(micros: int) -> datetime:
+    """Convert integer microseconds since the Unix epoch to an aware UTC `datetime`."""
+    return EPOCH + timedelta(microseconds=micros)
 
 
 def open_end(value: datetime | None) -> datetime:

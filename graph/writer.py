@@ -107,7 +107,7 @@ class WriteTx:
         rows = self._run(fc.FACT_BY_ID, owner=owner, fact_id=fact_id)
         if not rows:
             raise NotFound("fact", fact_id)
-        return fc.fact_from_record(rows[0]["f"])
+        return fc.fact_from_record(rows[0]["row"])
 
     def current_rows_many(
         self, owner: str, pairs: dict[tuple[str, str], datetime]
@@ -124,7 +124,7 @@ class WriteTx:
         params = [{"entity_id": e, "attribute": a, "since": since}
                   for (e, a), since in pairs.items()]
         for r in self._run(fc.CURRENT_ROWS_MANY, owner=owner, pairs=params, far=FAR_FUTURE):
-            row = fc.fact_from_record(r["f"])
+            row = fc.fact_from_record(r["row"])
             out[(row.entity_id, row.attribute)].append(row)
         return out
 
@@ -148,7 +148,7 @@ class WriteTx:
     def predecessors(self, owner: str, fact_id: str) -> list[tuple[FactRecord, int]]:
         """Return (row, depth) for each row the row's lineage pushed out or folded in."""
         rows = self._run(fc.PREDECESSORS, owner=owner, fact_id=fact_id)
-        return [(fc.fact_from_record(r["p"]), int(r["depth"])) for r in rows]
+        return [(fc.fact_from_record(r["row"]), int(r["depth"])) for r in rows]
 
     def retract(self, owner: str, ids: Sequence[str], t: datetime) -> None:
         """Set `retracted_at = t` on current rows `ids`.

@@ -26,7 +26,8 @@ created. Idempotent on run id (CONTRACT §4): a second post returns the stored r
 
 CLAIM_RUN = """
 MATCH (r:Run)
-WHERE r.status = 'queued'
+USING INDEX r:Run(status, created_at)
+WHERE r.status = 'queued' AND r.created_at IS NOT NULL
 WITH r ORDER BY r.created_at, r.key LIMIT 1
 SET r.status = 'curating', r.claimed_at = $t
 RETURN r
