@@ -11,15 +11,17 @@ from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 from neo4j import Driver
 
-from api import errors
+from api import errors, prefetch
 from api.deps import PrincipalDep, TokenCache
 from api.limits import BodyLimit
-from api.routes import entities, facts, prefetch, runs
+from api.routes import entities, facts, runs
+from api.routes import prefetch as prefetch_route
 from api.settings import Settings
 from committer.apply import Committer
 from curator.worker import CuratorWorker
 from graph.reader import Reader
 from graph.schema import ensure_schema
+from graph.time import utcnow
 
 log = logging.getLogger("worldstate.api")
 
@@ -39,6 +41,7 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         ensure_schema(driver, settings.neo4j_database)
+        _warm_up(app.state.prefetch_reader)
         worker = CuratorWorker(app.state.committer, settings.curator_poll_seconds)
         if settings.curator_in_process:
             worker.start()
@@ -73,6 +76,16 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         """The caller as its token says: `{owner, scopes}` (any valid token)."""
         return JSONResponse({"owner": principal.owner, "scopes": sorted(principal.scopes)})
 
-    for module in (entities, facts, runs, prefetch):
+    for module in (entities, facts, runs, prefetch_route):
         app.include_router(module.router)
     return app
+
+
+def _warm_up(reader: Reader) -> None:
+    """Run the prefetch queries once for an owner that does not exist, so the first real
+    turn does not pay for query planning (a cold first prefetch can miss its deadline).
+    Read-only; a failure here is logged and ignored: prefetch degrades on its own."""
+    try:
+        prefetch.build(reader, "\x00warm-up", "warm up", utcnow(), 2000, 40)
+    except Exception:
+        log.warning("prefetch warm-up failed", exc_info=True)
