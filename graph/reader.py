@@ -86,6 +86,10 @@ class Reader:
 
         return self._read(work)
 
+    def _facts(self, query: str, **params: Any) -> list[FactRecord]:
+        """Run a query whose `row` column is a fact row (graph.cypher.facts.FACT_COLUMNS)."""
+        return [fc.fact_from_record(r["row"]) for r in self._rows(query, **params)]
+
     def run_query(self, query: str, **params: Any) -> list[dict[str, Any]]:
         """Run an arbitrary query in a READ transaction and return its records as dicts.
 
@@ -171,7 +175,7 @@ class Reader:
         With `as_of.current` (known_at is now) the rows visible are exactly the open
         ones, and the query seeks on them directly (graph/cypher/facts.py FACTS_CURRENT).
         """
-        rows = self._rows(
+        return self._facts(
             fc.FACTS_CURRENT if as_of.current else fc.FACTS_AS_OF,
             owner=owner,
             entity_ids=entity_ids,
@@ -179,13 +183,12 @@ class Reader:
             known_at=as_of.known_at,
             far=FAR_FUTURE,
         )
-        return [fc.fact_from_record(r["row"]) for r in rows]
 
     def owner_attributes(
         self, owner: str, attributes: list[str], as_of: AsOf, limit: int = 50
     ) -> list[FactRecord]:
         """Return rows of `attributes` on any of the owner's entities visible at `as_of`."""
-        rows = self._rows(
+        return self._facts(
             fc.OWNER_ATTRIBUTE_AS_OF,
             owner=owner,
             attributes=attributes,
@@ -193,11 +196,10 @@ class Reader:
             known_at=as_of.known_at,
             limit=limit,
         )
-        return [fc.fact_from_record(r["row"]) for r in rows]
 
     def recent(self, owner: str, attribute: str, as_of: AsOf, limit: int = 5) -> list[FactRecord]:
         """Return the latest rows of an event-like `attribute` that started by `as_of.valid_at`."""
-        rows = self._rows(
+        return self._facts(
             fc.OWNER_EVENTS_BEFORE,
             owner=owner,
             attribute=attribute,
@@ -205,7 +207,6 @@ class Reader:
             known_at=as_of.known_at,
             limit=limit,
         )
-        return [fc.fact_from_record(r["row"]) for r in rows]
 
     def fact(self, owner: str, fact_id: str) -> FactRecord:
         """Return one row by id, on any axis (retracted rows included).
@@ -254,7 +255,7 @@ class Reader:
             skip: rows to skip (pagination).
             limit: page size.
         """
-        rows = self._rows(
+        return self._facts(
             fc.HISTORY,
             owner=owner,
             entity_id=entity_id,
@@ -264,7 +265,6 @@ class Reader:
             skip=skip,
             limit=limit,
         )
-        return [fc.fact_from_record(r["row"]) for r in rows]
 
     # --- runs --------------------------------------------------------------------------
 
