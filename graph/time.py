@@ -70,6 +70,17 @@ def from_micros(micros: int) -> datetime:
     return EPOCH + timedelta(microseconds=micros)
 
 
+def epoch_parts(value: datetime) -> tuple[int, int]:
+    """Split an aware datetime into (whole seconds since the epoch, nanoseconds in [0, 1e9)).
+
+    Sent to Cypher as `datetime({epochSeconds: s, nanosecond: ns})` (UTC): integers cost
+    nothing to encode, where the driver's DATETIME encoding is pure Python.
+    """
+    micros = (value - EPOCH) // timedelta(microseconds=1)
+    seconds, rest = divmod(micros, 1_000_000)
+    return seconds, rest * 1000
+
+
 def open_end(value: datetime | None) -> datetime:
     """Return `value` in UTC, or `FAR_FUTURE` for an open end (`None`)."""
     return FAR_FUTURE if value is None else to_utc(value, "valid_to")

@@ -21,7 +21,7 @@ from graph.cypher import facts as fc
 from graph.cypher import runs as rc
 from graph.errors import Conflict, NotFound, StoreUnavailable
 from graph.records import EntityRecord, FactRecord, RunRecord, TokenRecord
-from graph.time import FAR_FUTURE, from_store
+from graph.time import FAR_FUTURE, epoch_parts, from_store
 
 T = TypeVar("T")
 TICK = timedelta(microseconds=1)
@@ -121,8 +121,10 @@ class WriteTx:
                 starts at `since`).
         """
         out: dict[tuple[str, str], list[FactRecord]] = {pair: [] for pair in pairs}
-        params = [{"entity_id": e, "attribute": a, "since": since}
-                  for (e, a), since in pairs.items()]
+        params = []
+        for (e, a), since in pairs.items():
+            seconds, nanos = epoch_parts(since)
+            params.append({"entity_id": e, "attribute": a, "since_s": seconds, "since_ns": nanos})
         for r in self._run(fc.CURRENT_ROWS_MANY, owner=owner, pairs=params, far=FAR_FUTURE):
             row = fc.fact_from_record(r["row"])
             out[(row.entity_id, row.attribute)].append(row)
@@ -171,8 +173,7 @@ class WriteTx:
         """
         if not rows:
             return
-        links = ("replaces", "supersedes", "coalesces")
-        fields = [{k: v for k, v in r.items() if k not in links} for r in rows]
+        fields = [_wire(r) for r in rows]
         self._run(fc.CREATE_ROWS, owner=owner, rows=fields, t=t, far=FAR_FUTURE)
         replaces = [{"from": r["id"], "to": old} for r in rows for old in r["replaces"]]
         supersedes = [{"from": r["id"], "to": old} for r in rows for old in r["supersedes"]]
@@ -189,7 +190,7 @@ class WriteTx:
 
     def raw_create(self, owner: str, rows: Sequence[dict[str, Any]], t: datetime) -> None:
         """Benchmark floor: create rows with no rules applied (bench/ only)."""
-        self._run(fc.RAW_CREATE, owner=owner, rows=list(rows), t=t, far=FAR_FUTURE)
+        self._run(fc.RAW_CREATE, owner=owner, rows=[_wire(r) for r in rows], t=t, far=FAR_FUTURE)
 
     # --- runs and tokens -----------------------------------------------------------------
 
@@ -280,6 +281,18 @@ class Writer:
                 return session.execute_write(lambda tx: work(WriteTx(tx)))
         except (ServiceUnavailable, SessionExpired, OSError) as exc:
             raise StoreUnavailable(str(exc)) from exc
+
+
+_LINKS = ("replaces", "supersedes", "coalesces")
+
+
+def _wire(row: dict[str, Any]) -> dict[str, Any]:
+    """A row as CREATE_ROWS takes it: links dropped, valid times as epoch parts."""
+    out = {k: v for k, v in row.items() if k not in _LINKS}
+    for key in ("valid_from", "valid_to"):
+        if key in out:
+            out[key + "_s"], out[key + "_ns"] = epoch_parts(out.pop(key))
+    return out
 
 
 def new_id(prefix: str) -> str:

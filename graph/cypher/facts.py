@@ -17,12 +17,19 @@ from graph.time import from_micros, from_store
 FACT_COLUMNS = """{
   .id, .owner, .entity_id, .attribute, .value, .object_id, .value_norm, .cardinality,
   .status, .source, .evidence, .reason, .confidence, .run_id, .message_id,
-  valid_from_us: VAR.valid_from.epochSeconds * 1000000 + VAR.valid_from.microsecond,
-  valid_to_us: VAR.valid_to.epochSeconds * 1000000 + VAR.valid_to.microsecond,
+  valid_from_us: (VAR.valid_from.epochSeconds - CASE WHEN VAR.valid_from.nanosecond > 0
+    AND VAR.valid_from < datetime({epochSeconds: 0}) THEN 1 ELSE 0 END) * 1000000
+    + VAR.valid_from.microsecond,
+  valid_to_us: (VAR.valid_to.epochSeconds - CASE WHEN VAR.valid_to.nanosecond > 0
+    AND VAR.valid_to < datetime({epochSeconds: 0}) THEN 1 ELSE 0 END) * 1000000
+    + VAR.valid_to.microsecond,
   recorded_at_us: VAR.recorded_at.epochSeconds * 1000000 + VAR.recorded_at.microsecond,
   retracted_at_us: VAR.retracted_at.epochSeconds * 1000000 + VAR.retracted_at.microsecond
 }"""
 """A fact row's columns with its four times as integer microseconds since the epoch (UTC).
+
+`epochSeconds` truncates toward zero, so a valid time before 1970 with a fraction of a
+second takes one second off (transaction times are never before 1970).
 
 Decoding a DATETIME in the Python driver costs about 0.2 ms (pure Python), four per row;
 integers cost nothing, so the reads below return rows in this shape. A literal, used
@@ -141,8 +148,8 @@ SET f.id = r.id,
     f.object_id = r.object_id,
     f.value_norm = r.value_norm,
     f.cardinality = r.cardinality,
-    f.valid_from = r.valid_from,
-    f.valid_to = r.valid_to,
+    f.valid_from = datetime({epochSeconds: r.valid_from_s, nanosecond: r.valid_from_ns}),
+    f.valid_to = datetime({epochSeconds: r.valid_to_s, nanosecond: r.valid_to_ns}),
     f.recorded_at = $t,
     f.retracted_at = $far,
     f.status = r.status,
@@ -155,8 +162,9 @@ SET f.id = r.id,
 RETURN count(f) AS created
 """
 """WRITE. $owner, $t, $far, $rows (list of maps: id, entity_id, attribute, value,
-object_id, value_norm, cardinality, valid_from, valid_to, status, source, evidence,
-reason, confidence, run_id, message_id) -> created (count).
+object_id, value_norm, cardinality, valid_from_s/_ns, valid_to_s/_ns (graph.time.
+epoch_parts), status, source, evidence, reason, confidence, run_id, message_id)
+-> created (count).
 
 Creates each row with its fields set one by one; LINK_ROWS adds its edges.
 """
@@ -200,13 +208,13 @@ UNWIND $pairs AS pair
 MATCH (f:Fact)
 USING INDEX f:Fact(entity_id, attribute, retracted_at, valid_to)
 WHERE f.entity_id = pair.entity_id AND f.attribute = pair.attribute AND f.retracted_at = $far
-  AND f.valid_to >= pair.since
+  AND f.valid_to >= datetime({epochSeconds: pair.since_s, nanosecond: pair.since_ns})
   AND f.owner = $owner
 RETURN """ + _project("f") + """ AS row
 ORDER BY f.valid_from, f.id
 """
 """READ (inside the committer's write transaction). $owner, $far, $pairs (list of
-{entity_id, attribute, since}) -> f for every current row of each pair that ends at or
+{entity_id, attribute, since_s, since_ns}) -> row for every current row of each pair that ends at or
 after `since` (rows ending earlier cannot overlap or touch a window starting at
 `since`). PROFILE: NodeIndexSeek on `fact_entity_attribute` (two equalities, the open
 retracted_at, then a range on valid_to), once per pair: a supersede at the present
@@ -248,11 +256,12 @@ UNWIND $rows AS r
 CREATE (f:Fact)
 SET f.id = r.id, f.owner = $owner, f.entity_id = r.entity_id, f.attribute = r.attribute,
     f.value = r.value, f.value_norm = r.value_norm, f.cardinality = r.cardinality,
-    f.valid_from = r.valid_from, f.valid_to = $far, f.recorded_at = $t,
+    f.valid_from = datetime({epochSeconds: r.valid_from_s, nanosecond: r.valid_from_ns}),
+    f.valid_to = $far, f.recorded_at = $t,
     f.retracted_at = $far, f.status = 'active', f.source = 'user_edit', f.confidence = 1.0
 """
 """WRITE. Benchmark floor only (bench/): the raw batched UNWIND ... CREATE of rows with no
-rules applied. $owner, $t, $far, $rows -> nothing."""
+rules applied, times sent the same way as CREATE_ROWS. $owner, $t, $far, $rows -> nothing."""
 
 
 def _time(row: Any, key: str) -> Any:

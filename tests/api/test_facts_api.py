@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from tests.api.conftest import Api
 
 JAN = "2024-01-01T00:00:00Z"
@@ -266,3 +268,17 @@ def test_prefetch_in_the_past_leaves_out_entities_not_known_then(api: Api) -> No
     assert "**Annika**" in api.post("/v1/prefetch", body).json()["block"]
     past = api.post("/v1/prefetch", dict(body, at="2020-01-01T00:00:00Z")).json()["block"]
     assert "Annika" not in past
+
+
+def test_times_round_trip_exactly(api: Api) -> None:
+    """Times are sent and read back as integers: microseconds survive, before 1970 too."""
+    me = api.entity("Me")["id"]
+    for start, stop in (("1969-12-31T23:59:59.500001Z", "1970-01-01T00:00:00.25Z"),
+                        ("0001-01-01T00:00:00Z", "1950-06-01T12:30:45.123456Z"),
+                        ("2024-05-01T09:00:00.000001Z", "2024-05-01T09:00:00.000002Z")):
+        fact = api.fact(me, attribute="x", value=start, valid_from=start, valid_to=stop)["fact"]
+        read = api.get(f"/v1/facts/{fact['id']}").json()
+        expected = (datetime.fromisoformat(start), datetime.fromisoformat(stop))
+        for row in (read, fact):
+            got = (datetime.fromisoformat(row["valid_from"]), datetime.fromisoformat(row["valid_to"]))
+            assert got == expected and row["valid_from"].endswith("Z")
