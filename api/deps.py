@@ -69,11 +69,6 @@ class TokenCache:
         return token
 
 
-def get_token_cache(request: Request) -> TokenCache:
-    """The process's token cache (built in `create_app`)."""
-    return request.app.state.token_cache  # type: ignore[no-any-return]
-
-
 def get_principal(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Depends, Path, Query
 
 from api.deps import AsOfDep, KnownAtDep, ReaderDep, ReadOwner, WriteOwner
 from api.schemas import (
@@ -66,33 +68,47 @@ def get_entity(entity_id: str, owner: ReadOwner, reader: ReaderDep, as_of: AsOfD
     return EntityWithFacts(entity=EntityPublic.of(entity), facts=[FactPublic.of(f) for f in facts])
 
 
+@dataclass(frozen=True, slots=True)
+class HistoryQuery:
+    """The query parameters both history endpoints take (CONTRACT §2.3)."""
+
+    known_at: datetime | None
+    include_retracted: bool
+    cursor: int
+    limit: int
+
+
+def history_query(
+    known_at: KnownAtDep,
+    include_retracted: bool = False,
+    cursor: Annotated[int, Query(ge=0, description="offset of the page")] = 0,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = MAX_PAGE,
+) -> HistoryQuery:
+    """`known_at`, `include_retracted`, `cursor` (an offset) and `limit`."""
+    return HistoryQuery(known_at, include_retracted, cursor, limit)
+
+
+HistoryDep = Annotated[HistoryQuery, Depends(history_query)]
+
+
 def _history(
-    reader: ReaderDep, owner: str, entity_id: str, attribute: str | None,
-    known_at: KnownAtDep, include_retracted: bool, cursor: int, limit: int,
+    reader: ReaderDep, owner: str, entity_id: str, attribute: str | None, q: HistoryQuery
 ) -> FactList:
     reader.entity(owner, entity_id)
-    rows = reader.history(owner, entity_id, attribute, known_at, include_retracted,
-                          skip=cursor, limit=limit + 1)
-    nxt = str(cursor + limit) if len(rows) > limit else None
-    return FactList(items=[FactPublic.of(f) for f in rows[:limit]], next=nxt)
+    rows = reader.history(owner, entity_id, attribute, q.known_at, q.include_retracted,
+                          skip=q.cursor, limit=q.limit + 1)
+    nxt = str(q.cursor + q.limit) if len(rows) > q.limit else None
+    return FactList(items=[FactPublic.of(f) for f in rows[:q.limit]], next=nxt)
 
 
 @router.get("/{entity_id}/history", response_model=FactList)
-def entity_history(
-    entity_id: str,
-    owner: ReadOwner,
-    reader: ReaderDep,
-    known_at: KnownAtDep,
-    include_retracted: bool = False,
-    cursor: Annotated[int, Query(ge=0)] = 0,
-    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = MAX_PAGE,
-) -> FactList:
+def entity_history(entity_id: str, owner: ReadOwner, reader: ReaderDep, q: HistoryDep) -> FactList:
     """Every row of every attribute of an entity (CONTRACT §2.3), by valid_from then recorded_at.
 
     `known_at` gives the history as known then; `include_retracted=true` lists every
     row on both axes (the audit view). Paginated by `cursor` (an offset) and `limit`.
     """
-    return _history(reader, owner, entity_id, None, known_at, include_retracted, cursor, limit)
+    return _history(reader, owner, entity_id, None, q)
 
 
 @router.get("/{entity_id}/history/{attribute}", response_model=FactList)
@@ -101,10 +117,7 @@ def attribute_history(
     attribute: Annotated[str, Path(max_length=100, pattern=r"^[a-z][a-z0-9_]*$")],
     owner: ReadOwner,
     reader: ReaderDep,
-    known_at: KnownAtDep,
-    include_retracted: bool = False,
-    cursor: Annotated[int, Query(ge=0)] = 0,
-    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = MAX_PAGE,
+    q: HistoryDep,
 ) -> FactList:
     """Every value one attribute has held (CONTRACT §2.3), same order, shape and options."""
-    return _history(reader, owner, entity_id, attribute, known_at, include_retracted, cursor, limit)
+    return _history(reader, owner, entity_id, attribute, q)

@@ -340,16 +340,6 @@ def _join(
     return out
 
 
-def _uncovered(
-    start: datetime, stop: datetime, rows: Iterable[FactRecord]
-) -> list[tuple[datetime, datetime]]:
-    """The parts of [start, stop) that none of `rows` covers, in order."""
-    gaps = [(start, stop)]
-    for r in rows:
-        gaps = _subtract(gaps, r.valid_from, r.valid_to)
-    return gaps
-
-
 def _subtract(
     gaps: list[tuple[datetime, datetime]], start: datetime, stop: datetime
 ) -> list[tuple[datetime, datetime]]:
