@@ -14,6 +14,14 @@ memory is worse than a missing one — so a statement is mined only when
 * the value is a short phrase, not a pronoun or a reaction ("I love it", "I love the
   colors you used" are skipped).
 
+Beyond plain statements it reads endings ("I no longer work at Acme": an `end` of the
+earlier fact), changes ("I switched to the night shift"), statements about other named
+people ("my sister Ana lives in Porto": a fact about Ana), explicit memory requests
+("remember that ...", "forget that ...": the inner clause is mined as if stated plainly,
+see `curator.rules.memory`) and preferences about the assistant. A sentence that carries
+a credential (`curator.secrets.looks_secret`: "remember that my PIN is 1234") gives
+nothing at all (CONTRACT §3).
+
 Relative times resolve against the message timestamp (`curator.timeparse`). Each rule
 is a regular expression plus a builder, kept by area in `curator.rules` (word lists and
 pattern fragments in `curator.lexicon`); this module is the driver: `extract_message`
@@ -23,6 +31,7 @@ they find into `Proposal`s, and `extract_run` does so for a run's user messages.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -30,7 +39,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from committer.proposals import EntityRef, Proposal, Provenance
+from curator.lexicon import REL_ATTR
 from curator.rules import RULES, Found, Sentence, speaks_for_self
+from curator.rules.memory import MemoryRequest, find_request, note_value
+from curator.secrets import looks_secret
 from curator.timeparse import day_window, find_all
 from graph.time import to_utc
 
@@ -93,6 +105,98 @@ def _apply(s: Sentence) -> Iterator[Found]:
         yield f
 
 
+def _sentence(text: str, evidence: str, at: datetime) -> Sentence:
+    return Sentence(
+        text=text,
+        evidence=evidence,
+        at=at,
+        past=find_all(text, at, prefer="past"),
+        future=find_all(text, at, prefer="future"),
+    )
+
+
+def _settle(found: list[Found]) -> list[Found]:
+    """Drop what a sentence asserts and also ends, or says better elsewhere.
+
+    An end of a value drops the assertion of that value ("my dog Rex died": no pet Rex
+    from now); an end of any value of a relationship ("we broke up": `partner_of`) drops
+    the mention of the relative ("my boyfriend and I broke up" asserts no boyfriend). A
+    relative named in the sentence drops the unnamed mention of the same relative ("Ana,
+    my sister, lives in Porto": `sibling_of -> Ana`, not also `family = sister`).
+    """
+    named = {f.attribute for f in found if f.obj is not None and f.op == "assert"}
+    found = [
+        f for f in found
+        if not (f.attribute == "family" and f.obj is None and REL_ATTR.get(str(f.value)) in named)
+    ]  # fmt: skip
+    ends = [f for f in found if f.op == "end"]
+    if not ends:
+        return found
+
+    def ended(f: Found) -> bool:
+        value = f.value.casefold() if isinstance(f.value, str) else f.value
+        for e in ends:
+            if e.subject != f.subject:
+                continue
+            if e.value is None and (
+                f.attribute == e.attribute
+                or (f.attribute == "family" and REL_ATTR.get(str(f.value)) == e.attribute)
+            ):
+                return True
+            e_value = e.value.casefold() if isinstance(e.value, str) else e.value
+            if e.attribute == f.attribute and e_value == value:
+                return True
+        return False
+
+    return [f for f in found if f.op == "end" or not ended(f)]
+
+
+_MEMORY = "memory_request"
+
+
+def _requested(request: MemoryRequest, s: Sentence) -> list[Found]:
+    """What a memory request proposes (CONTRACT §3): its clause, mined as if said plainly.
+
+    "Remember that X": every finding of X, typed `memory_request` with confidence 0.95;
+    if X states nothing the rules read (passing mentions of a relative do not count), a
+    `note` with X's words. "Forget that X": an end, at the message time, of what X
+    states (never of a relationship), or of the note X.
+    """
+    clause = s.text[request.begin : request.end]
+    inner = _sentence(clause, s.evidence, s.at)
+    found = [f for f in _apply(inner) if not looks_secret(str(f.value))]
+    statements = [f for f in found if not f.mention]
+    out: list[Found] = []
+    if request.op == "assert":
+        out = [dataclasses.replace(f, type=_MEMORY, confidence=max(0.95, f.confidence),
+                                   reason=f"asked to remember: {f.reason}") for f in found]  # fmt: skip
+    else:
+        out = [
+            dataclasses.replace(f, op="end", type=_MEMORY, confidence=0.95, window=None,
+                                dated=False, event=False, reason=f"asked to forget: {f.reason}")
+            for f in statements if f.obj is None and f.op == "assert"
+        ]  # fmt: skip
+    if not statements and request.plain:
+        note = note_value(clause)
+        verb = "remember" if request.op == "assert" else "forget"
+        out.append(Found("note", note, _MEMORY, f"asked to {verb}: {note}", 0.95, op=request.op))
+    return out
+
+
+def _mine(s: Sentence) -> list[Found]:
+    """Everything one sentence states; nothing when it carries a credential."""
+    if looks_secret(s.text):
+        return []
+    request = find_request(s.text)
+    polite = re.match(r"^\W*(?:\w+[,!]\s+)?(?:can|could|would|will)\s+you\b|.*\bplease\b", s.text,
+                      re.IGNORECASE)  # fmt: skip
+    if request is not None and (not s.text.rstrip().endswith("?") or polite):
+        found = _requested(request, s)
+    else:
+        found = list(_apply(s))
+    return [f for f in _settle(found) if not looks_secret(str(f.value))]
+
+
 # --- proposals -------------------------------------------------------------------------
 
 _PLAIN = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
@@ -114,7 +218,8 @@ def _valid_time(found: Found, at: datetime) -> tuple[datetime, datetime | None]:
 
 def _proposal_id(run_id: str, message_id: str | None, index: int, found: Found) -> str:
     value = found.value if found.obj is None else f"@{found.obj.name}"
-    key = f"{run_id}|{message_id or ''}|{index}|{found.op}|{found.attribute}|{value}"
+    about = f"{found.subject.name}|" if found.subject is not None else ""
+    key = f"{run_id}|{message_id or ''}|{index}|{about}{found.op}|{found.attribute}|{value}"
     return hashlib.sha256(key.encode()).hexdigest()[:24]
 
 
@@ -151,17 +256,10 @@ def extract_message(
     out: list[Proposal] = []
     seen: set[tuple[Any, ...]] = set()
     for begin, end in split_sentences(plain):
-        chunk = plain[begin:end]
-        sentence = Sentence(
-            text=chunk,
-            evidence=text[begin:end],
-            at=at,
-            past=find_all(chunk, at, prefer="past"),
-            future=find_all(chunk, at, prefer="future"),
-        )
-        for found in _apply(sentence):
+        sentence = _sentence(plain[begin:end], text[begin:end], at)
+        for found in _mine(sentence):
             value = found.value.casefold() if isinstance(found.value, str) else found.value
-            key = (found.op, found.attribute, value, found.obj)
+            key = (found.subject, found.op, found.attribute, value, found.obj)
             if key in seen:
                 continue
             seen.add(key)
@@ -178,7 +276,7 @@ def extract_message(
                 Proposal(
                     id=_proposal_id(run_id, message_id, len(out), found),
                     op=found.op,
-                    subject=subject,
+                    subject=found.subject or subject,
                     attribute=found.attribute,
                     value=found.value,
                     object=found.obj,

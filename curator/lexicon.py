@@ -58,7 +58,7 @@ NAME_WORD = rf"(?!(?:{NOT_NAMES})\b)[A-Z][a-z]+(?:-[A-Z][a-z]+)?"
 NAME = rf"(?-i:(?P<name>{NAME_WORD}(?:\s+{NAME_WORD})?))"
 """A person's name of one or two capitalised words, group `name`."""
 
-PROPER_WORD = r"(?!(?:I|My|And|But|So|The)\b)[A-Z][\w'&.\-]*[\w]"
+PROPER_WORD = r"(?!(?:I|My|And|But|So|The)\b)(?:(?:St|Mt|Ft)\.\s)?[A-Z][\w'&.\-]*[\w]"
 PROPER = (
     rf"(?-i:(?P<obj>(?:the\s+)?{PROPER_WORD}(?:\s+(?:(?:of|de|da|do|del|la|le|upon|am|&)\s+)?"
     rf"{PROPER_WORD}){{0,3}}))"
@@ -92,7 +92,10 @@ REL_ATTR = {
     "stepson": "parent_of", "stepmom": "child_of", "stepdad": "child_of",
     "parents": "family", "kids": "family", "children": "family", "sons": "family",
     "daughters": "family", "sisters": "family", "brothers": "family", "siblings": "family",
-    "grandkids": "family", "grandchildren": "family",
+    "grandkids": "family", "grandchildren": "family", "colleague": "knows",
+    "coworker": "knows", "co-worker": "knows", "neighbor": "knows", "neighbour": "knows",
+    "roommate": "knows", "flatmate": "knows", "housemate": "knows", "classmate": "knows",
+    "teammate": "knows", "boss": "knows", "mentor": "knows", "buddy": "knows",
 }  # fmt: skip
 """A relative's word -> the attribute relating the speaker to them."""
 
@@ -132,6 +135,9 @@ OCCUPATIONS = (
     "|lifeguard|soldier|marine|midwife|optometrist|paralegal|translator|interpreter"
     "|copywriter|web developer|data scientist|software engineer|artist|painter|writer"
     "|author|streamer|youtuber|blogger|trainer|clerk|contractor|surveyor|miner|fisherman"
+    "|pediatrician|paediatrician|physiotherapist|physical therapist|nurse practitioner"
+    "|dermatologist|cardiologist|radiologist|anesthesiologist|psychotherapist|midwife"
+    "|sous chef|line cook|courier|truck driver|delivery driver|warehouse worker"
 )
 EVALUATIVE = words(
     "big huge good great bad terrible awful better worse total real true proud lucky"
@@ -167,3 +173,49 @@ GROUPS = (
     r"|class|course|workshop|collective|guild|troupe|orchestra"
 )
 RACES = r"race|marathon|half-marathon|5k|10k|triathlon|relay|fun run|ultra|charity run"
+
+# --- endings, changes and other people --------------------------------------------------
+
+ANYMORE = r"(?:any\s?more|no\s+more)"
+"""What makes "I don't live in Oslo" an ending: "... anymore" (not a plain negation)."""
+
+HABIT_VERBS = {
+    "drink": "drinking", "eat": "eating", "smoke": "smoking", "play": "playing",
+    "watch": "watching", "use": "using", "take": "taking", "ride": "riding",
+    "drive": "driving", "cook": "cooking", "read": "reading", "run": "running",
+    "go to": "going to", "do": "doing", "vape": "vaping", "swim": "swimming",
+}  # fmt: skip
+"""Verbs of a habit ("I don't drink coffee anymore") -> their -ing form (the habit's value)."""
+
+GIVE_UP = (
+    "coffee|tea|caffeine|alcohol|booze|beer|wine|sugar|meat|red meat|dairy|gluten|soda"
+    "|cigarettes|chocolate|carbs|junk food|fast food|social media|gaming|sweets|snacks"
+)
+"""What one gives up as a habit ("I gave up coffee"), as opposed to "gave up hope"."""
+
+POSSESSIONS = (
+    "car|bike|bicycle|motorbike|motorcycle|scooter|house|apartment|flat|condo|boat|piano"
+    "|guitar|truck|van|camper|campervan|laptop|tv|television|console|drum kit|keyboard"
+)
+"""Things owned that one sells or gives away ("I sold my car")."""
+
+DIETS = "vegan|vegetarian|pescatarian|keto|paleo|gluten-free|dairy-free|plant-based|carnivore"
+SHIFTS = {
+    "night": "night", "nights": "night", "graveyard": "night", "overnight": "night",
+    "day": "day", "days": "day", "morning": "morning", "mornings": "morning",
+    "evening": "evening", "evenings": "evening", "afternoon": "afternoon",
+    "early": "early", "late": "late", "swing": "swing", "weekend": "weekend",
+    "weekends": "weekend",
+}  # fmt: skip
+"""A work shift's word -> the `shift` value ("the graveyard shift" is "night")."""
+
+SHIFT = "|".join(sorted(SHIFTS, key=len, reverse=True))
+PEOPLE_RELS = "|".join(sorted((r for r in REL_ATTR if r == "boss" or not r.endswith(("s", "ren"))),
+                              key=len, reverse=True))  # fmt: skip
+"""The relatives and acquaintances that name one person ("sister", not "sisters")."""
+
+NAMED_FROM = (
+    r"(?:\s+from\s+(?:college|work|school|high\s+school|uni|university|church|the\s+gym"
+    r"|home|the\s+office|yoga|book\s+club))?"
+)
+"""How a named person may be placed before the statement ("my friend Tom from college")."""

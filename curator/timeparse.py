@@ -268,7 +268,7 @@ def _weekday(m: re.Match[str], today: date, prefer: Prefer) -> tuple[date, date 
     target = [d[:3] for d in _WEEKDAYS].index(m["wd"][:3].lower())
     back = (today.weekday() - target) % 7 or 7  # days to the latest such day before today
     ahead = (target - today.weekday()) % 7 or 7  # days to the next such day after today
-    if which == "last" or (which == "on" and prefer == "past"):
+    if which in ("last", "since") or (which == "on" and prefer == "past"):
         d = today - timedelta(days=back)
     elif which == "next" or which == "on":
         d = today + timedelta(days=ahead)
@@ -359,7 +359,9 @@ _RULES: list[tuple[re.Pattern[str], _Handler]] = [
         _weekend,
     ),
     (
-        re.compile(rf"\b(?P<which>last|this|next|on)\s+{_WEEKDAY}{_PART_OF_DAY}\b", re.IGNORECASE),
+        re.compile(
+            rf"\b(?P<which>last|this|next|on|since)\s+{_WEEKDAY}{_PART_OF_DAY}\b", re.IGNORECASE
+        ),
         _weekday,
     ),
     (

@@ -71,6 +71,12 @@ REGISTRY: dict[str, AttributeSpec] = {
     "language": AttributeSpec("one", "assistant", preference=True),
     "units": AttributeSpec("one", "assistant", preference=True),
     "preference": AttributeSpec("many", "assistant", preference=True),
+    # added for the extractor's changes, endings and memory requests (issue 3)
+    "shift": AttributeSpec("one", "work"),
+    "diet": AttributeSpec("one", "lifestyle"),
+    "habit": AttributeSpec("many", "lifestyle"),
+    "note": AttributeSpec("many", "notes"),
+    "tone": AttributeSpec("one", "assistant", preference=True),
 }
 
 DEFAULT = AttributeSpec("many", "general")

@@ -9,7 +9,19 @@ lists and pattern fragments are in `curator.lexicon`.
 
 from __future__ import annotations
 
-from curator.rules import assistant, events, family, identity, place, plans, tastes, work
+from curator.rules import (
+    assistant,
+    changes,
+    endings,
+    events,
+    family,
+    identity,
+    people,
+    place,
+    plans,
+    tastes,
+    work,
+)
 from curator.rules.base import Found, Mode, Rule, Sentence, speaks_for_self
 
 __all__ = ["RULES", "Found", "Mode", "Rule", "Sentence", "speaks_for_self"]
@@ -23,5 +35,8 @@ RULES: tuple[Rule, ...] = (
     *assistant.RULES,
     *plans.RULES,
     *events.RULES,
+    *endings.RULES,
+    *changes.RULES,
+    *people.RULES,
 )
 """Every statement rule, in tie-breaking order."""

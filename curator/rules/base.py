@@ -46,6 +46,9 @@ class Found:
     `dated`: the statement's time expression dates a state's start ("I moved to Porto
     last month"); otherwise a state starts at the message time unless the expression is
     "since ..." or "for N years". `event`: the value happened within the window.
+    `subject`: another person the statement is about ("my sister Ana lives in Porto"),
+    None for the speaker. `mention`: the finding is a passing mention ("my sister" in
+    "my sister lives in Madrid"), not what the clause states (see `curator.rules.memory`).
     """
 
     attribute: str
@@ -58,6 +61,8 @@ class Found:
     window: Window | None = None
     dated: bool = False
     event: bool = False
+    subject: EntityRef | None = None
+    mention: bool = False
 
 
 Mode = Literal["anchored", "free", "request"]
@@ -110,6 +115,9 @@ _HYPOTHETICAL = re.compile(
 _REPORTED_OR_NEGATED = re.compile(
     r"\b(?:said|says|told|tells|heard|asked|don't|do\s+not|never|stop|no\s+need)\b", re.IGNORECASE
 )
+_POLITE_QUESTION = re.compile(
+    r"^(?:[\w']+[,!]\s+)?(?:please\s+)?(?:can|could|would|will)\s+you\b|\bplease\b", re.IGNORECASE
+)
 
 
 def speaks_for_self(s: Sentence, pos: int, mode: Mode) -> bool:
@@ -119,12 +127,15 @@ def speaks_for_self(s: Sentence, pos: int, mode: Mode) -> bool:
     sentence, or a comma, a dash, a connector ("and", "so", "yeah") or a time expression;
     "free" ones ("my sister Ana") may sit anywhere. Neither may follow a conditional, a
     wish or reported speech. A "request" to the assistant ("could you answer in Spanish?")
-    is polite, so only reported speech or a negation before it rules it out.
+    is polite, so only reported speech or a negation before it rules it out; as a question
+    it must be a polite one ("can you ...", "... please?"), not "why do you answer in French?".
     """
     prefix = s.text[:pos]
     if prefix.count('"') % 2:
         return False
     if mode == "request":
+        if s.text.rstrip().endswith("?") and not _POLITE_QUESTION.search(s.text):
+            return False
         return not _REPORTED_OR_NEGATED.search(prefix)
     if _HYPOTHETICAL.search(prefix):
         return False

@@ -43,11 +43,11 @@ def _name_before(s: Sentence, m: re.Match[str]) -> str | None:
 def _relative(m: re.Match[str], s: Sentence) -> Iterable[Found]:
     rel, name = " ".join(m["rel"].lower().split()), m["name"] or _name_before(s, m)
     attr = REL_ATTR[rel]
-    if name and not rel.endswith(("s", "ren")):
+    if name and (rel == "boss" or not rel.endswith(("s", "ren"))):
         obj = EntityRef(name=name, kind="person")
-        yield Found(attr, None, "family", f"{rel} {name}", 0.85, obj=obj)
+        yield Found(attr, None, "family", f"{rel} {name}", 0.85, obj=obj, mention=True)
     elif attr != "knows":
-        yield Found("family", rel, "family", f"has {rel}", 0.8)
+        yield Found("family", rel, "family", f"has {rel}", 0.8, mention=True)
 
 
 @RULES.add(
@@ -59,7 +59,7 @@ def _relative(m: re.Match[str], s: Sentence) -> Iterable[Found]:
 def _pet(m: re.Match[str], s: Sentence) -> Iterable[Found]:
     kind, name = " ".join(m["pet"].lower().split()), m["name"] or _name_before(s, m)
     value = f"{name} ({kind})" if name else kind
-    yield Found("pet", value, "family", f"has a pet {value}", 0.8)
+    yield Found("pet", value, "family", f"has a pet {value}", 0.8, mention=True)
 
 
 @RULES.add(
@@ -89,7 +89,7 @@ def _have_family(m: re.Match[str], s: Sentence) -> Iterable[Found]:
 
 
 @RULES.add(
-    rf"(?:{IM}(?:happily\s+)?|(?P<chg>{I_}got\s+))"
+    rf"(?:{IM}(?:happily\s+)?|(?P<chg>(?:{I_}|\bwe\s+{ADV})got\s+))"
     rf"(?P<st>married|single|divorced|engaged|widowed|separated)\b(?:\s+to\s+{NAME})?"
 )
 def _status(m: re.Match[str], s: Sentence) -> Iterable[Found]:

@@ -25,7 +25,7 @@ _CUT = re.compile(
 _FILLER = re.compile(
     r"(?:\s+(?:so\s+much|a\s+lot|too|as\s+well|anymore|right\s+now|now|these\s+days|nowadays"
     r"|lately|recently|again|already|very\s+much|the\s+most|myself|though|together|here"
-    r"|ever|yet|at\s+all|and|with|for|of|to|in|at|on|by))+$",
+    r"|ever|yet|at\s+all|any\s+more|no\s+more|back|and|with|for|of|to|in|at|on|by))+$",
     re.IGNORECASE,
 )
 _LEADING = re.compile(r"^(?:a|an|the|some)\s+", re.IGNORECASE)

@@ -25,7 +25,8 @@ def _lives(m: re.Match[str], s: Sentence) -> Iterable[Found]:
 
 
 @RULES.add(
-    rf"(?:{WE}|^(?:just\s+|recently\s+)?)(?:moved|relocated)\s+(?:back\s+)?(?:here\s+)?to\s+{PROPER}"
+    rf"(?:{WE}|{IVE}|\bwe(?:'ve|\s+have)\s+{ADV}|^(?:just\s+|recently\s+)?)(?:moved|relocated)"
+    rf"\s+(?:back\s+)?(?:here\s+)?to\s+{PROPER}"
 )
 def _moved(m: re.Match[str], s: Sentence) -> Iterable[Found]:
     yield state("location", m["obj"], "location", f"moved to {m['obj']}", 0.85, s, m,

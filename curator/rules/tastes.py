@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from curator.lexicon import CONNECTORS, FAV, I_, IM, LIST, NP, words
+from curator.lexicon import ANYMORE, CONNECTORS, FAV, I_, IM, LIST, NP, words
 from curator.rules.base import Found, Rules, Sentence
 from curator.rules.phrases import cut, phrase, tidy
 
@@ -38,7 +38,14 @@ _REACTION = re.compile(
 )
 
 
-def _items(s: Sentence, m: re.Match[str], max_words: int = 4) -> list[str]:
+_ANSWERS = re.compile(
+    r"^\s*(?:(?:short|shorter|brief|concise|long|longer|detailed|simple)\s+)+(?:answers|replies"
+    r"|responses|explanations)\b",
+    re.IGNORECASE,
+)
+
+
+def list_items(s: Sentence, m: re.Match[str], max_words: int = 4) -> list[str]:
     """The liked things: one phrase, or the items of a short list ("hiking, camping and pottery").
 
     Returns nothing when any item is a reaction to something at hand ("I love the colors",
@@ -46,6 +53,8 @@ def _items(s: Sentence, m: re.Match[str], max_words: int = 4) -> list[str]:
     place"): the statement is then not clearly a standing taste.
     """
     raw = s.text[m.start("obj") : m.end("obj")]
+    if re.match(r"\s*(?:when|how|that|if|what|why|where|because|whenever)\b", raw, re.IGNORECASE):
+        return []  # "I hate when people ...": a clause, not a thing
     for w in s.past + s.future:
         if m.start("obj") < w.span[0] < m.end("obj"):
             raw = s.text[m.start("obj") : w.span[0]]
@@ -79,7 +88,9 @@ def _items(s: Sentence, m: re.Match[str], max_words: int = 4) -> list[str]:
 )
 def _likes(m: re.Match[str], s: Sentence) -> Iterable[Found]:
     conf = 0.85 if m["like"] else 0.75
-    for item in _items(s, m):
+    if _ANSWERS.search(m["obj"]):  # "I like short answers": an assistant preference
+        return
+    for item in list_items(s, m):
         yield Found("likes", item, "likes", f"likes {item}", conf)
 
 
@@ -89,7 +100,9 @@ def _likes(m: re.Match[str], s: Sentence) -> Iterable[Found]:
     rf"\s+{LIST}"
 )
 def _dislikes(m: re.Match[str], s: Sentence) -> Iterable[Found]:
-    for item in _items(s, m):
+    if re.search(rf"\b{ANYMORE}\b", m["obj"], re.IGNORECASE):  # an ending (rules.endings)
+        return
+    for item in list_items(s, m):
         yield Found("dislikes", item, "likes", f"dislikes {item}", 0.8)
 
 
@@ -211,5 +224,5 @@ def _favorite_named_first(m: re.Match[str], s: Sentence) -> Iterable[Found]:
     rf"\bmy\s+(?:main\s+|favou?rite\s+)?hobb(?:y\s+is|ies\s+are|ies\s+include)\s+{LIST}", "free"
 )
 def _hobby(m: re.Match[str], s: Sentence) -> Iterable[Found]:
-    for item in _items(s, m):
+    for item in list_items(s, m):
         yield Found("hobby", item, "likes", f"hobby {item}", 0.85)

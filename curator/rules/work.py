@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from curator.lexicon import EVALUATIVE, I_, IM, IVE, NP, OCCUPATIONS, PROPER
+from curator.lexicon import DIETS, EVALUATIVE, I_, IM, IVE, NP, OCCUPATIONS, PROPER
 from curator.rules.base import Found, Rules, Sentence, g, state, window
 from curator.rules.phrases import cut, phrase, tidy
 
@@ -32,6 +32,8 @@ def _occupation(m: re.Match[str], s: Sentence) -> Iterable[Found]:
 )
 def _works_as(m: re.Match[str], s: Sentence) -> Iterable[Found]:
     value = phrase(s, m, "obj", 4)
+    if value and re.fullmatch(rf"(?:{DIETS})", value, re.IGNORECASE):  # a diet (rules.changes)
+        return
     if value and not EVALUATIVE.intersection(value.lower().split()):
         yield state("occupation", value, "work", f"works as {value}", 0.85, s, m,
                     change=bool(m["chg"]))  # fmt: skip

@@ -380,7 +380,6 @@ def test_joined_a_group_is_membership():
         "I think I live in the wrong city.",
         "I want to move to Berlin.",
         "I'm not a nurse.",
-        "I don't live in Berlin anymore.",
         "When I was a kid I lived in Oslo.",
         "The people I love are here.",
     ],
@@ -388,6 +387,12 @@ def test_joined_a_group_is_membership():
 def test_questions_hypotheticals_and_others_are_skipped(text: str):
     """Questions, conditionals, wishes, reported speech and 'you' statements give nothing."""
     assert facts(text) == []
+
+
+def test_no_longer_living_somewhere_is_an_ending():
+    """'I don't live in Berlin anymore' ends location Berlin (issue 3; it was skipped before)."""
+    p = one("I don't live in Berlin anymore.")
+    assert (p.op, p.attribute, p.value, p.valid_from) == ("end", "location", "Berlin", AT)
 
 
 # --- proposals -------------------------------------------------------------------------
