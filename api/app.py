@@ -14,7 +14,7 @@ from neo4j import Driver
 from api import errors, prefetch
 from api.deps import PrincipalDep, TokenCache
 from api.limits import BodyLimit
-from api.routes import entities, facts, runs
+from api.routes import access, entities, facts, merges, notifications, proposals, runs
 from api.routes import prefetch as prefetch_route
 from api.settings import Settings
 from committer.apply import Committer
@@ -42,7 +42,7 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         ensure_schema(driver, settings.neo4j_database)
         _warm_up(app.state.prefetch_reader)
-        worker = CuratorWorker(app.state.committer, settings.curator_poll_seconds)
+        worker = CuratorWorker.from_settings(app.state.committer, settings, app.state.reader)
         if settings.curator_in_process:
             worker.start()
         app.state.curator = worker
@@ -76,7 +76,8 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         """The caller as its token says: `{owner, scopes}` (any valid token)."""
         return JSONResponse({"owner": principal.owner, "scopes": sorted(principal.scopes)})
 
-    for module in (entities, facts, runs, prefetch_route):
+    for module in (entities, facts, runs, prefetch_route, access, proposals, notifications,
+                   merges):
         app.include_router(module.router)
     return app
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -22,6 +23,7 @@ from api.settings import Settings
 from committer.apply import Committer
 from graph.driver import connect
 from graph.neo4j_local import LocalNeo4jError, Neo4jLocalSettings, find_running, start, stop
+from graph.reader import Reader
 from graph.schema import ensure_schema
 
 token_app = typer.Typer(help="Bearer tokens (CONTRACT §7).", no_args_is_help=True)
@@ -88,19 +90,37 @@ def serve(
 def curator(
     once: Annotated[bool, typer.Option(help="curate what is queued, then exit")] = False,
 ) -> None:
-    """Run a standalone curator worker (CONTRACT §4) against the configured Neo4j."""
+    """Run a standalone curator worker (CONTRACT §4) against the configured Neo4j.
+
+    Any number of workers may share one Neo4j: each claims runs atomically with a lease
+    (`WORLDSTATE_CURATOR_LEASE_SECONDS`). SIGTERM or Ctrl-C stops it cleanly: the current
+    run is finished (or handed back to the queue), then the process exits 0.
+    """
     from curator.worker import CuratorWorker
 
     settings = Settings()
     with open_store(settings, start_local=False) as driver:
-        worker = CuratorWorker(Committer(driver, settings.neo4j_database),
-                               settings.curator_poll_seconds)
+        worker = CuratorWorker.from_settings(Committer(driver, settings.neo4j_database), settings,
+                                             Reader(driver, settings.neo4j_database))
         if once:
             typer.echo(f"curated {worker.drain()} runs")
             return
-        typer.echo("curator worker running; Ctrl-C to stop", err=True)
-        with contextlib.suppress(KeyboardInterrupt):
-            worker.serve_forever()
+        _stop_on_signals(worker.stop)
+        typer.echo(f"curator worker {worker.worker_id} running; SIGTERM or Ctrl-C to stop",
+                   err=True)
+        worker.serve_forever()
+        typer.echo(f"curator worker {worker.worker_id} stopped", err=True)
+
+
+def _stop_on_signals(stop: Callable[[], None]) -> None:
+    """Call `stop` on SIGTERM or SIGINT; a second Ctrl-C interrupts at once."""
+
+    def handle(_signum: int, _frame: object) -> None:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        stop()
+
+    signal.signal(signal.SIGTERM, handle)
+    signal.signal(signal.SIGINT, handle)
 
 
 @token_app.command("create")

@@ -189,6 +189,8 @@ class EntityWithFacts(BaseModel):
 
     entity: EntityPublic
     facts: list[FactPublic]
+    merged_from: str | None = None
+    """The id asked for, when it was merged into `entity` (CONTRACT §5), else null."""
 
 
 class EntityList(BaseModel):
@@ -310,3 +312,34 @@ class PrefetchOut(BaseModel):
     block: str
     items: list[dict[str, Any]]
     degraded: bool
+
+
+MemoryMode = Literal["none", "restricted", "full"]
+AccessName = Annotated[str, Field(min_length=1, max_length=100)]
+
+
+class MemoryAccessIn(RequestModel):
+    """`PUT /v1/chats/{chat_id}/memory-access` and `PUT /v1/profile/memory-access` body.
+
+    CONTRACT §7: `none` is a clean room, `full` lets everything through, `restricted`
+    lets through a fact that passes both lists; an omitted (or null) list is empty and
+    lets nothing through (fail-closed). Lists given with another mode are stored as
+    they are and do not apply.
+    """
+
+    mode: MemoryMode
+    areas: list[AccessName] | None = Field(default=None, max_length=100)
+    sources: list[AccessName] | None = Field(default=None, max_length=100)
+
+
+class MemoryAccessPublic(BaseModel):
+    """Memory access response: `{mode, areas, sources, origin}` (CONTRACT §7, §10).
+
+    `origin` says where the effective setting comes from: `chat` (the chat's own),
+    `profile` (the owner's default) or `default` (nothing set: `full`).
+    """
+
+    mode: MemoryMode
+    areas: list[str]
+    sources: list[str]
+    origin: Literal["chat", "profile", "default"]

@@ -6,26 +6,18 @@ for everything else (documented in README.md).
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from curator.settings import CuratorSettings
 
 
-class Settings(BaseSettings):
-    """Configuration read from the environment when a process starts, never at import."""
+class Settings(CuratorSettings):
+    """Configuration read from the environment when a process starts, never at import.
 
-    model_config = SettingsConfigDict(env_prefix="WORLDSTATE_", extra="ignore")
+    Extends `CuratorSettings` (Neo4j connection, risk policy, leases, LLM extractor),
+    since `worldstate serve` runs a curator in process.
+    """
 
-    neo4j_uri: str | None = Field(default=None, validation_alias=AliasChoices("NEO4J_URI"))
-    neo4j_user: str | None = Field(default=None, validation_alias=AliasChoices("NEO4J_USER"))
-    neo4j_password: SecretStr | None = Field(
-        default=None, validation_alias=AliasChoices("NEO4J_PASSWORD")
-    )
-    neo4j_database: str | None = Field(
-        default=None, validation_alias=AliasChoices("NEO4J_DATABASE")
-    )
     curator_in_process: bool = True
     """Run a curator worker thread inside the API process (CONTRACT §4)."""
-    curator_poll_seconds: float = 0.5
     prefetch_deadline_ms: int = 150
     """Prefetch answers degraded after this long (CONTRACT §6)."""
     prefetch_max_chars: int = 2000

@@ -12,20 +12,36 @@ import hashlib
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from neo4j import Driver
 
 from committer.batch import Batch, CommitResult, start_of
-from committer.curation import apply_proposals
+from committer.commands import ReviewCommands
 from committer.owners import ensure_owner, new_entity
-from committer.proposals import Assertion, Proposal
+from committer.proposals import Assertion, Reviewed
+from committer.review import record_run
 from committer.rules.plan import Predecessor, plan_end, plan_retract
-from graph.errors import Conflict
+from graph.errors import Conflict, InvalidInput
 from graph.names import token_hash
-from graph.records import EntityRecord, FactRecord, RunRecord, TokenRecord, run_key
+from graph.records import (
+    MEMORY_MODES,
+    EntityRecord,
+    FactRecord,
+    MemoryAccess,
+    RunRecord,
+    TokenRecord,
+    run_key,
+)
 from graph.time import FAR_FUTURE, utcnow
 from graph.writer import Writer, WriteTx, new_id
+
+MAX_ATTEMPTS = 5
+"""Claims of one run after which it is given up as `failed` (CONTRACT §4)."""
+RETRY_BASE_SECONDS = 5.0
+"""First retry delay of a released run; it doubles per try."""
+RETRY_MAX_SECONDS = 300.0
+"""Longest retry delay of a released run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,9 +68,11 @@ class RunOutcome:
     proposals: int
     committed: int
     held: int
+    entity_ids: tuple[str, ...] = ()
+    """Entities the committed proposals touched (for merge suggestions)."""
 
 
-class Committer:
+class Committer(ReviewCommands):
     """The only writer of facts (CONTRACT §1).
 
     Args:
@@ -228,37 +246,149 @@ class Committer:
 
         return self._writer.transaction(work)
 
-    def claim_run(self) -> RunRecord | None:
-        """Take the oldest queued run of any owner for curation, or None when none waits."""
-        return self._writer.transaction(lambda w: w.claim_run(utcnow()))
+    def claim_run(
+        self, worker: str, lease_seconds: float = 30.0, max_attempts: int = MAX_ATTEMPTS
+    ) -> RunRecord | None:
+        """Claim the oldest claimable run of any owner for `worker`, atomically (CONTRACT §4).
 
-    def apply_run(self, run: RunRecord, proposals: Sequence[Proposal]) -> RunOutcome:
-        """Commit a claimed run's proposals and mark it done, in one transaction.
+        Claimable: `queued` and past its `retry_at`, or `curating` with a lapsed lease
+        (its worker died: takeover). Claims of all processes are serialized on one queue
+        lock (graph/cypher/runs.py LOCK_QUEUE), so two workers never hold one run.
 
-        Either every proposal lands and the run is `done`, or nothing does (CONTRACT §4:
-        nothing is applied twice).
+        Args:
+            worker: the claiming worker's id (host-pid-random).
+            lease_seconds: how long the claim holds without a heartbeat.
+            max_attempts: a run claimed this many times already is closed `failed`.
+
+        Returns:
+            The run `curating` under `worker`'s lease; or a run closed at once: `skipped`
+            (its chat's memory access is `none`, CONTRACT §7; its payload is neither
+            read nor returned) or `failed` (attempts exhausted); None when none waits.
+        """
+        lease = timedelta(seconds=lease_seconds)
+        return self._writer.transaction(
+            lambda w: w.claim_run(worker, utcnow(), lease, max_attempts))
+
+    def heartbeat(self, run: RunRecord, worker: str, lease_seconds: float) -> bool:
+        """Extend `worker`'s lease on `run` to now + `lease_seconds`.
+
+        Returns:
+            False when the lease is no longer `worker`'s (it lapsed and another worker
+            took the run over, or the run was closed): the worker's apply will fail.
+        """
+        lease = timedelta(seconds=lease_seconds)
+        return self._writer.transaction(
+            lambda w: w.heartbeat_run(run_key(run.owner, run.id), worker, utcnow(), lease))
+
+    def release_run(
+        self, run: RunRecord, worker: str, error: str | None, *, count_attempt: bool = False,
+        retry_in: float | None = None, max_attempts: int = MAX_ATTEMPTS,
+    ) -> bool:
+        """Put a run `worker` holds back in the queue, to be retried later (CONTRACT §4).
+
+        For a run that could not be curated now through no fault of its own (the LLM
+        extractor's endpoint failing, a worker stopping): the run is never lost.
+
+        Args:
+            run: the claimed run.
+            worker: the worker holding its lease.
+            error: why, kept on the run (never message text), or None.
+            count_attempt: count this attempt against `max_attempts` (the run itself
+                failed); then a run out of attempts is closed `failed` instead.
+            retry_in: seconds before it may be claimed again; default an exponential
+                backoff, `RETRY_BASE_SECONDS` doubling per try up to `RETRY_MAX_SECONDS`.
+            max_attempts: see `count_attempt`.
+
+        Returns:
+            False when the lease was no longer `worker`'s (nothing changed).
+        """
+        if count_attempt and run.attempts >= max_attempts:
+            return self.close_run(run, "failed", error, worker=worker)
+        if retry_in is None:
+            tries = max(run.attempts + run.releases, 1)
+            retry_in = min(RETRY_BASE_SECONDS * 2 ** (tries - 1), RETRY_MAX_SECONDS)
+
+        def work(w: WriteTx) -> bool:
+            now = utcnow()
+            return w.release_run(run_key(run.owner, run.id), worker, refund=not count_attempt,
+                                 retry_at=now + timedelta(seconds=retry_in), error=error,
+                                 now=now)
+
+        return self._writer.transaction(work)
+
+    def apply_run(
+        self, run: RunRecord, reviewed: Sequence[Reviewed], *, worker: str
+    ) -> RunOutcome:
+        """Store a claimed run's reviewed proposals and mark it done, in one transaction.
+
+        Low-risk proposals are committed, the rest held pending for the person, and
+        suppressed ones dropped (CONTRACT §3, `committer.review.record_run`). Either all
+        of it lands and the run is `done`, or nothing does (CONTRACT §4: nothing is
+        applied twice; proposals are idempotent on id).
 
         Raises:
-            Conflict: the run is no longer being curated (someone else finished it).
+            Conflict: the run is no longer being curated under `worker`'s lease (it lapsed
+                and another worker took the run over, or it was finished): nothing is
+                written.
         """
 
         def work(w: WriteTx) -> RunOutcome:
             self_id, _ = ensure_owner(w, run.owner)
             t = w.begin_commit(run.owner, utcnow())
-            committed = apply_proposals(w, run.owner, self_id, proposals, t)
-            outcome = RunOutcome(len(proposals), committed, 0)
-            if not w.finish_run(run_key(run.owner, run.id), status="done", proposals=len(proposals),
-                                committed=committed, held=0, error=None, now=t):
+            review = record_run(w, run.owner, self_id, run, reviewed, t)
+            outcome = RunOutcome(review.proposals, review.committed, review.held,
+                                 review.entity_ids)
+            if not w.finish_run(run_key(run.owner, run.id), worker=worker, status="done",
+                                proposals=review.proposals, committed=review.committed,
+                                held=review.held, error=None, now=t):
                 raise Conflict(f"run {run.id!r} is not being curated")
             return outcome
 
         return self._writer.transaction(work)
 
-    def close_run(self, run: RunRecord, status: str, error: str | None = None) -> None:
-        """Mark a claimed run `failed` or `skipped` with nothing applied."""
-        self._writer.transaction(lambda w: w.finish_run(
-            run_key(run.owner, run.id), status=status, proposals=0, committed=0, held=0,
-            error=error, now=utcnow()))
+    def close_run(
+        self, run: RunRecord, status: str, error: str | None = None, *, worker: str
+    ) -> bool:
+        """Mark a run `worker` holds `failed` or `skipped` with nothing applied.
+
+        Returns:
+            False when the lease was no longer `worker`'s (nothing changed).
+        """
+        return self._writer.transaction(lambda w: w.finish_run(
+            run_key(run.owner, run.id), worker=worker, status=status, proposals=0,
+            committed=0, held=0, error=error, now=utcnow()))
+
+    # --- memory access -------------------------------------------------------------------
+
+    def set_memory_access(
+        self, owner: str, chat_id: str | None, mode: str, areas: Sequence[str] = (),
+        sources: Sequence[str] = (),
+    ) -> MemoryAccess:
+        """Set a chat's memory access, or the owner's default with `chat_id` None (CONTRACT §7).
+
+        Args:
+            owner: the owner id (created if new).
+            chat_id: the chat, or None for the owner's profile default.
+            mode: `none`, `restricted` or `full`.
+            areas: areas a fact may come from under `restricted` (empty: none passes).
+            sources: sources allowed under `restricted` (empty: none passes).
+
+        Returns:
+            The stored setting.
+
+        Raises:
+            InvalidInput: an unknown mode.
+            Conflict: the chat id collides with another owner's chat key.
+        """
+        if mode not in MEMORY_MODES:
+            raise InvalidInput("mode", f"must be one of {', '.join(MEMORY_MODES)}")
+
+        def work(w: WriteTx) -> MemoryAccess:
+            ensure_owner(w, owner)
+            return w.set_memory_access(owner, chat_id, mode=mode, areas=list(areas),
+                                       sources=list(sources), now=utcnow())
+
+        return self._writer.transaction(work)
 
 
 def _current(w: WriteTx, owner: str, fact_id: str) -> FactRecord:

@@ -42,6 +42,10 @@ class CommitResult:
     recorded_at: datetime
 
 
+PERSON_SOURCES = frozenset({"user_stated", "user_edit"})
+"""Sources of values the person stated themselves (CONTRACT §2.1 rule 5, §10)."""
+
+
 def start_of(valid_from: datetime | None, t: datetime) -> datetime:
     """The instant a write starts touching valid time: its valid_from, or the commit time."""
     return t if valid_from is None else to_utc(valid_from, "valid_from")
@@ -89,6 +93,8 @@ class Batch:
         self._creates: list[dict[str, Any]] = []
         self._retracts: list[str] = []
         self._corroborations: list[dict[str, Any]] = []
+        self._asserted: list[tuple[str, str, str, str | None]] = []
+        self._conflicts: list[dict[str, Any]] = []
 
     def load(self, needs: Sequence[tuple[str, str, datetime]]) -> None:
         """Make sure each (entity, attribute) has its current rows ending at or after `since`."""
@@ -129,6 +135,7 @@ class Batch:
         valid_from = self.t if a.valid_from is None else to_utc(a.valid_from, "valid_from")
         rows = self.rows(a.entity_id, a.attribute, valid_from)
         plan = plan_assert(new, valid_from, open_end(a.valid_to), rows)
+        self._asserted.append((a.entity_id, a.attribute, new.value_norm, a.object_id))
         if plan.effect == "duplicate":
             existing = next(r for r in rows if r.id == plan.corroborates)
             self._corroborations.append({
@@ -136,18 +143,61 @@ class Batch:
                 "valid_to": open_end(a.valid_to), **new.provenance,
             })
             return CommitResult(existing, "duplicate", (), (), self.t)
+        self._note_conflicts([r for r in rows if r.id in plan.superseded], a)
         created = self.execute(plan, a.entity_id, a.attribute)
         assert plan.primary is not None
         return CommitResult(created[plan.primary], plan.effect, plan.superseded, plan.retract,
                             self.t)
 
+    def _note_conflicts(self, superseded: list[FactRecord], a: Assertion) -> None:
+        """CONTRACT §2.1 rule 5: a value the person stated themselves, now superseded, is
+        said out loud in the main chat."""
+        stated = [r for r in superseded if r.source in PERSON_SOURCES]
+        if stated:
+            self._conflicts.append({"old": stated, "attribute": a.attribute, "value": a.value,
+                                    "object_id": a.object_id})
+
     def flush(self) -> None:
         """Write everything queued: new rows first, then `retracted_at` on the ended ones,
-        then the corroborations of duplicates."""
+        then the corroborations of duplicates, then clear suppressions of what was
+        asserted (CONTRACT §3) and record conflict notifications (§2.1 rule 5)."""
         self.w.create(self.owner, self._creates, self.t)
         self.w.retract(self.owner, self._retracts, self.t)
         self.w.corroborate(self.owner, self._corroborations, self.t)
+        self._clear_suppressions()
+        self._notify_conflicts()
         self._creates, self._retracts, self._corroborations = [], [], []
+        self._asserted, self._conflicts = [], []
+
+    def _clear_suppressions(self) -> None:
+        if not self._asserted:
+            return
+        ids = {e for e, _, _, _ in self._asserted} | {o for *_, o in self._asserted if o}
+        forms = self.w.search_keys(self.owner, sorted(ids))
+        self.w.clear_suppressions(self.owner, [
+            {"attribute": attribute, "subjects": [entity_id, *forms.get(entity_id, [])],
+             "values": [norm, *(forms.get(obj, []) if obj else [])]}
+            for entity_id, attribute, norm, obj in self._asserted
+        ], self.t)
+
+    def _notify_conflicts(self) -> None:
+        if not self._conflicts:
+            return
+        ids = {c["object_id"] for c in self._conflicts if c["object_id"]}
+        ids |= {r.object_id for c in self._conflicts for r in c["old"] if r.object_id}
+        names = self.w.entity_names(self.owner, sorted(ids))
+        items = []
+        for c in self._conflicts:
+            new = names.get(c["object_id"], c["object_id"]) if c["object_id"] else c["value"]
+            olds = ", ".join(str(names.get(r.object_id, r.object_id) if r.object_id else r.value)
+                             for r in c["old"])
+            label = c["attribute"].replace("_", " ")
+            items.append({
+                "id": new_id("ntf"), "kind": "conflict", "chat_id": None,
+                "fact_ids": [r.id for r in c["old"]],
+                "text": f"I updated something you'd said differently before: {label} {olds} → {new}",
+            })
+        self.w.notify(self.owner, items, self.t)
 
 
 def _row(spec: RowSpec, entity_id: str, attribute: str) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Committing a curated run's proposals (CONTRACT §3, §4; auto-commit in this version).
+"""Committing proposals: a curated run's auto-committed ones, or one a person kept (§3, §4).
 
 Entities named by the proposals are resolved by kind and normalized name, or created;
 then every proposal goes through one `Batch`, so a run is one transaction.
@@ -7,6 +7,7 @@ then every proposal goes through one `Batch`, so a run is one transaction.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from committer.batch import Batch, start_of
@@ -34,10 +35,28 @@ def _resolve(w: WriteTx, owner: str, self_id: str, ref: EntityRef, t: datetime) 
     return new_entity(w, owner, ref.name, ref.kind, (), None, t).id
 
 
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """What one proposal did when committed.
+
+    Attributes:
+        entity_id: the subject entity it was resolved to (or created as).
+        object_id: the object entity, for a relationship, else None.
+        fact_id: the row standing for it (the covering row of a duplicate, the new row
+            of an assertion, the ended row of an `end`), or None when an `end` found nothing.
+        changed: whether memory changed (False for a duplicate or an empty `end`).
+    """
+
+    entity_id: str
+    object_id: str | None
+    fact_id: str | None
+    changed: bool
+
+
 def apply_proposals(
     w: WriteTx, owner: str, self_id: str, proposals: Sequence[Proposal], t: datetime
-) -> int:
-    """Commit proposals in one batch at commit time `t`; return how many changed memory.
+) -> list[Applied]:
+    """Commit proposals in one batch at commit time `t`; return what each one did.
 
     Args:
         w: the open write transaction (owner already locked).
@@ -53,23 +72,29 @@ def apply_proposals(
         resolved.append((p, subject, obj))
     batch = Batch(w, owner, t)
     batch.load([(subject, p.attribute, start_of(p.valid_from, t)) for p, subject, _ in resolved])
-    changed = 0
+    out = []
     for p, subject, obj in resolved:
         if p.op == "end":
-            changed += _end(batch, subject, p)
+            ended, changed = _end(batch, subject, p)
+            out.append(Applied(subject, obj, ended[0] if ended else None, changed))
             continue
         assertion = Assertion(
             entity_id=subject, attribute=p.attribute, value=p.value, object_id=obj,
             valid_from=p.valid_from, valid_to=p.valid_to, cardinality=p.cardinality,
             provenance=p.provenance,
         )
-        changed += batch.assert_(assertion).effect != "duplicate"
+        result = batch.assert_(assertion)
+        out.append(Applied(subject, obj, result.fact.id, result.effect != "duplicate"))
     batch.flush()
-    return changed
+    return out
 
 
-def _end(batch: Batch, entity_id: str, p: Proposal) -> int:
-    """End the current rows of `p.attribute` (of `p.value`, if given) at `p.valid_from`."""
+def _end(batch: Batch, entity_id: str, p: Proposal) -> tuple[list[str], bool]:
+    """End the current rows of `p.attribute` (of `p.value`, if given) at `p.valid_from`.
+
+    Returns:
+        (ids of the rows that now stand for the ended facts, whether memory changed).
+    """
     until = to_utc(p.valid_from, "valid_from")
     norm = None if p.value is None else value_norm(p.value, None)
     rows = [
@@ -77,13 +102,16 @@ def _end(batch: Batch, entity_id: str, p: Proposal) -> int:
         if (norm is None or r.value_norm == norm) and r.valid_from < until < r.valid_to
         and r.status != "invalidated"
     ]
+    ended: list[str] = []
     for row in rows:
-        batch.execute(plan_end(row, until), entity_id, p.attribute)
+        created = batch.execute(plan_end(row, until), entity_id, p.attribute)
+        ended.extend(r.id for r in created if r.valid_to == until)
     if rows or p.value is None:
-        return len(rows)
+        return ended, bool(rows)
     # Known only by its end: it held until `until`, since some unknown time.
     assertion = Assertion(
         entity_id=entity_id, attribute=p.attribute, value=p.value, valid_from=FAR_PAST,
         valid_to=until, cardinality=p.cardinality, provenance=p.provenance,
     )
-    return int(batch.assert_(assertion).effect != "duplicate")
+    result = batch.assert_(assertion)
+    return [result.fact.id], result.effect != "duplicate"

@@ -6,6 +6,7 @@ entities by name, and the committer resolves or creates them.
 
 from __future__ import annotations
 
+import hashlib
 from datetime import datetime
 from typing import Literal
 
@@ -80,3 +81,34 @@ class Proposal(BaseModel):
     cardinality: Literal["one", "many"] | None = None
     type: str
     provenance: Provenance
+
+
+class Reviewed(BaseModel):
+    """A proposal with the curator's risk decision (CONTRACT §3).
+
+    `action="commit"`: clear and low-risk, the committer writes it now. `action="hold"`:
+    it waits, pending, for the person to keep or discard it. `policy` names the rule of
+    the risk table that decided (curator.policy).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    proposal: Proposal
+    action: Literal["commit", "hold"]
+    policy: str
+
+
+class Candidate(BaseModel):
+    """A pair of entities the curator thinks may be one (CONTRACT §4 merge suggestions)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    entity_ids: tuple[str, str]
+    reason: str
+    score: float = Field(ge=0.0, le=100.0)
+
+
+def pair_key(owner: str, a: str, b: str) -> str:
+    """The stored key of a suggested pair: the owner and the two entity ids, order-free."""
+    first, second = sorted((a, b))
+    return hashlib.sha256(f"{owner}|{first}|{second}".encode()).hexdigest()

@@ -9,23 +9,34 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, TypeVar
 
 from neo4j import Driver, unit_of_work
 from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
+from graph.cypher import access as ac
 from graph.cypher import entities as ec
 from graph.cypher import facts as fc
 from graph.cypher import runs as rc
 from graph.errors import NotFound, StoreUnavailable
-from graph.records import EntityRecord, FactRecord, RunRecord, TokenRecord, run_key
+from graph.records import (
+    EntityRecord,
+    FactRecord,
+    MemoryAccess,
+    RunRecord,
+    TokenRecord,
+    chat_key,
+    run_key,
+)
+from graph.review_reads import ReviewReads
 from graph.time import FAR_FUTURE, AsOf, from_store, utcnow
 
 T = TypeVar("T")
 
 
-class Reader:
+class Reader(ReviewReads):
     """Read-only access to one owner's memory.
 
     Args:
@@ -122,7 +133,10 @@ class Reader:
         )
         if not rows:
             raise NotFound("entity", entity_id)
-        return ec.entity_from_record(rows[0]["e"])
+        found = ec.entity_from_record(rows[0]["e"])
+        if found.merged_at is not None and known_at is not None and known_at < found.merged_at:
+            return replace(found, merged_into=None, merged_at=None)  # not merged yet at known_at
+        return found
 
     def entities_by_ids(self, owner: str, entity_ids: list[str]) -> dict[str, EntityRecord]:
         """Return the owner's entities among `entity_ids`, keyed by id (unknown ids left out)."""
@@ -278,6 +292,23 @@ class Reader:
         if not rows:
             raise NotFound("run", run_id)
         return rc.run_from_record(rows[0]["r"])
+
+    # --- memory access -----------------------------------------------------------------
+
+    def memory_access(self, owner: str, chat_id: str | None = None) -> MemoryAccess:
+        """Return the effective memory access of a chat (CONTRACT §7).
+
+        Args:
+            owner: the owner id.
+            chat_id: the chat, or None for the owner's default (the profile).
+
+        Returns:
+            The chat's own setting, else the owner's profile default, else `full`
+            (`MemoryAccess.origin` says which). An unknown owner or chat reads as `full`.
+        """
+        key = None if chat_id is None else chat_key(owner, chat_id)
+        row = self._rows(ac.MEMORY_ACCESS, owner=owner, chat_key=key)[0]
+        return ac.access_from_record(row["profile"], row["chat"])
 
     def ping(self) -> None:
         """Round-trip `RETURN 1` in a read transaction (the benchmark floor; a health check).

@@ -25,6 +25,8 @@ class EntityRecord:
     merged_into: str | None
     archived: bool
     created_at: datetime
+    merged_at: datetime | None = None
+    """When it was merged into `merged_into` (CONTRACT §5), or None."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +72,43 @@ class RunRecord:
     held: int
     error: str | None
     created_at: datetime
+    attempts: int = 0
+    """How many times the run was claimed and not handed back on purpose (CONTRACT §4)."""
+    lease_owner: str | None = None
+    """The worker id (host-pid-random) that claimed it last, or None if never claimed."""
+    lease_until: datetime | None = None
+    """While `curating`: when the claim lapses unless heartbeats extend it (aware UTC)."""
+    retry_at: datetime | None = None
+    """While `queued` after a release: not claimed before this instant (aware UTC)."""
+    finished_by: str | None = None
+    """The worker id that closed it (done, failed or skipped), or None."""
+    releases: int = 0
+    """How many times a worker handed it back to the queue (drives the retry backoff)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryAccess:
+    """The memory access of a chat, or an owner's default (CONTRACT §7 "Per-chat memory access").
+
+    Attributes:
+        mode: `none` (clean room: nothing read, the curator never mines the chat),
+            `restricted` (a fact must pass both lists; an empty list lets nothing
+            through) or `full`.
+        areas: the life areas a fact may come from when `restricted`.
+        sources: the sources (`user_stated`, `integration:<name>`, ...) allowed when
+            `restricted`.
+        origin: where the setting comes from: `chat` (the chat's own), `profile` (the
+            owner's default) or `default` (nothing set: `full`).
+    """
+
+    mode: str
+    areas: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+    origin: str = "default"
+
+
+MEMORY_MODES = ("none", "restricted", "full")
+"""The memory access modes of CONTRACT §7, most closed first."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,3 +123,76 @@ class TokenRecord:
 def run_key(owner: str, run_id: str) -> str:
     """The stored key of a run: run ids are the client's, unique per owner (CONTRACT §4)."""
     return f"{owner}/{run_id}"
+
+
+def chat_key(owner: str, chat_id: str) -> str:
+    """The stored key of a chat: chat ids are the client's, unique per owner (CONTRACT §7)."""
+    return f"{owner}/{chat_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class ProposalRecord:
+    """A stored proposal (CONTRACT §3, §10 "Proposal").
+
+    `entity_id` is None (with `entity_name`) while the entity it is about is not known
+    yet; `status` is `pending`, `kept`, `discarded` or `committed` (auto-committed).
+    """
+
+    id: str
+    owner: str
+    op: str
+    status: str
+    entity_id: str | None
+    entity_name: str | None
+    entity_kind: str
+    attribute: str
+    value: Scalar | None
+    object_id: str | None
+    object_name: str | None
+    object_kind: str | None
+    valid_from: datetime
+    valid_to: datetime | None
+    cardinality: str | None
+    source: str
+    type: str
+    confidence: float
+    evidence: str | None
+    reason: str | None
+    policy: str | None
+    run_id: str | None
+    chat_id: str | None
+    message_id: str | None
+    seq: int
+    fact_id: str | None
+    created_at: datetime
+    decided_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class NotificationRecord:
+    """Something said out loud to the person (CONTRACT §2.1 rule 5, §3, §10)."""
+
+    id: str
+    owner: str
+    kind: str
+    text: str
+    chat_id: str | None
+    proposal_id: str | None
+    suggestion_id: str | None
+    fact_ids: tuple[str, ...]
+    at: datetime
+    acknowledged_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class MergeSuggestionRecord:
+    """"Are these the same?" about two entities of one owner (CONTRACT §4, §10)."""
+
+    id: str
+    owner: str
+    entity_ids: tuple[str, str]
+    reason: str
+    score: float
+    status: str
+    created_at: datetime
+    decided_at: datetime | None

@@ -10,6 +10,11 @@ STATEMENTS: tuple[str, ...] = (
     "CREATE CONSTRAINT fact_id IF NOT EXISTS FOR (f:Fact) REQUIRE f.id IS UNIQUE",
     "CREATE CONSTRAINT run_key IF NOT EXISTS FOR (r:Run) REQUIRE r.key IS UNIQUE",
     "CREATE CONSTRAINT token_hash IF NOT EXISTS FOR (k:Token) REQUIRE k.hash IS UNIQUE",
+    # Memory access per chat (graph/cypher/access.py), and the one run-queue lock node
+    # that serializes run claims (graph/cypher/runs.py LOCK_QUEUE: MERGE needs the
+    # constraint to create it once under concurrency).
+    "CREATE CONSTRAINT chat_key IF NOT EXISTS FOR (c:Chat) REQUIRE c.key IS UNIQUE",
+    "CREATE CONSTRAINT run_queue_id IF NOT EXISTS FOR (q:RunQueue) REQUIRE q.id IS UNIQUE",
     # Current and as-of reads of an entity: see graph/cypher/facts.py FACTS_CURRENT/AS_OF.
     (
         "CREATE INDEX fact_entity_asof IF NOT EXISTS "
@@ -25,6 +30,25 @@ STATEMENTS: tuple[str, ...] = (
         "CREATE INDEX fact_owner_attribute IF NOT EXISTS "
         "FOR (f:Fact) ON (f.owner, f.attribute, f.retracted_at)"
     ),
+    "CREATE CONSTRAINT proposal_id IF NOT EXISTS FOR (n:Proposal) REQUIRE n.id IS UNIQUE",
+    "CREATE CONSTRAINT notification_id IF NOT EXISTS FOR (x:Notification) REQUIRE x.id IS UNIQUE",
+    (
+        "CREATE CONSTRAINT merge_suggestion_key IF NOT EXISTS "
+        "FOR (s:MergeSuggestion) REQUIRE s.key IS UNIQUE"
+    ),
+    (
+        "CREATE CONSTRAINT merge_suggestion_id IF NOT EXISTS "
+        "FOR (s:MergeSuggestion) REQUIRE s.id IS UNIQUE"
+    ),
+    # Proposal lists and "last surfaced in this chat" (CONTRACT §3).
+    "CREATE INDEX proposal_owner_status IF NOT EXISTS FOR (n:Proposal) ON (n.owner, n.status)",
+    "CREATE INDEX proposal_owner IF NOT EXISTS FOR (n:Proposal) ON (n.owner)",
+    (
+        "CREATE INDEX suppression_owner_attribute IF NOT EXISTS "
+        "FOR (x:Suppression) ON (x.owner, x.attribute)"
+    ),
+    "CREATE INDEX notification_owner IF NOT EXISTS FOR (x:Notification) ON (x.owner)",
+    "CREATE INDEX merge_suggestion_owner IF NOT EXISTS FOR (s:MergeSuggestion) ON (s.owner)",
     "CREATE INDEX entity_owner_kind IF NOT EXISTS FOR (e:Entity) ON (e.owner, e.kind)",
     "CREATE INDEX entity_owner IF NOT EXISTS FOR (e:Entity) ON (e.owner)",
     "CREATE INDEX run_status IF NOT EXISTS FOR (r:Run) ON (r.status, r.created_at)",

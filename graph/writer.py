@@ -16,18 +16,27 @@ from typing import Any, TypeVar
 from neo4j import Driver, ManagedTransaction
 from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
+from graph.cypher import access as ac
 from graph.cypher import entities as ec
 from graph.cypher import facts as fc
 from graph.cypher import runs as rc
 from graph.errors import Conflict, NotFound, StoreUnavailable
-from graph.records import EntityRecord, FactRecord, RunRecord, TokenRecord
+from graph.records import (
+    EntityRecord,
+    FactRecord,
+    MemoryAccess,
+    RunRecord,
+    TokenRecord,
+    chat_key,
+)
+from graph.review_writes import ReviewWrites
 from graph.time import FAR_FUTURE, epoch_parts, from_store
 
 T = TypeVar("T")
 TICK = timedelta(microseconds=1)
 
 
-class WriteTx:
+class WriteTx(ReviewWrites):
     """Write primitives inside one transaction. Every query is scoped by `owner`."""
 
     def __init__(self, tx: ManagedTransaction):
@@ -228,21 +237,122 @@ class WriteTx:
             raise Conflict(f"run {run_id!r} was already posted with different content")
         return rc.run_from_record(row["r"]), bool(row["created"])
 
-    def claim_run(self, now: datetime) -> RunRecord | None:
-        """Mark the oldest queued run `curating` and return it, or None when none is queued."""
-        rows = self._run(rc.CLAIM_RUN, t=now)
-        return rc.run_from_record(rows[0]["r"]) if rows else None
+    def claim_run(
+        self, worker: str, now: datetime, lease: timedelta, max_attempts: int
+    ) -> RunRecord | None:
+        """Claim the oldest claimable run for `worker` (CONTRACT §4), under the queue lock.
+
+        Claimable: `queued` and past its `retry_at`, or `curating` with a lapsed lease
+        (takeover). A run whose chat has memory access `none` (CONTRACT §7) is closed
+        `skipped` without its payload being read; one claimed `max_attempts` times
+        already is closed `failed`.
+
+        Args:
+            worker: the claiming worker's id.
+            now: the claim time, aware UTC.
+            lease: how long the claim holds without a heartbeat.
+            max_attempts: attempts after which a run is given up.
+
+        Returns:
+            The run, `curating` and leased to `worker` until `now + lease`, or closed
+            `skipped` (payload empty) or `failed`; None when no run is claimable.
+        """
+        self._run(rc.LOCK_QUEUE, worker=worker, t=now)
+        rows = self._run(rc.NEXT_RUN, t=now)
+        if not rows:
+            return None
+        key, attempts = rows[0]["key"], int(rows[0]["attempts"])
+        access = self.memory_access(rows[0]["owner"], rows[0]["chat_id"])
+        if access.mode == "none":
+            return self._set_aside(key, "skipped", None, worker, now)
+        if attempts >= max_attempts:
+            last = rows[0]["error"]
+            error = f"gave up after {attempts} attempts" + (f"; last error: {last}" if last else "")
+            return self._set_aside(key, "failed", error, worker, now)
+        row = self._run(rc.START_RUN, key=key, worker=worker, t=now, until=now + lease)[0]
+        return rc.run_from_record(row["r"])
+
+    def _set_aside(
+        self, key: str, status: str, error: str | None, worker: str, now: datetime
+    ) -> RunRecord:
+        row = self._run(rc.SET_ASIDE_RUN, key=key, status=status, attempt=0, error=error,
+                        worker=worker, t=now)[0]
+        return rc.run_from_record(row["r"])
+
+    def heartbeat_run(self, key: str, worker: str, now: datetime, lease: timedelta) -> bool:
+        """Extend `worker`'s lease on a run to `now + lease`; False if the lease is not its own."""
+        self._run(rc.LOCK_QUEUE, worker=worker, t=now)
+        return bool(self._run(rc.HEARTBEAT_RUN, key=key, worker=worker, until=now + lease))
+
+    def release_run(
+        self, key: str, worker: str, *, refund: bool, retry_at: datetime, error: str | None,
+        now: datetime,
+    ) -> bool:
+        """Put a run `worker` holds back to `queued`, claimable from `retry_at`.
+
+        Args:
+            key: the run key.
+            worker: the worker holding the lease.
+            refund: True to not count this attempt (the run was not at fault).
+            retry_at: not claimed before this instant, aware UTC.
+            error: why, kept on the run (or None).
+            now: the time of the release.
+
+        Returns:
+            False if the lease is not `worker`'s (nothing changed).
+        """
+        self._run(rc.LOCK_QUEUE, worker=worker, t=now)
+        rows = self._run(rc.RELEASE_RUN, key=key, worker=worker, refund=int(refund),
+                         retry_at=retry_at, error=error)
+        return bool(rows)
 
     def finish_run(
-        self, key: str, *, status: str, proposals: int, committed: int, held: int,
+        self, key: str, *, worker: str, status: str, proposals: int, committed: int, held: int,
         error: str | None, now: datetime,
     ) -> bool:
-        """Close a run being curated; False if it was not in `curating` (applied elsewhere)."""
+        """Close a run `worker` is curating, under the queue lock (CONTRACT §4).
+
+        Returns:
+            False if the run is not `curating` under `worker`'s lease (its lease lapsed and
+            another worker took it over, or it was closed): the caller must roll back.
+        """
+        self._run(rc.LOCK_QUEUE, worker=worker, t=now)
         rows = self._run(
-            rc.FINISH_RUN, key=key, status=status, proposals=proposals, committed=committed,
-            held=held, error=error, t=now,
+            rc.FINISH_RUN, key=key, worker=worker, status=status, proposals=proposals,
+            committed=committed, held=held, error=error, t=now,
         )
         return bool(rows)
+
+    # --- memory access -------------------------------------------------------------------
+
+    def memory_access(self, owner: str, chat_id: str | None) -> MemoryAccess:
+        """Return the effective memory access of a chat, or the owner's default (CONTRACT §7)."""
+        key = None if chat_id is None else chat_key(owner, chat_id)
+        row = self._run(ac.MEMORY_ACCESS, owner=owner, chat_key=key)[0]
+        return ac.access_from_record(row["profile"], row["chat"])
+
+    def set_memory_access(
+        self, owner: str, chat_id: str | None, *, mode: str, areas: Sequence[str],
+        sources: Sequence[str], now: datetime,
+    ) -> MemoryAccess:
+        """Store a chat's memory access, or the owner's default when `chat_id` is None.
+
+        Raises:
+            NotFound: the owner does not exist (call `ensure_owner` first).
+            Conflict: the chat key is taken by another owner's chat.
+        """
+        params = {"owner": owner, "mode": mode, "areas": list(areas), "sources": list(sources),
+                  "t": now}
+        if chat_id is None:
+            rows = self._run(ac.SET_PROFILE_ACCESS, **params)
+            if not rows:
+                raise NotFound("owner", owner)
+            return ac.access_from_record(rows[0]["profile"], None)
+        row = self._run(ac.SET_CHAT_ACCESS, chat_key=chat_key(owner, chat_id), chat_id=chat_id,
+                        **params)[0]
+        if row["owner"] != owner:
+            raise Conflict("chat id already used")
+        return ac.access_from_record(None, row["chat"])
 
     def create_token(
         self, owner: str, *, token_id: str, token_hash: str, scopes: Sequence[str], now: datetime

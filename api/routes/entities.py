@@ -22,6 +22,8 @@ from graph.names import search_key
 
 router = APIRouter(prefix="/v1/entities", tags=["entities"])
 MAX_PAGE = 500
+MAX_MERGE_HOPS = 20
+"""A chain of merges (a into b into c) is followed this far."""
 
 
 @router.post("", status_code=201, response_model=EntityPublic)
@@ -60,12 +62,19 @@ def list_entities(
 def get_entity(entity_id: str, owner: ReadOwner, reader: ReaderDep, as_of: AsOfDep) -> EntityWithFacts:
     """Return an entity and its facts as of `(valid_at, known_at)` (both default to now).
 
+    An entity merged into another (as known at `known_at`) answers with the survivor
+    and says so in `merged_from` (CONTRACT §5); before the merge it answers as itself.
     Errors: 404 when the id is not the owner's (CONTRACT §7); 422 for a timestamp
     without an offset.
     """
     entity = reader.entity(owner, entity_id, as_of.known_at)
-    facts = reader.facts(owner, entity_id, as_of)
-    return EntityWithFacts(entity=EntityPublic.of(entity), facts=[FactPublic.of(f) for f in facts])
+    hops = 0
+    while entity.merged_into is not None and hops < MAX_MERGE_HOPS:
+        entity = reader.entity(owner, entity.merged_into, as_of.known_at)
+        hops += 1
+    facts = reader.facts(owner, entity.id, as_of)
+    return EntityWithFacts(entity=EntityPublic.of(entity), facts=[FactPublic.of(f) for f in facts],
+                           merged_from=entity_id if entity.id != entity_id else None)
 
 
 @dataclass(frozen=True, slots=True)

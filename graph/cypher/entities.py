@@ -125,4 +125,5 @@ def entity_from_record(node: Any) -> EntityRecord:
         merged_into=node.get("merged_into"),
         archived=bool(node.get("archived", False)),
         created_at=from_store(node["created_at"]),
+        merged_at=None if node.get("merged_at") is None else from_store(node["merged_at"]),
     )

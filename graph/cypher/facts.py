@@ -110,6 +110,14 @@ RETURN """ + _project("f") + """ AS row
 """
 """READ. $owner, $fact_id -> f (0 or 1 row). Unique-constraint seek on Fact.id."""
 
+FACTS_BY_IDS = """
+UNWIND $ids AS fid
+MATCH (f:Fact {id: fid})
+WHERE f.owner = $owner
+RETURN """ + _project("f") + """ AS row
+"""
+"""READ. $owner, $ids -> f for each id that is a row of the owner. Unique-constraint seeks."""
+
 LINEAGE = """
 MATCH (x:Fact {id: $fact_id})-[:REPLACES*0..]->(y:Fact)
 WHERE x.owner = $owner AND y.owner = $owner

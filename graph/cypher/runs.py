@@ -1,7 +1,13 @@
-"""Cypher for runs (CONTRACT §4) and bearer tokens (CONTRACT §7)."""
+"""Cypher for runs (CONTRACT §4) and bearer tokens (CONTRACT §7).
+
+A run's life: `queued` -> (claim) `curating` under a worker's lease -> `done`, or back to
+`queued` (released, with a `retry_at`), or `failed` / `skipped`. Every change of status
+or lease after creation holds the queue lock (LOCK_QUEUE).
+"""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from graph.records import RunRecord, TokenRecord
@@ -24,25 +30,104 @@ RETURN r, r.created_at = $t AS created
 """WRITE. $key, $id, $owner, $chat_id, $surface, $payload (JSON text), $digest, $t -> r,
 created. Idempotent on run id (CONTRACT §4): a second post returns the stored run."""
 
-CLAIM_RUN = """
-MATCH (r:Run)
-USING INDEX r:Run(status, created_at)
-WHERE r.status = 'queued' AND r.created_at IS NOT NULL
+LOCK_QUEUE = """
+MERGE (q:RunQueue {id: 'runs'})
+SET q.locked_by = $worker, q.locked_at = $t
+RETURN q.id AS id
+"""
+"""WRITE. $worker, $t -> id. Takes the write lock of the one `RunQueue` node, held to the
+end of the transaction.
+
+Why a queue lock: Neo4j reads without locks, so two transactions can both MATCH the same
+queued run (or a `finish` and a takeover can both MATCH the same `curating` run) and
+both SET it: a lost update that would curate a run twice. Every transaction that
+changes a run's status or lease (claim, heartbeat, release, finish) runs this statement
+first, in a statement of its own, and only then reads the run: it then reads committed
+state that nobody else can change before it commits (CONTRACT §4: claimed atomically,
+never applied twice). The lock serializes run transitions only, never fact writes, and
+a finish takes it as its last statement, so it is held for the commit alone. Chosen
+over lock-then-recheck on each Run node because claims compete for the same "oldest"
+run: with a per-run lock the losers would recheck, fail and retry in a herd."""
+
+NEXT_RUN = """
+CALL () {
+  MATCH (r:Run)
+  USING INDEX r:Run(status, created_at)
+  WHERE r.status = 'queued' AND r.created_at IS NOT NULL
+    AND (r.retry_at IS NULL OR r.retry_at <= $t)
+  RETURN r ORDER BY r.status, r.created_at LIMIT 1
+  UNION
+  MATCH (r:Run)
+  USING INDEX r:Run(status, created_at)
+  WHERE r.status = 'curating' AND r.created_at IS NOT NULL
+    AND (r.lease_until IS NULL OR r.lease_until < $t)
+  RETURN r ORDER BY r.status, r.created_at LIMIT 1
+}
 WITH r ORDER BY r.created_at, r.key LIMIT 1
-SET r.status = 'curating', r.claimed_at = $t
+RETURN r.key AS key, r.owner AS owner, r.chat_id AS chat_id,
+       coalesce(r.attempts, 0) AS attempts, r.error AS error
+"""
+"""READ (inside the claim's write transaction, after LOCK_QUEUE). $t -> key, owner,
+chat_id, attempts, error (the last one) of the oldest claimable run: `queued` and past
+its `retry_at`, or `curating` with a lapsed lease (its worker died or stalled: takeover;
+a `curating` run without a lease, from before leases, counts as lapsed). At most one row.
+Both branches read index `run_status` (status, created_at) in its order and stop at the
+first match (`ORDER BY r.status, r.created_at` is what lets the planner use the index
+order instead of sorting every queued run)."""
+
+START_RUN = """
+MATCH (r:Run {key: $key})
+SET r.status = 'curating', r.attempts = coalesce(r.attempts, 0) + 1, r.claimed_at = $t,
+    r.lease_owner = $worker, r.lease_until = $until, r.retry_at = null
 RETURN r
 """
-"""WRITE. $t -> r, the oldest queued run, now `curating` (at most one row)."""
+"""WRITE (after LOCK_QUEUE and NEXT_RUN). $key, $worker, $t, $until -> r, now `curating`
+and leased to $worker until $until, one more attempt counted."""
+
+SET_ASIDE_RUN = """
+MATCH (r:Run {key: $key})
+SET r.status = $status, r.attempts = coalesce(r.attempts, 0) + $attempt, r.error = $error,
+    r.claimed_at = $t, r.finished_at = $t, r.lease_owner = $worker, r.finished_by = $worker,
+    r.lease_until = null, r.retry_at = null
+RETURN r {.*, payload: ''} AS r
+"""
+"""WRITE (after LOCK_QUEUE and NEXT_RUN). $key, $status (`skipped` or `failed`), $attempt
+(0 or 1), $error, $worker, $t -> r, closed without curation. The payload is not
+returned: a `skipped` run's content is never read (CONTRACT §7 memory access `none`)."""
+
+HEARTBEAT_RUN = """
+MATCH (r:Run {key: $key})
+WHERE r.status = 'curating' AND r.lease_owner = $worker
+SET r.lease_until = $until
+RETURN r.key AS key
+"""
+"""WRITE (after LOCK_QUEUE). $key, $worker, $until -> key (0 rows: the lease is no longer
+this worker's: it lapsed and another worker took the run over, or the run closed)."""
+
+RELEASE_RUN = """
+MATCH (r:Run {key: $key})
+WHERE r.status = 'curating' AND r.lease_owner = $worker
+SET r.status = 'queued', r.attempts = coalesce(r.attempts, 0) - $refund,
+    r.releases = coalesce(r.releases, 0) + 1, r.retry_at = $retry_at, r.error = $error,
+    r.lease_until = null
+RETURN r.key AS key
+"""
+"""WRITE (after LOCK_QUEUE). $key, $worker, $refund (1: the attempt is not counted, 0: it
+is), $retry_at, $error -> key (0 rows: the lease is not this worker's). The run
+goes back to `queued`, claimable again from $retry_at."""
 
 FINISH_RUN = """
 MATCH (r:Run {key: $key})
-WHERE r.status = 'curating'
+WHERE r.status = 'curating' AND r.lease_owner = $worker
 SET r.status = $status, r.proposals = $proposals, r.committed = $committed,
-    r.held = $held, r.error = $error, r.finished_at = $t
+    r.held = $held, r.error = $error, r.finished_at = $t, r.finished_by = $worker,
+    r.lease_until = null
 RETURN r.key AS key
 """
-"""WRITE. $key, $status, $proposals, $committed, $held, $error, $t -> key (0 rows if the
-run was not being curated: then nothing is applied twice)."""
+"""WRITE (after LOCK_QUEUE). $key, $worker, $status, $proposals, $committed, $held, $error,
+$t -> key (0 rows if the run is not being curated by $worker: its lease lapsed and
+another worker took it over, or it was closed; the caller then rolls back, so nothing is
+applied twice, CONTRACT §4)."""
 
 CREATE_TOKEN = """
 MERGE (o:Owner {id: $owner})
@@ -63,7 +148,7 @@ RETURN k
 
 
 def run_from_record(node: Any) -> RunRecord:
-    """Build a `RunRecord` from a Run node."""
+    """Build a `RunRecord` from a Run node (or a map projection of one)."""
     return RunRecord(
         id=node["id"],
         owner=node["owner"],
@@ -76,7 +161,17 @@ def run_from_record(node: Any) -> RunRecord:
         held=int(node.get("held", 0)),
         error=node.get("error"),
         created_at=from_store(node["created_at"]),
+        attempts=int(node.get("attempts") or 0),
+        lease_owner=node.get("lease_owner"),
+        lease_until=_instant(node.get("lease_until")),
+        retry_at=_instant(node.get("retry_at")),
+        finished_by=node.get("finished_by"),
+        releases=int(node.get("releases") or 0),
     )
+
+
+def _instant(value: Any) -> datetime | None:
+    return None if value is None else from_store(value)
 
 
 def token_from_record(node: Any) -> TokenRecord:

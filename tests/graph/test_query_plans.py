@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from neo4j import Driver
 
-from graph.cypher import entities, facts, runs
+import graph.cypher
 from graph.time import FAR_FUTURE
+
+MODULES = [importlib.import_module(f"graph.cypher.{m.name}")
+           for m in pkgutil.iter_modules(graph.cypher.__path__)]
 
 QUERIES = [
     (f"{module.__name__}.{name}", getattr(module, name))
-    for module in (facts, entities, runs)
+    for module in MODULES
     for name in dir(module)
     if name.isupper() and isinstance(getattr(module, name), str)
     and ("MATCH" in getattr(module, name) or "MERGE" in getattr(module, name))

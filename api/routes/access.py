@@ -1,0 +1,73 @@
+"""Memory access per chat and the owner's default (CONTRACT §7, §10).
+
+Stored now through the committer; the read layer's enforcement is a later issue. The
+curator already honours `none`: a run from such a chat is `skipped` unread (§4).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path
+
+from api.deps import ReaderDep, ReadOwner, WriteOwner
+from api.schemas import MemoryAccessIn, MemoryAccessPublic
+from api.write_deps import CommitterDep
+from graph.records import MemoryAccess
+
+router = APIRouter(tags=["memory access"])
+ChatId = Annotated[str, Path(min_length=1, max_length=200)]
+
+
+def _public(access: MemoryAccess) -> MemoryAccessPublic:
+    return MemoryAccessPublic(mode=access.mode, areas=list(access.areas),  # type: ignore[arg-type]
+                              sources=list(access.sources), origin=access.origin)  # type: ignore[arg-type]
+
+
+def _store(committer: CommitterDep, owner: str, chat_id: str | None,
+           body: MemoryAccessIn) -> MemoryAccessPublic:
+    access = committer.set_memory_access(
+        owner, chat_id, body.mode, list(dict.fromkeys(body.areas or ())),
+        list(dict.fromkeys(body.sources or ())))
+    return _public(access)
+
+
+@router.put("/v1/chats/{chat_id}/memory-access", response_model=MemoryAccessPublic)
+def put_chat_access(chat_id: ChatId, body: MemoryAccessIn, owner: WriteOwner,
+                    committer: CommitterDep) -> MemoryAccessPublic:
+    """Set one chat's memory access, overriding the owner's default.
+
+    Body: `{mode: none|restricted|full, areas?: [str], sources?: [str]}`; under
+    `restricted` an omitted list is empty and lets nothing through. Returns the stored
+    setting. Errors: 422 naming the field (unknown mode, bad list). Needs scope `write`.
+    """
+    return _store(committer, owner, chat_id, body)
+
+
+@router.get("/v1/chats/{chat_id}/memory-access", response_model=MemoryAccessPublic)
+def get_chat_access(chat_id: ChatId, owner: ReadOwner, reader: ReaderDep) -> MemoryAccessPublic:
+    """A chat's effective memory access: its own, else the owner's default, else `full`.
+
+    `origin` says which. Any chat id answers (a chat never configured inherits).
+    Needs scope `read`.
+    """
+    return _public(reader.memory_access(owner, chat_id))
+
+
+@router.put("/v1/profile/memory-access", response_model=MemoryAccessPublic)
+def put_profile_access(body: MemoryAccessIn, owner: WriteOwner,
+                       committer: CommitterDep) -> MemoryAccessPublic:
+    """Set the owner's default memory access, for every chat without its own.
+
+    Body and errors as for a chat. Needs scope `write`.
+    """
+    return _store(committer, owner, None, body)
+
+
+@router.get("/v1/profile/memory-access", response_model=MemoryAccessPublic)
+def get_profile_access(owner: ReadOwner, reader: ReaderDep) -> MemoryAccessPublic:
+    """The owner's default memory access (`full` with origin `default` when never set).
+
+    Needs scope `read`.
+    """
+    return _public(reader.memory_access(owner, None))

@@ -1,0 +1,192 @@
+"""The person's decisions, as committer commands: keep, discard, replies, notifications,
+merge suggestions and merges (CONTRACT §3, §4, §5).
+
+A mixin of `committer.apply.Committer`: each method is one write transaction that locks
+the owner first (`begin_commit`), like every other commit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import TypeVar
+
+from committer import review
+from committer.merge import MergeResult, merge_entities
+from committer.owners import ensure_owner
+from committer.proposals import Candidate, pair_key
+from graph.errors import Conflict, NotFound
+from graph.records import FactRecord, MergeSuggestionRecord, ProposalRecord
+from graph.time import utcnow
+from graph.writer import Writer, WriteTx, new_id
+
+T = TypeVar("T")
+
+
+class ReviewCommands:
+    """Decisions a person makes about proposals, notifications and entities."""
+
+    _writer: Writer
+
+    def _commit(self, owner: str, work: Callable[[WriteTx, str, datetime], T]) -> T:
+        def run(w: WriteTx) -> T:
+            self_id, _ = ensure_owner(w, owner)
+            t = w.begin_commit(owner, utcnow())
+            return work(w, self_id, t)
+
+        return self._writer.transaction(run)
+
+    def keep_proposal(
+        self, owner: str, proposal_id: str, by: str = "rest"
+    ) -> tuple[ProposalRecord, FactRecord | None]:
+        """Keep a pending proposal: the committer writes it (CONTRACT §3).
+
+        Returns:
+            (the proposal, now `kept`; the row standing for it, or None for an `end`
+            that found nothing to end).
+
+        Raises:
+            NotFound: no such proposal for this owner.
+            Conflict: it is not pending (kept or discarded before).
+        """
+
+        def work(w: WriteTx, self_id: str, t: datetime) -> tuple[ProposalRecord, FactRecord | None]:
+            rec, fact_id = review.keep(w, owner, self_id, proposal_id, by, t)
+            return rec, None if fact_id is None else w.fact(owner, fact_id)
+
+        return self._commit(owner, work)
+
+    def discard_proposal(self, owner: str, proposal_id: str, by: str = "rest") -> ProposalRecord:
+        """Discard a pending proposal and suppress its assertion (CONTRACT §3).
+
+        Raises:
+            NotFound: no such proposal for this owner.
+            Conflict: it is not pending.
+        """
+        return self._commit(owner, lambda w, self_id, t: review.discard(
+            w, owner, self_id, proposal_id, by, t))
+
+    def resolve(
+        self, owner: str, keep: Sequence[str], discard: Sequence[str], by: str
+    ) -> tuple[list[str], list[str]]:
+        """Keep and discard several pending proposals in one transaction (a chat reply).
+
+        Returns:
+            (ids kept, ids discarded).
+
+        Raises:
+            NotFound, Conflict: as `keep_proposal` / `discard_proposal`; nothing is written.
+        """
+
+        def work(w: WriteTx, self_id: str, t: datetime) -> tuple[list[str], list[str]]:
+            for pid in keep:
+                review.keep(w, owner, self_id, pid, by, t)
+            for pid in discard:
+                review.discard(w, owner, self_id, pid, by, t)
+            return list(keep), list(discard)
+
+        return self._commit(owner, work)
+
+    def acknowledge(self, owner: str, notification_id: str) -> None:
+        """Acknowledge a notification (idempotent).
+
+        Raises:
+            NotFound: no such notification for this owner.
+        """
+
+        def work(w: WriteTx) -> None:
+            if not w.notification_exists(owner, notification_id):
+                raise NotFound("notification", notification_id)
+            w.acknowledge(owner, ids=[notification_id], t=utcnow())
+
+        self._writer.transaction(work)
+
+    # --- merges --------------------------------------------------------------------------
+
+    def suggest_merges(
+        self, owner: str, candidates: Sequence[Candidate]
+    ) -> list[MergeSuggestionRecord]:
+        """Raise merge suggestions for new pairs, each with a main-chat notification.
+
+        A pair suggested before (open, confirmed or declined) is never suggested again.
+
+        Returns:
+            The suggestions created by this call.
+        """
+
+        def work(w: WriteTx, self_id: str, t: datetime) -> list[MergeSuggestionRecord]:
+            out = []
+            for c in candidates:
+                a, b = sorted(c.entity_ids)
+                rec, created = w.suggest_merge(
+                    owner, key=pair_key(owner, a, b), suggestion_id=new_id("mrg"),
+                    entity_ids=(a, b), reason=c.reason, score=c.score, t=t)
+                if created:
+                    names = w.entity_names(owner, [a, b])
+                    w.notify(owner, [{
+                        "id": "ntf_" + rec.id[4:], "kind": "merge_suggestion",
+                        "suggestion_id": rec.id,
+                        "text": f"Are these the same? {names.get(a, a)} and {names.get(b, b)} "
+                                f"({c.reason})",
+                    }], t)
+                    out.append(rec)
+            return out
+
+        return self._commit(owner, work)
+
+    def confirm_suggestion(
+        self, owner: str, suggestion_id: str
+    ) -> tuple[MergeSuggestionRecord, MergeResult]:
+        """Confirm a merge suggestion: the younger entity merges into the older one (the
+        owner's own entity always survives) (CONTRACT §4, §5).
+
+        Raises:
+            NotFound: no such suggestion. Conflict: it is not open, or an entity was
+            merged since.
+        """
+
+        def work(w: WriteTx, self_id: str, t: datetime) -> tuple[MergeSuggestionRecord, MergeResult]:
+            rec = w.decide_suggestion(owner, suggestion_id, "confirmed", t)
+            if rec is None:
+                _missing_or_decided(w.suggestion(owner, suggestion_id), suggestion_id)
+            assert rec is not None
+            a, b = (w.entity(owner, i) for i in rec.entity_ids)
+            survivor, loser = sorted((a, b), key=lambda e: (e.id != self_id, e.created_at, e.id))
+            result = merge_entities(w, owner, self_id, loser.id, survivor.id, t)
+            w.acknowledge(owner, suggestion_ids=[suggestion_id], t=t)
+            return rec, result
+
+        return self._commit(owner, work)
+
+    def decline_suggestion(self, owner: str, suggestion_id: str) -> MergeSuggestionRecord:
+        """Decline a merge suggestion; the pair is never suggested again (CONTRACT §4).
+
+        Raises:
+            NotFound: no such suggestion. Conflict: it is not open.
+        """
+
+        def work(w: WriteTx, self_id: str, t: datetime) -> MergeSuggestionRecord:
+            rec = w.decide_suggestion(owner, suggestion_id, "declined", t)
+            if rec is None:
+                _missing_or_decided(w.suggestion(owner, suggestion_id), suggestion_id)
+            assert rec is not None
+            w.acknowledge(owner, suggestion_ids=[suggestion_id], t=t)
+            return rec
+
+        return self._commit(owner, work)
+
+    def merge(self, owner: str, entity_id: str, into: str) -> MergeResult:
+        """Merge `entity_id` into `into` directly (CONTRACT §5, `POST /v1/entities/{id}/merge`).
+
+        Raises:
+            NotFound: either entity is not the owner's. InvalidInput: same id.
+            Conflict: already merged, or `entity_id` is the owner's own entity.
+        """
+        return self._commit(owner, lambda w, self_id, t: merge_entities(
+            w, owner, self_id, entity_id, into, t))
+
+
+def _missing_or_decided(found: MergeSuggestionRecord | None, suggestion_id: str) -> None:
+    if found is None:
+        raise NotFound("merge suggestion", suggestion_id)
+    raise Conflict(f"merge suggestion {suggestion_id!r} is already {found.status}")

@@ -1,0 +1,144 @@
+"""Merging two entities of one owner (CONTRACT §5), run inside one write transaction.
+
+The loser keeps its node, marked `merged_into` the survivor at the merge time. Its
+current rows (every valid time, under current knowledge) are retracted and recorded
+again on the survivor through the committer's rules, so duplicates corroborate and
+adjacent windows coalesce; relationships that pointed at the loser point at the
+survivor. A `one` attribute whose loser value overlaps a different survivor value is
+not picked silently: the loser's value becomes a pending proposal (type
+`merge_conflict`) and a conflict notification. Reads with `known_at` before the merge
+still see two entities, since nothing is rewritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime
+
+from committer.batch import Batch
+from committer.proposals import Assertion, Provenance
+from committer.rules.plan import Plan
+from graph.errors import Conflict, InvalidInput
+from graph.names import search_key
+from graph.records import EntityRecord, FactRecord
+from graph.time import FAR_FUTURE, FAR_PAST
+from graph.writer import WriteTx, new_id
+
+
+@dataclass(frozen=True, slots=True)
+class MergeResult:
+    """What a merge did.
+
+    Attributes:
+        survivor: the entity that remains, with the loser's names among its aliases.
+        loser: the merged entity as it is now (`merged_into` set).
+        moved: rows recorded again on the survivor (or re-pointed at it).
+        conflicts: ids of the pending proposals raised for conflicting `one` values.
+    """
+
+    survivor: EntityRecord
+    loser: EntityRecord
+    moved: int
+    conflicts: tuple[str, ...]
+
+
+def _provenance(row: FactRecord) -> Provenance:
+    return Provenance(source=row.source, evidence=row.evidence, reason=row.reason,
+                      confidence=row.confidence, run_id=row.run_id, message_id=row.message_id)
+
+
+def _open(t: datetime) -> datetime | None:
+    return None if t >= FAR_FUTURE else t
+
+
+def merge_entities(
+    w: WriteTx, owner: str, self_id: str, loser_id: str, survivor_id: str, t: datetime
+) -> MergeResult:
+    """Merge `loser_id` into `survivor_id` at commit time `t` (CONTRACT §5).
+
+    Raises:
+        NotFound: either entity is not the owner's.
+        InvalidInput: the two ids are the same (field `into`).
+        Conflict: either entity was merged already, or the loser is the owner's own
+            person entity (merge the other one into it instead).
+    """
+    if loser_id == survivor_id:
+        raise InvalidInput("into", "an entity cannot be merged into itself")
+    loser, survivor = w.entity(owner, loser_id), w.entity(owner, survivor_id)
+    for e in (loser, survivor):
+        if e.merged_into is not None:
+            raise Conflict(f"entity {e.id!r} was already merged into {e.merged_into!r}")
+    if loser_id == self_id:
+        raise Conflict("the owner's own entity cannot be merged into another; merge the other "
+                       "entity into it")
+    own_ids, about_ids = w.current_row_ids(owner, loser_id)
+    rows = sorted(w.facts_by_ids(owner, own_ids + about_ids),
+                  key=lambda r: (r.attribute, r.valid_from, r.id))
+    batch = Batch(w, owner, t)
+    for row in rows:
+        batch.load([(row.entity_id, row.attribute, FAR_PAST)])
+        batch.execute(Plan("retracted", retract=(row.id,)), row.entity_id, row.attribute)
+    attributes = sorted({r.attribute for r in rows if r.entity_id == loser_id})
+    before = {a: batch.rows(survivor_id, a, FAR_PAST) for a in attributes}
+    moved, held = 0, []
+    for row in rows:
+        subject = survivor_id if row.entity_id == loser_id else row.entity_id
+        obj = survivor_id if row.object_id == loser_id else row.object_id
+        if obj is not None and obj == subject:
+            continue  # a relationship between the two merged entities: nothing to keep
+        if row.entity_id == loser_id and row.cardinality == "one" and any(
+            r.value_norm != row.value_norm and r.valid_from < row.valid_to
+            and row.valid_from < r.valid_to for r in before[row.attribute]
+        ):
+            held.append(row)
+            continue
+        batch.assert_(Assertion(
+            entity_id=subject, attribute=row.attribute, value=row.value, object_id=obj,
+            valid_from=row.valid_from, valid_to=_open(row.valid_to),
+            cardinality=row.cardinality, provenance=_provenance(row),  # type: ignore[arg-type]
+        ))
+        moved += 1
+    batch.flush()
+    conflicts = _hold_conflicts(w, owner, loser, survivor, held, t)
+    names = [survivor.name, *survivor.aliases]
+    keys = {search_key(n) for n in names}
+    for n in (loser.name, *loser.aliases):
+        if search_key(n) not in keys:
+            names.append(n)
+            keys.add(search_key(n))
+    w.mark_merged(owner, loser_id, survivor_id, names[1:],
+                  list(dict.fromkeys(search_key(n) for n in names)), t)
+    return MergeResult(w.entity(owner, survivor_id), w.entity(owner, loser_id), moved,
+                       tuple(conflicts))
+
+
+def _hold_conflicts(w: WriteTx, owner: str, loser: EntityRecord, survivor: EntityRecord,
+                    held: list[FactRecord], t: datetime) -> list[str]:
+    """Turn the loser's conflicting `one` values into pending proposals + notifications."""
+    items, notes = [], []
+    for seq, row in enumerate(held):
+        pid = "prp_" + hashlib.sha256(f"{owner}|merge|{loser.id}|{row.id}".encode()).hexdigest()[:24]
+        items.append({
+            "id": pid, "op": "assert", "status": "pending", "entity_id": survivor.id,
+            "entity_name": survivor.name, "entity_kind": survivor.kind,
+            "attribute": row.attribute, "value": row.value,
+            "object_id": row.object_id, "object_name": None, "object_kind": None,
+            "valid_from": row.valid_from, "valid_to": _open(row.valid_to),
+            "cardinality": row.cardinality, "source": row.source, "type": "merge_conflict",
+            "confidence": row.confidence, "evidence": row.evidence,
+            "reason": f"{loser.name} had {row.attribute} = {row.value} when merged into "
+                      f"{survivor.name}, which holds another value",
+            "policy": "merge conflict", "run_id": row.run_id, "chat_id": None,
+            "message_id": row.message_id, "seq": seq, "fact_id": row.id,
+        })
+        label = row.attribute.replace("_", " ")
+        notes.append({
+            "id": new_id("ntf"), "kind": "conflict", "chat_id": None, "proposal_id": pid,
+            "fact_ids": [row.id],
+            "text": f"{loser.name} and {survivor.name} are now one, but you'd said different "
+                    f"things about their {label}: {loser.name} had {row.value}. Keep it?",
+        })
+    w.create_proposals(owner, items, t)
+    w.notify(owner, notes, t)
+    return [i["id"] for i in items]

@@ -1,0 +1,136 @@
+"""Reviewing a finished run: every extractor, then the risk policy (CONTRACT §3, §4).
+
+`review_run` turns a run's payload into `Reviewed` proposals for the committer:
+
+* the person's own words (user messages minus pasted content) through the deterministic
+  extractor (`curator.extract`), source `user_stated`;
+* untrusted content (assistant and tool messages, documents, pasted text) through
+  `curator.untrusted`, source `untrusted`;
+* integration observations, source `integration:<name>`;
+* the optional LLM extractor (`curator.llm`) when configured; what it finds that the
+  deterministic extractor also found is proposed once.
+
+Each proposal then goes through `curator.policy.decide`: secrets are dropped, the rest
+is committed or held.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from committer.proposals import EntityRef, Proposal, Provenance, Reviewed, Scalar
+from curator.extract import extract_run
+from curator.policy import Context, decide
+from curator.untrusted import extract_untrusted, split_pasted
+from graph.records import RunRecord
+
+log = logging.getLogger("worldstate.curator")
+
+
+class Extractor(Protocol):
+    """An extractor of proposals from a run's messages (the LLM extractor is one)."""
+
+    def extract_run(self, messages: Sequence[Mapping[str, Any]], run_id: str) -> list[Proposal]:
+        """Propose facts from a run's messages."""
+        ...
+
+
+class Observation(BaseModel):
+    """A structured observation from an integration, inside `POST /v1/runs` (CONTRACT §4).
+
+    `{integration, entity: {name, kind}, attribute, value | object: {name, kind},
+    valid_from?, valid_to?, confidence?, evidence?}`.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    integration: str = Field(min_length=1, max_length=100, pattern=r"^[a-z0-9_.\-]+$")
+    entity: EntityRef
+    attribute: str = Field(min_length=1, max_length=100, pattern=r"^[a-z][a-z0-9_]*$")
+    value: Scalar | None = None
+    object: EntityRef | None = None
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    evidence: str | None = Field(default=None, max_length=2000)
+
+
+def _messages(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return [{**m, "at": datetime.fromisoformat(m["at"])} for m in payload.get("messages", [])]
+
+
+def _observations(raw: Sequence[Any], run_id: str, default_at: datetime | None) -> list[Proposal]:
+    out = []
+    for index, item in enumerate(raw):
+        try:
+            o = Observation.model_validate(item)
+        except ValidationError as exc:
+            log.warning("run %s: observation %d skipped: %s", run_id, index, exc)
+            continue
+        if (o.value is None) == (o.object is None) or (o.valid_from or default_at) is None:
+            log.warning("run %s: observation %d needs one of value/object and a time", run_id, index)
+            continue
+        key = f"{run_id}|obs|{index}|{o.attribute}|{o.value}|{o.object}"
+        out.append(Proposal(
+            id="o" + hashlib.sha256(key.encode()).hexdigest()[:23], subject=o.entity,
+            attribute=o.attribute, value=o.value, object=o.object,
+            valid_from=o.valid_from or default_at, valid_to=o.valid_to, type="observation",
+            provenance=Provenance(source=f"integration:{o.integration}", evidence=o.evidence,
+                                  reason=f"observed by {o.integration}",
+                                  confidence=o.confidence, run_id=run_id),
+        ))
+    return out
+
+
+def _fact_key(p: Proposal) -> tuple[Any, ...]:
+    value = p.value.casefold() if isinstance(p.value, str) else p.value
+    obj = p.object.name.casefold() if p.object and p.object.name else p.object
+    return (p.subject.name or "", p.op, p.attribute, value, obj)
+
+
+def review_run(
+    run: RunRecord, *, threshold: float, privileged: Sequence[str],
+    llm: Extractor | None = None,
+) -> list[Reviewed]:
+    """Propose and review everything a run holds (CONTRACT §3, §4).
+
+    Args:
+        run: the claimed run (its payload is the `POST /v1/runs` body as JSON text).
+        threshold: auto-commit confidence threshold.
+        privileged: privileged categories (areas) that are always held.
+        llm: the optional LLM extractor; its `ExtractorUnavailable` propagates, so the
+            caller can put the run back to retry later.
+
+    Returns:
+        The proposals to store, in run order, each with its decision; dropped ones
+        (secrets) are left out.
+    """
+    payload = json.loads(run.payload)
+    messages = _messages(payload)
+    own = [{**m, "text": split_pasted(m["text"])[0]} if m.get("role") == "user" else m
+           for m in messages]
+    proposals = extract_run(own, run.id)
+    proposals += extract_untrusted(messages, run.id)
+    first_at = messages[0]["at"] if messages else None
+    proposals += _observations(payload.get("observations") or [], run.id, first_at)
+    if llm is not None:
+        seen = {_fact_key(p) for p in proposals}
+        proposals += [p for p in llm.extract_run(messages, run.id) if _fact_key(p) not in seen]
+    speakers = {m.get("id"): m.get("speaker") for m in messages}
+    out = []
+    for p in proposals:
+        ctx = Context(owner=run.owner, speaker=speakers.get(p.provenance.message_id),
+                      threshold=threshold, privileged=frozenset(privileged))
+        rule = decide(p, ctx)
+        if rule.action == "drop":
+            log.info("run %s: proposal dropped by rule %r", run.id, rule.name)
+            continue
+        out.append(Reviewed(proposal=p, action=rule.action, policy=rule.name))
+    return out

@@ -1,0 +1,91 @@
+"""Statements about the person in untrusted content: assistant and tool messages,
+documents, and text pasted into a user message (CONTRACT §3).
+
+Nothing from here is `user_stated`: every proposal has source `untrusted`, so the risk
+policy holds it for the person's yes (and drops secrets outright). The rules are narrow
+on purpose: "the user's favourite colour is blue", "the user lives in Porto", "you work
+at Acme" (an assistant addressing the person).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from datetime import datetime
+from typing import Any
+
+from committer.proposals import EntityRef, Proposal, Provenance
+from curator.extract import split_sentences
+
+UNTRUSTED_ROLES = frozenset({"assistant", "tool", "document", "system"})
+
+_VALUE = r"(?P<value>[A-Za-z0-9][\w'&.\- ]{0,60}?)"
+_END = r"\s*(?:[.!,;]|$)"
+_USER = r"(?:the\s+user|the\s+person|you)"
+
+_RULES: tuple[tuple[re.Pattern[str], str | None, str], ...] = (
+    (re.compile(rf"\b(?:the\s+user|the\s+person)'s\s+(?P<attr>[a-z][a-z ]{{1,30}}?)\s+is\s+"
+                rf"{_VALUE}{_END}", re.IGNORECASE), None, "the user's {attr} is {value}"),
+    (re.compile(rf"\b{_USER}\s+(?:live|lives)\s+in\s+{_VALUE}{_END}", re.IGNORECASE),
+     "location", "lives in {value}"),
+    (re.compile(rf"\b{_USER}\s+(?:work|works)\s+(?:at|for)\s+{_VALUE}{_END}", re.IGNORECASE),
+     "employer", "works at {value}"),
+    (re.compile(rf"\b{_USER}\s+(?:like|likes|love|loves)\s+{_VALUE}{_END}", re.IGNORECASE),
+     "likes", "likes {value}"),
+)
+
+_PASTED = re.compile(r"```.*?(?:```|$)|^\s*>.*$", re.DOTALL | re.MULTILINE)
+
+
+def split_pasted(text: str) -> tuple[str, str]:
+    """Split a user message into (the person's own words, pasted content).
+
+    Pasted content is a fenced block (```...```) or quoted lines ("> ..."); it is not the
+    person speaking, so it is mined only as untrusted content.
+    """
+    pasted = "\n".join(m.group().strip("`> \n") for m in _PASTED.finditer(text))
+    return _PASTED.sub(" ", text), pasted
+
+
+def _attribute(raw: str) -> str:
+    return "_".join(raw.lower().replace("favourite", "favorite").split())
+
+
+def extract_untrusted(
+    messages: Iterable[Mapping[str, Any]], run_id: str
+) -> Iterator[Proposal]:
+    """Propose what untrusted content says about the person; source `untrusted` (§3).
+
+    Args:
+        messages: run messages (role, text, at as aware datetime, optional id).
+        run_id: the run being curated.
+
+    Yields:
+        Proposals about the owner (`EntityRef()`), confidence 0.5, deterministic ids.
+    """
+    for index, m in enumerate(messages):
+        role, text = m.get("role"), m.get("text") or ""
+        if role == "user":
+            text = split_pasted(text)[1]
+        elif role not in UNTRUSTED_ROLES:
+            continue
+        at: datetime = m["at"]
+        for begin, end in split_sentences(text):
+            sentence = text[begin:end]
+            for pattern, attribute, reason in _RULES:
+                for found in pattern.finditer(sentence):
+                    attr = attribute or _attribute(found["attr"])
+                    value = found["value"].strip()
+                    key = f"{run_id}|{index}|{attr}|{value.casefold()}"
+                    yield Proposal(
+                        id="u" + hashlib.sha256(key.encode()).hexdigest()[:23],
+                        subject=EntityRef(), attribute=attr, value=value,
+                        valid_from=at, type="untrusted_statement",
+                        provenance=Provenance(
+                            source="untrusted", evidence=sentence,
+                            reason=f"{role} content says: " + reason.format(
+                                attr=attr.replace("_", " "), value=value),
+                            confidence=0.5, run_id=run_id, message_id=m.get("id"),
+                        ),
+                    )
