@@ -20,6 +20,7 @@ from pydantic import (
     Field,
     field_serializer,
     field_validator,
+    model_validator,
 )
 
 from graph.errors import InvalidInput
@@ -269,6 +270,47 @@ class MessageIn(RequestModel):
         return value
 
 
+class EntityRefIn(RequestModel):
+    """An entity named by an observation: by name and kind (resolved or created); no
+    name means the owner's own person entity."""
+
+    name: str | None = Field(default=None, min_length=1, max_length=MAX_NAME, pattern=r"\S")
+    kind: str = Field(default="person", min_length=1, max_length=50, pattern=r"\S")
+
+
+class ObservationIn(RequestModel):
+    """An integration's structured observation in a run (CONTRACT §4): exactly one of
+    `value` and `object`; `valid_from` defaults to the run's time."""
+
+    integration: str = Field(min_length=1, max_length=100, pattern=r"^[a-z0-9][a-z0-9_.\-]*$")
+    entity: EntityRefIn
+    attribute: str = Field(min_length=1, max_length=100, pattern=r"^[a-z][a-z0-9_]*$")
+    value: Scalar | None = None
+    object: EntityRefIn | None = None
+    valid_from: Timestamp | None = None
+    valid_to: Timestamp | None = None
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    evidence: str | None = Field(default=None, max_length=MAX_TEXT)
+
+    _bounded = field_validator("value")(FactCreate._bounded.__func__)  # type: ignore[attr-defined]
+
+    @model_validator(mode="after")
+    def _one_value_and_a_window(self) -> ObservationIn:
+        """Exactly one of value/object; times representable in UTC; a non-empty window."""
+        if (self.value is None) == (self.object is None):
+            raise ValueError("give exactly one of value and object")
+        for name in ("valid_from", "valid_to"):
+            when = getattr(self, name)
+            if when is not None:
+                try:
+                    to_utc(when, name)
+                except InvalidInput as exc:
+                    raise ValueError(f"{name}: {exc.detail}") from exc
+        if self.valid_from and self.valid_to and self.valid_to <= self.valid_from:
+            raise ValueError("valid_to must be later than valid_from")
+        return self
+
+
 class RunCreate(RequestModel):
     """`POST /v1/runs` body (CONTRACT §4, §10)."""
 
@@ -276,7 +318,7 @@ class RunCreate(RequestModel):
     chat_id: str = Field(min_length=1, max_length=200)
     surface: str | None = Field(default=None, max_length=100)
     messages: list[MessageIn] = Field(max_length=MAX_MESSAGES)
-    observations: list[dict[str, Any]] = Field(default_factory=list, max_length=1_000)
+    observations: list[ObservationIn] = Field(default_factory=list, max_length=1_000)
 
 
 class RunAccepted(BaseModel):

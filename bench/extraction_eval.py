@@ -3,7 +3,8 @@
 Runs `curator.extract.extract_message` over every turn of
 `tests/data/extraction_labels.jsonl` (LoCoMo turns paraphrased in our own words, plus
 written turns for kinds LoCoMo rarely holds) and prints precision and recall per kind
-and overall:
+and overall, then overall by origin (LoCoMo-derived turns, whose `source` is
+"<file>:<dia_id>", against `"written"` ones):
 
     /work/venv/bin/python bench/extraction_eval.py
 
@@ -168,12 +169,35 @@ def report(t: Tally) -> str:
     return "\n".join(lines)
 
 
+def origin(turn: dict[str, Any]) -> str:
+    """Where a turn comes from: "locomo" (`source` like "26.json:D3:7") or "written"."""
+    return "written" if turn.get("source") == "written" else "locomo"
+
+
+def report_by_origin(turns: list[dict[str, Any]]) -> str:
+    """Overall precision and recall, split by the turns' origin."""
+    header = (f"{'origin':<22}{'turns':>6}{'expected':>9}{'found':>7}{'recall':>8}"
+              f"{'proposed':>10}{'correct':>9}{'precision':>11}")  # fmt: skip
+    lines = [header]
+    for name in ("locomo", "written", "all"):
+        part = [x for x in turns if name == "all" or origin(x) == name]
+        t = evaluate(part)
+        exp, found = sum(t.expected.values()), sum(t.found.values())
+        proposed = sum(v for k, v in t.proposed.items() if k != "none")
+        correct = sum(t.correct.values())
+        lines.append(f"{name:<22}{len(part):>6}{exp:>9}{found:>7}{_ratio(found, exp):>8}"
+                     f"{proposed:>10}{correct:>9}{_ratio(correct, proposed):>11}")  # fmt: skip
+    return "\n".join(lines)
+
+
 def main(argv: list[str]) -> int:
     """Print the table; with `-v`, also every miss and every wrong proposal."""
     turns = load()
     t = evaluate(turns)
     print(f"{len(turns)} turns, {sum(1 for x in turns if not x['expected'])} expecting nothing")
     print(report(t))
+    print()
+    print(report_by_origin(turns))
     if "-v" in argv:
         print("\nmissed:", *t.misses, sep="\n  ")
         print("\nwrong:", *t.wrong, sep="\n  ")

@@ -18,7 +18,7 @@ from neo4j import Driver
 
 from committer.batch import Batch, CommitResult, start_of
 from committer.commands import ReviewCommands
-from committer.owners import ensure_owner, new_entity
+from committer.owners import ensure_owner, live_entity, new_entity
 from committer.proposals import Assertion, Reviewed
 from committer.review import record_run
 from committer.rules.plan import Predecessor, plan_end, plan_retract
@@ -157,11 +157,17 @@ class Committer(ReviewCommands):
 
         def work(w: WriteTx) -> list[CommitResult]:
             t = w.begin_commit(owner, utcnow())
-            w.require_entities(owner, [a.entity_id for a in assertions]
-                               + [a.object_id for a in assertions if a.object_id])
+            # A merged entity's id stands for its survivor (CONTRACT §5).
+            merged = w.require_entities(owner, [a.entity_id for a in assertions]
+                                        + [a.object_id for a in assertions if a.object_id])
+            live = {i: live_entity(w, owner, i).id for i in merged}
+            current = [a.model_copy(update={
+                "entity_id": live.get(a.entity_id, a.entity_id),
+                "object_id": live.get(a.object_id, a.object_id) if a.object_id else None})
+                for a in assertions]
             batch = Batch(w, owner, t)
-            batch.load([(a.entity_id, a.attribute, start_of(a.valid_from, t)) for a in assertions])
-            results = [batch.assert_(a) for a in assertions]
+            batch.load([(a.entity_id, a.attribute, start_of(a.valid_from, t)) for a in current])
+            results = [batch.assert_(a) for a in current]
             batch.flush()
             return results
 

@@ -184,6 +184,7 @@ class Batch:
         if not self._conflicts:
             return
         ids = {c["object_id"] for c in self._conflicts if c["object_id"]}
+        ids |= {r.entity_id for c in self._conflicts for r in c["old"]}
         ids |= {r.object_id for c in self._conflicts for r in c["old"] if r.object_id}
         names = self.w.entity_names(self.owner, sorted(ids))
         items = []
@@ -192,6 +193,8 @@ class Batch:
             olds = ", ".join(str(names.get(r.object_id, r.object_id) if r.object_id else r.value)
                              for r in c["old"])
             label = c["attribute"].replace("_", " ")
+            whose = names.get(c["old"][0].entity_id, self.owner)
+            label = label if whose == self.owner else f"{whose}'s {label}"
             items.append({
                 "id": new_id("ntf"), "kind": "conflict", "chat_id": None,
                 "fact_ids": [r.id for r in c["old"]],

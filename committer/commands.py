@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from committer import review
 from committer.merge import MergeResult, merge_entities
-from committer.owners import ensure_owner
+from committer.owners import ensure_owner, live_entity
 from committer.proposals import Candidate, pair_key
 from graph.errors import Conflict, NotFound
 from graph.records import FactRecord, MergeSuggestionRecord, ProposalRecord
@@ -71,19 +71,25 @@ class ReviewCommands:
     ) -> tuple[list[str], list[str]]:
         """Keep and discard several pending proposals in one transaction (a chat reply).
 
-        Returns:
-            (ids kept, ids discarded).
+        A proposal decided meanwhile (say, kept over REST a moment before) is skipped, so
+        the person's answer still holds for the others.
 
-        Raises:
-            NotFound, Conflict: as `keep_proposal` / `discard_proposal`; nothing is written.
+        Returns:
+            (ids kept, ids discarded) by this call.
         """
 
         def work(w: WriteTx, self_id: str, t: datetime) -> tuple[list[str], list[str]]:
-            for pid in keep:
+            def still_pending(pid: str) -> bool:
+                found = w.proposal(owner, pid)
+                return found is not None and found.status == "pending"
+
+            kept = [pid for pid in keep if still_pending(pid)]
+            for pid in kept:
                 review.keep(w, owner, self_id, pid, by, t)
-            for pid in discard:
+            dropped = [pid for pid in discard if still_pending(pid)]
+            for pid in dropped:
                 review.discard(w, owner, self_id, pid, by, t)
-            return list(keep), list(discard)
+            return kept, dropped
 
         return self._commit(owner, work)
 
@@ -140,9 +146,11 @@ class ReviewCommands:
         """Confirm a merge suggestion: the younger entity merges into the older one (the
         owner's own entity always survives) (CONTRACT §4, §5).
 
+        An entity merged since the suggestion stands for its survivor; when both already
+        are one, confirming only records the answer.
+
         Raises:
-            NotFound: no such suggestion. Conflict: it is not open, or an entity was
-            merged since.
+            NotFound: no such suggestion. Conflict: it is not open.
         """
 
         def work(w: WriteTx, self_id: str, t: datetime) -> tuple[MergeSuggestionRecord, MergeResult]:
@@ -150,9 +158,14 @@ class ReviewCommands:
             if rec is None:
                 _missing_or_decided(w.suggestion(owner, suggestion_id), suggestion_id)
             assert rec is not None
-            a, b = (w.entity(owner, i) for i in rec.entity_ids)
+            # Either may have been merged since: act on what each id stands for now.
+            a, b = (live_entity(w, owner, i) for i in rec.entity_ids)
             survivor, loser = sorted((a, b), key=lambda e: (e.id != self_id, e.created_at, e.id))
-            result = merge_entities(w, owner, self_id, loser.id, survivor.id, t)
+            if survivor.id == loser.id:  # already one entity: nothing left to merge
+                gone = next(w.entity(owner, i) for i in rec.entity_ids if i != survivor.id)
+                result = MergeResult(survivor, gone, 0, ())
+            else:
+                result = merge_entities(w, owner, self_id, loser.id, survivor.id, t)
             w.acknowledge(owner, suggestion_ids=[suggestion_id], t=t)
             return rec, result
 

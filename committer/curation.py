@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from committer.batch import Batch, start_of
-from committer.owners import new_entity
+from committer.owners import live_entity, new_entity
 from committer.proposals import Assertion, EntityRef, Proposal
 from committer.rules.normalize import value_norm
 from committer.rules.plan import plan_end
@@ -23,7 +23,7 @@ from graph.writer import WriteTx
 def _resolve(w: WriteTx, owner: str, self_id: str, ref: EntityRef, t: datetime) -> str:
     """Return the entity id a proposal's EntityRef names, creating a named entity if new."""
     if ref.id is not None:
-        return w.entity(owner, ref.id).id
+        return live_entity(w, owner, ref.id).id
     if ref.name is None or not ref.name.strip():
         return self_id
     key = search_key(ref.name)

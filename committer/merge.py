@@ -69,6 +69,9 @@ def merge_entities(
     for e in (loser, survivor):
         if e.merged_into is not None:
             raise Conflict(f"entity {e.id!r} was already merged into {e.merged_into!r}")
+    if loser.kind != survivor.kind:
+        raise InvalidInput("into", f"cannot merge a {loser.kind} into a {survivor.kind}: "
+                                   "only entities of one kind are the same thing")
     if loser_id == self_id:
         raise Conflict("the owner's own entity cannot be merged into another; merge the other "
                        "entity into it")

@@ -27,6 +27,24 @@ def ensure_owner(w: WriteTx, owner: str) -> tuple[str, bool]:
     return self_id, created
 
 
+MAX_MERGE_HOPS = 20
+
+
+def live_entity(w: WriteTx, owner: str, entity_id: str) -> EntityRecord:
+    """The entity an id stands for now: itself, or the survivor it was merged into
+    (CONTRACT §5), following a chain of merges.
+
+    Raises:
+        NotFound: the id is not the owner's.
+    """
+    entity = w.entity(owner, entity_id)
+    for _ in range(MAX_MERGE_HOPS):
+        if entity.merged_into is None:
+            break
+        entity = w.entity(owner, entity.merged_into)
+    return entity
+
+
 def new_entity(
     w: WriteTx, owner: str, name: str, kind: str, aliases: Sequence[str], area: str | None,
     t: datetime,

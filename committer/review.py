@@ -119,8 +119,11 @@ def record_run(
               "values": k["values"]} for i, (r, k) in enumerate(zip(reviewed, keys, strict=True))
              if k["values"]]
     suppressed = w.suppressed(owner, probe)
+    # The person plainly stating it again is asserting it: that clears the suppression
+    # (the batch's flush does) instead of being silenced by it.
     live = [(i, r, k) for i, (r, k) in enumerate(zip(reviewed, keys, strict=True))
-            if i not in suppressed]
+            if i not in suppressed
+            or (r.action == "commit" and r.proposal.provenance.source == "user_stated")]
     auto = [(i, r, k) for i, r, k in live if r.action == "commit"]
     held = [(i, r, k) for i, r, k in live if r.action == "hold"]
     applied = apply_proposals(w, owner, self_id, [r.proposal for _, r, _ in auto], t)
@@ -130,7 +133,7 @@ def record_run(
     created = w.create_proposals(owner, items, t)
     w.notify(owner, [
         {"id": "ntf_" + item["id"][4:], "kind": "proposal", "chat_id": item["chat_id"],
-         "proposal_id": item["id"],
+         "proposal_id": item["id"], "seq": item["seq"],
          "text": "Should I remember this? "
                  + describe(item["attribute"], item["value"], item["object_name"], item["op"])
                  + (f' (from: "{item["evidence"]}")' if item["evidence"] else "")}

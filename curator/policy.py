@@ -4,8 +4,8 @@ One table, read top to bottom; the first rule that applies decides:
 
 | # | rule                      | applies when                                              | action |
 |---|---------------------------|-----------------------------------------------------------|--------|
-| 1 | secret                    | the value or its evidence carries a password, PIN, API    | drop   |
-|   |                           | key, card number or other credential                      |        |
+| 1 | secret                    | the value, an entity name or the evidence carries a       | drop   |
+|   |                           | password, PIN, API key, card number or other credential   |        |
 | 2 | untrusted source          | drawn from assistant or tool messages, documents, pasted  | hold   |
 |   |                           | web text (source `untrusted`)                             |        |
 | 3 | inferred                  | the curator inferred it (source `inferred`)               | hold   |
@@ -93,7 +93,7 @@ class RiskRule:
 
 def _text(p: Proposal) -> str:
     return " ".join(str(x) for x in (p.value, p.object.name if p.object else None,
-                                     p.provenance.evidence) if x is not None)
+                                     p.subject.name, p.provenance.evidence) if x is not None)
 
 
 def _secret(p: Proposal, ctx: Context) -> bool:

@@ -118,7 +118,7 @@ def review_run(
            for m in messages]
     proposals = extract_run(own, run.id)
     proposals += extract_untrusted(messages, run.id)
-    first_at = messages[0]["at"] if messages else None
+    first_at = messages[0]["at"] if messages else run.created_at
     proposals += _observations(payload.get("observations") or [], run.id, first_at)
     if llm is not None:
         seen = {_fact_key(p) for p in proposals}

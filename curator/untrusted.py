@@ -21,31 +21,43 @@ from curator.extract import split_sentences
 UNTRUSTED_ROLES = frozenset({"assistant", "tool", "document", "system"})
 
 _VALUE = r"(?P<value>[A-Za-z0-9][\w'&.\- ]{0,60}?)"
-_END = r"\s*(?:[.!,;]|$)"
+_NAME = r"(?P<value>[A-Z][\w'&.\-]*(?:\s+(?:of\s+|de\s+)?[A-Z][\w'&.\-]*){0,4})"
+_END = r"\s*(?:[.!,;?]|\band\b|\bbut\b|$)"
 _USER = r"(?:the\s+user|the\s+person|you)"
 
 _RULES: tuple[tuple[re.Pattern[str], str | None, str], ...] = (
     (re.compile(rf"\b(?:the\s+user|the\s+person)'s\s+(?P<attr>[a-z][a-z ]{{1,30}}?)\s+is\s+"
                 rf"{_VALUE}{_END}", re.IGNORECASE), None, "the user's {attr} is {value}"),
-    (re.compile(rf"\b{_USER}\s+(?:live|lives)\s+in\s+{_VALUE}{_END}", re.IGNORECASE),
-     "location", "lives in {value}"),
-    (re.compile(rf"\b{_USER}\s+(?:work|works)\s+(?:at|for)\s+{_VALUE}{_END}", re.IGNORECASE),
-     "employer", "works at {value}"),
+    (re.compile(rf"\b(?i:{_USER}\s+(?:live|lives)\s+in)\s+{_NAME}\b"), "location",
+     "lives in {value}"),
+    (re.compile(rf"\b(?i:{_USER}\s+(?:work|works)\s+(?:at|for))\s+{_NAME}\b"), "employer",
+     "works at {value}"),
     (re.compile(rf"\b{_USER}\s+(?:like|likes|love|loves)\s+{_VALUE}{_END}", re.IGNORECASE),
      "likes", "likes {value}"),
 )
 
-_PASTED = re.compile(r"```.*?(?:```|$)|^\s*>.*$", re.DOTALL | re.MULTILINE)
+_FENCED = re.compile(r"^[ \t]*(```|~~~).*?(?:^[ \t]*\1[ \t]*$|\Z)", re.DOTALL | re.MULTILINE)
+_QUOTED = re.compile(r"^[ \t]*>.*$", re.MULTILINE)
+_INDENTED = re.compile(r"(?:(?<=\n\n)|\A)(?:(?: {4}|\t).*(?:\n|\Z))+")
 
 
 def split_pasted(text: str) -> tuple[str, str]:
     """Split a user message into (the person's own words, pasted content).
 
-    Pasted content is a fenced block (```...```) or quoted lines ("> ..."); it is not the
-    person speaking, so it is mined only as untrusted content.
+    Pasted content is a fenced block (``` or ~~~, closed or running to the end), quoted
+    lines ("> ...") or an indented block (four spaces or a tab, after a blank line);
+    it is not the person speaking, so it is mined only as untrusted content. Each
+    pasted piece is replaced by a line break, so the person's sentences around it stay
+    whole.
     """
-    pasted = "\n".join(m.group().strip("`> \n") for m in _PASTED.finditer(text))
-    return _PASTED.sub(" ", text), pasted
+    pasted: list[str] = []
+    own = text
+    for pattern in (_FENCED, _QUOTED, _INDENTED):
+        pasted.extend(m.group() for m in pattern.finditer(own))
+        own = pattern.sub("\n", own)
+    cleaned = "\n".join(re.sub(r"^[ \t]*(?:```|~~~|>)\s?", "", line, flags=re.MULTILINE)
+                        for line in pasted)
+    return own, cleaned
 
 
 def _attribute(raw: str) -> str:

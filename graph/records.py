@@ -182,6 +182,7 @@ class NotificationRecord:
     fact_ids: tuple[str, ...]
     at: datetime
     acknowledged_at: datetime | None
+    seq: int = 0
 
 
 @dataclass(frozen=True, slots=True)

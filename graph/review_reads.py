@@ -7,7 +7,6 @@ Pending proposals are read only here, by the review endpoints; no fact read path
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from graph.cypher import merges as mc
@@ -60,14 +59,15 @@ class ReviewReads:
 
     def notifications(
         self, owner: str, *, chat_id: str | None = None, include_acknowledged: bool = False,
-        after: tuple[datetime, str] | None = None, limit: int = 100,
+        after: NotificationRecord | None = None, limit: int = 100,
     ) -> list[NotificationRecord]:
-        """Return notifications oldest first (unacknowledged unless asked), paged by (at, id)."""
+        """Return notifications oldest first (unacknowledged unless asked), after `after`."""
         rows = self._rows(
             pc.LIST_NOTIFICATIONS, owner=owner, chat_id=chat_id,
             include_acknowledged=include_acknowledged,
-            after_t=None if after is None else after[0],
-            after_id=None if after is None else after[1], limit=limit,
+            after_t=None if after is None else after.at,
+            after_seq=None if after is None else after.seq,
+            after_id=None if after is None else after.id, limit=limit,
         )
         return [pc.notification_from_record(r["x"]) for r in rows]
 

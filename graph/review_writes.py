@@ -82,7 +82,7 @@ class ReviewWrites:
         fact_ids); idempotent on id."""
         if items:
             full = [{"chat_id": None, "proposal_id": None, "suggestion_id": None,
-                     "fact_ids": [], **m} for m in items]
+                     "fact_ids": [], "seq": 0, **m} for m in items]
             self._run(pc.CREATE_NOTIFICATIONS, owner=owner, items=full, t=t)
 
     def acknowledge(

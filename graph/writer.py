@@ -139,17 +139,19 @@ class WriteTx(ReviewWrites):
             out[(row.entity_id, row.attribute)].append(row)
         return out
 
-    def require_entities(self, owner: str, entity_ids: Sequence[str]) -> None:
-        """Check every id names an entity of `owner`.
+    def require_entities(self, owner: str, entity_ids: Sequence[str]) -> set[str]:
+        """Check every id names an entity of `owner`; return those merged into another.
 
         Raises:
             NotFound: the first id (in the given order) that does not.
         """
         wanted = list(dict.fromkeys(entity_ids))
-        found = {r["id"] for r in self._run(ec.ENTITY_IDS_OF_OWNER, owner=owner, entity_ids=wanted)}
+        rows = self._run(ec.ENTITY_IDS_OF_OWNER, owner=owner, entity_ids=wanted)
+        found = {r["id"] for r in rows}
         for entity_id in wanted:
             if entity_id not in found:
                 raise NotFound("entity", entity_id)
+        return {r["id"] for r in rows if r["merged_into"] is not None}
 
     def lineage(self, owner: str, fact_id: str) -> list[tuple[datetime, datetime]]:
         """Return the windows of a row and of every row it continues (REPLACES, any depth)."""

@@ -31,10 +31,7 @@ def list_notifications(
     null, and are listed when no `chat_id` is given). Returns `{items, next}`; pass
     `next` as `cursor`. Errors: 404 unknown cursor. Needs scope `read`.
     """
-    after = None
-    if cursor is not None:
-        last = reader.notification(owner, cursor)
-        after = (last.at, last.id)
+    after = None if cursor is None else reader.notification(owner, cursor)
     found = reader.notifications(owner, chat_id=chat_id, include_acknowledged=include_acknowledged,
                                  after=after, limit=limit + 1)
     page = found[:limit]

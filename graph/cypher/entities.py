@@ -39,9 +39,10 @@ Seeks on index `entity_owner_kind`."""
 ENTITY_IDS_OF_OWNER = """
 MATCH (e:Entity)
 WHERE e.id IN $entity_ids AND e.owner = $owner
-RETURN e.id AS id
+RETURN e.id AS id, e.merged_into AS merged_into
 """
-"""READ. $owner, $entity_ids -> id for each of them that is the owner's."""
+"""READ. $owner, $entity_ids -> id, merged_into (or null), for each of them that is the
+owner's."""
 
 ALL_ENTITY_NAMES = """
 MATCH (e:Entity)

@@ -135,20 +135,21 @@ UNWIND $items AS m
 MERGE (x:Notification {id: m.id})
 ON CREATE SET x.owner = $owner, x.kind = m.kind, x.text = m.text, x.chat_id = m.chat_id,
   x.proposal_id = m.proposal_id, x.suggestion_id = m.suggestion_id,
-  x.fact_ids = m.fact_ids, x.at = $t
+  x.fact_ids = m.fact_ids, x.seq = m.seq, x.at = $t
 """
 """WRITE. $owner, $t, $items (maps: id, kind `proposal`|`conflict`|`merge_suggestion`,
-text, chat_id (null = the main chat), proposal_id, suggestion_id, fact_ids). Idempotent
-on id."""
+text, chat_id (null = the main chat), proposal_id, suggestion_id, fact_ids, seq: the
+order among notifications of one commit). Idempotent on id."""
 
 LIST_NOTIFICATIONS = """
 MATCH (x:Notification)
 WHERE x.owner = $owner
   AND ($chat_id IS NULL OR x.chat_id = $chat_id)
   AND ($include_acknowledged OR x.acknowledged_at IS NULL)
-  AND ($after_t IS NULL OR x.at > $after_t OR (x.at = $after_t AND x.id > $after_id))
+  AND ($after_t IS NULL OR x.at > $after_t OR (x.at = $after_t AND (x.seq > $after_seq
+       OR (x.seq = $after_seq AND x.id > $after_id))))
 RETURN x
-ORDER BY x.at, x.id
+ORDER BY x.at, x.seq, x.id
 LIMIT $limit
 """
 """READ. $owner, $chat_id (null = every chat), $include_acknowledged, $after_t, $after_id
@@ -203,4 +204,5 @@ def notification_from_record(node: Any) -> NotificationRecord:
         chat_id=node.get("chat_id"), proposal_id=node.get("proposal_id"),
         suggestion_id=node.get("suggestion_id"), fact_ids=tuple(node.get("fact_ids") or ()),
         at=from_store(node["at"]), acknowledged_at=None if ack is None else from_store(ack),
+        seq=int(node.get("seq") or 0),
     )

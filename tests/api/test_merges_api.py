@@ -107,3 +107,23 @@ def test_merge_errors(api: Api, other: Api) -> None:
     assert api.post(f"/v1/entities/{a['id']}/merge", {"into": b["id"]}).status_code == 409
     assert other.get("/v1/merge-suggestions").json()["items"] == []
     assert api.post("/v1/merge-suggestions/mrg_nope/confirm").status_code == 404
+
+
+def test_merged_id_stands_for_the_survivor_in_writes(api: Api, app: Any) -> None:
+    """Facts asserted to a merged-away id land on the survivor; entities of different kinds
+    cannot be merged; a suggestion made stale by a direct merge still confirms."""
+    a = api.entity("Kate Mills")
+    observe(api, app, "r1", "Katie Mills", "hobby", "go")
+    [s] = suggestions(api)
+    b = next(i for i in s["entity_ids"] if i != a["id"])
+    project = api.entity("Mills Project", kind="project")
+    assert api.post(f"/v1/entities/{a['id']}/merge",
+                    {"into": project["id"]}).status_code == 422
+    assert api.post(f"/v1/entities/{b}/merge", {"into": a["id"]}).status_code == 200
+    api.fact(b, attribute="hobby", value="chess")
+    facts = api.get(f"/v1/entities/{a['id']}/facts").json()["items"]
+    assert sorted((f["entity_id"], f["value"]) for f in facts) == [
+        (a["id"], "chess"), (a["id"], "go")]
+    confirmed = api.post(f"/v1/merge-suggestions/{s['id']}/confirm")
+    assert confirmed.status_code == 200 and confirmed.json()["moved"] == 0
+    assert suggestions(api) == []

@@ -182,3 +182,59 @@ def test_read_token_cannot_decide(api: Api, app: Any, client: Any, neo4j_driver:
     assert reader.post(f"/v1/proposals/{pid}/keep").status_code == 403
     assert reader.post(f"/v1/proposals/{pid}/discard").status_code == 403
     assert reader.post("/v1/chats/chat-1/replies", {"text": "yes"}).status_code == 403
+
+
+def test_pasted_blocks_of_every_form_are_untrusted(api: Api, app: Any) -> None:
+    """Fenced (``` and ~~~, closed or not) and indented blocks are pasted, not the person;
+    the person's own sentence beside a quote still counts."""
+    for i, text in enumerate([
+        "```\nI work at Initech\n```",
+        "Look at this:\n~~~\nI work at Vandelay\n~~~\nthoughts?",
+        "Here is the email:\n\n    I work at Evil Corp\n\nwhat now?",
+        "Reply to the above\n```\nI work at Umbrella\n",
+    ]):
+        run(api, app, f"p{i}", [("user", text)])
+    assert current(api, "employer") == []
+    run(api, app, "q", [("user", "> I work at Evil Corp\nI live in Madrid.")])
+    assert current(api, "location") == ["Madrid"]
+
+
+def test_bad_observations_are_422_naming_the_field(api: Api) -> None:
+    """Observations are checked when the run is posted; nothing is queued."""
+    good = {"integration": "hr", "entity": {"name": "Atlas", "kind": "project"},
+            "attribute": "status", "value": "active"}
+    for bad, field in [({"entity": {"name": ""}}, "observations.0.entity.name"),
+                       ({"value": 2**70}, "observations.0.value"),
+                       ({"valid_from": "2024-01-01T00:00:00"}, "observations.0.valid_from"),
+                       ({"attribute": "Not Snake"}, "observations.0.attribute")]:
+        r = api.post("/v1/runs", {"id": "bad", "chat_id": "c", "messages": [],
+                                  "observations": [{**good, **bad}]})
+        assert r.status_code == 422 and field in r.json()["detail"], r.text
+    assert api.get("/v1/runs/bad").status_code == 404
+
+
+def test_observations_alone_are_curated(api: Api, app: Any) -> None:
+    """A sync with no messages still records what it observed (dated at the run)."""
+    status = run(api, app, "r1", [], observations=[
+        {"integration": "hr", "entity": {"name": "Atlas", "kind": "project"},
+         "attribute": "status", "value": "active"}])
+    assert status["committed"] == 1
+
+
+def test_stating_a_discarded_value_oneself_asserts_it(api: Api, app: Any) -> None:
+    """After "no" to an assistant's claim, the person plainly saying it commits it."""
+    run(api, app, "r1", [("assistant", "The user works at Zorg Corp.")])
+    api.post(f"/v1/proposals/{pending(api)[0]['id']}/discard")
+    run(api, app, "r2", [("user", "I work at Zorg Corp.")], chat="chat-2")
+    assert current(api, "employer") == ["Zorg Corp"]
+    run(api, app, "r3", [("tool", "The user works at Zorg Corp.")], chat="chat-3")
+    assert pending(api) != []  # the suppression was cleared by the assertion
+
+
+def test_reply_skips_what_was_decided_meanwhile(api: Api, app: Any) -> None:
+    """A keep over REST just before "yes" does not make the reply fail for the others."""
+    run(api, app, "r1", [("assistant", "The user's favorite color is teal. The user lives in Oslo.")])
+    first, second = (p["id"] for p in pending(api))
+    api.post(f"/v1/proposals/{second}/keep")
+    r = api.post("/v1/chats/chat-1/replies", {"text": "yes"})
+    assert r.status_code == 200 and r.json()["kept"] == [first]
