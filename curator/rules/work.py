@@ -27,7 +27,8 @@ def _occupation(m: re.Match[str], s: Sentence) -> Iterable[Found]:
 
 @RULES.add(
     rf"(?:(?:{I_}work|{IM}working|{IVE}(?:been\s+)?work(?:ed|ing))\s+as"
-    rf"|(?P<chg>{I_}(?:became|got\s+(?:a|my\s+first)\s+job\s+as|started\s+working\s+as)))"
+    rf"|(?P<chg>{I_}(?:became(?=\s+an?\s)|got\s+(?:a|my\s+first)\s+job\s+as"
+    rf"|started\s+working\s+as)))"
     rf"\s+(?:an?\s+)?{NP}"
 )
 def _works_as(m: re.Match[str], s: Sentence) -> Iterable[Found]:
