@@ -170,13 +170,8 @@ class Batch:
         self._asserted, self._conflicts = [], []
 
     def _clear_suppressions(self) -> None:
-        if not self._asserted:
-            return
-        ids = {e for e, _, _, _ in self._asserted} | {o for *_, o in self._asserted if o}
-        forms = self.w.search_keys(self.owner, sorted(ids))
         self.w.clear_suppressions(self.owner, [
-            {"attribute": attribute, "subjects": [entity_id, *forms.get(entity_id, [])],
-             "values": [norm, *(forms.get(obj, []) if obj else [])]}
+            {"entity_id": entity_id, "attribute": attribute, "value_norm": norm, "object_id": obj}
             for entity_id, attribute, norm, obj in self._asserted
         ], self.t)
 

@@ -20,8 +20,13 @@ from graph.time import FAR_PAST, to_utc
 from graph.writer import WriteTx
 
 
-def _resolve(w: WriteTx, owner: str, self_id: str, ref: EntityRef, t: datetime) -> str:
-    """Return the entity id a proposal's EntityRef names, creating a named entity if new."""
+def lookup(w: WriteTx, owner: str, self_id: str, ref: EntityRef) -> str | None:
+    """Return the entity id a proposal's EntityRef names, without creating anything.
+
+    An id stands for what it is now (a merged entity's survivor, CONTRACT §5); no name,
+    or a person named like the owner, is the owner's own entity; else the oldest live
+    entity of that kind with that name or alias, or None when there is none yet.
+    """
     if ref.id is not None:
         return live_entity(w, owner, ref.id).id
     if ref.name is None or not ref.name.strip():
@@ -30,8 +35,22 @@ def _resolve(w: WriteTx, owner: str, self_id: str, ref: EntityRef, t: datetime) 
     if ref.kind == "person" and key == search_key(owner):
         return self_id
     found = w.find_entity(owner, ref.kind, key)
+    return None if found is None else found.id
+
+
+def name_form(ref: EntityRef) -> str | None:
+    """The "name:<kind>:<search key>" form of a ref that names an entity, else None."""
+    if ref.id is not None or ref.name is None or not ref.name.strip():
+        return None
+    return f"name:{ref.kind}:{search_key(ref.name)}"
+
+
+def _resolve(w: WriteTx, owner: str, self_id: str, ref: EntityRef, t: datetime) -> str:
+    """Return the entity id a proposal's EntityRef names, creating a named entity if new."""
+    found = lookup(w, owner, self_id, ref)
     if found is not None:
-        return found.id
+        return found
+    assert ref.name is not None  # lookup answers every ref without a name
     return new_entity(w, owner, ref.name, ref.kind, (), None, t).id
 
 

@@ -12,12 +12,12 @@ still see two entities, since nothing is rewritten.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 
 from committer.batch import Batch
-from committer.proposals import Assertion, Provenance
+from committer.proposals import Assertion, EntityRef, Proposal, Provenance, Reviewed
+from committer.review import stored_proposal
 from committer.rules.plan import Plan
 from graph.errors import Conflict, InvalidInput
 from graph.names import search_key
@@ -121,20 +121,23 @@ def _hold_conflicts(w: WriteTx, owner: str, loser: EntityRecord, survivor: Entit
     """Turn the loser's conflicting `one` values into pending proposals + notifications."""
     items, notes = [], []
     for seq, row in enumerate(held):
-        pid = "prp_" + hashlib.sha256(f"{owner}|merge|{loser.id}|{row.id}".encode()).hexdigest()[:24]
-        items.append({
-            "id": pid, "op": "assert", "status": "pending", "entity_id": survivor.id,
-            "entity_name": survivor.name, "entity_kind": survivor.kind,
-            "attribute": row.attribute, "value": row.value,
-            "object_id": row.object_id, "object_name": None, "object_kind": None,
-            "valid_from": row.valid_from, "valid_to": _open(row.valid_to),
-            "cardinality": row.cardinality, "source": row.source, "type": "merge_conflict",
-            "confidence": row.confidence, "evidence": row.evidence,
-            "reason": f"{loser.name} had {row.attribute} = {row.value} when merged into "
-                      f"{survivor.name}, which holds another value",
-            "policy": "merge conflict", "run_id": row.run_id, "chat_id": None,
-            "message_id": row.message_id, "seq": seq, "fact_id": row.id,
-        })
+        reason = (f"{loser.name} had {row.attribute} = {row.value} when merged into "
+                  f"{survivor.name}, which holds another value")
+        proposal = Proposal(
+            id=f"merge|{loser.id}|{row.id}",
+            subject=EntityRef(id=survivor.id, name=survivor.name, kind=survivor.kind),
+            attribute=row.attribute, value=row.value,
+            object=EntityRef(id=row.object_id) if row.object_id else None,
+            valid_from=row.valid_from, valid_to=_open(row.valid_to),
+            cardinality=row.cardinality, type="merge_conflict",  # type: ignore[arg-type]
+            provenance=_provenance(row).model_copy(update={"reason": reason}),
+        )
+        item = stored_proposal(owner, None, seq, Reviewed(proposal=proposal, action="hold",
+                                                          policy="merge conflict"),
+                               {"subject": survivor.id, "object": row.object_id}, "pending", None)
+        item["fact_id"] = row.id  # the loser's row it would bring back
+        items.append(item)
+        pid = item["id"]
         label = row.attribute.replace("_", " ")
         notes.append({
             "id": new_id("ntf"), "kind": "conflict", "chat_id": None, "proposal_id": pid,

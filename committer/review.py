@@ -23,11 +23,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from committer.curation import Applied, apply_proposals
+from committer.curation import Applied, apply_proposals, lookup, name_form
 from committer.proposals import EntityRef, Proposal, Provenance, Reviewed
 from committer.rules.normalize import value_norm
 from graph.errors import Conflict, NotFound
-from graph.names import search_key
 from graph.records import ProposalRecord, RunRecord
 from graph.writer import WriteTx
 
@@ -49,16 +48,9 @@ def public_id(owner: str, proposal_id: str) -> str:
 
 def _ref_keys(w: WriteTx, owner: str, self_id: str, ref: EntityRef) -> tuple[str | None, list[str]]:
     """(the entity id a ref resolves to without creating anything, or None; its key forms)."""
-    if ref.id is not None:
-        return ref.id, [ref.id]
-    if ref.name is None or not ref.name.strip():
-        return self_id, [self_id]
-    key = search_key(ref.name)
-    if ref.kind == "person" and key == search_key(owner):
-        return self_id, [self_id]
-    found = w.find_entity(owner, ref.kind, key)
-    forms = [f"name:{ref.kind}:{key}"]
-    return (found.id, [found.id, *forms]) if found is not None else (None, forms)
+    found = lookup(w, owner, self_id, ref)
+    forms = [f for f in (found, name_form(ref) if found != self_id else None) if f]
+    return found, forms
 
 
 def _keys(w: WriteTx, owner: str, self_id: str, p: Proposal) -> dict[str, Any]:
@@ -71,8 +63,19 @@ def _keys(w: WriteTx, owner: str, self_id: str, p: Proposal) -> dict[str, Any]:
     return {"subject": subject, "object": obj, "subjects": subjects, "values": values}
 
 
-def _stored(owner: str, run: RunRecord | None, seq: int, r: Reviewed, keys: dict[str, Any],
-            status: str, applied: Applied | None) -> dict[str, Any]:
+def stored_proposal(owner: str, chat_id: str | None, seq: int, r: Reviewed,
+                    keys: dict[str, Any], status: str, applied: Applied | None) -> dict[str, Any]:
+    """The fields `WriteTx.create_proposals` stores for a reviewed proposal.
+
+    Args:
+        owner: the owner id.
+        chat_id: the chat it surfaces in (None: the main chat).
+        seq: its order among the proposals stored together.
+        r: the proposal and its decision.
+        keys: `subject` and `object` ids it resolved to so far (or None).
+        status: `committed` or `pending`.
+        applied: what committing it did, for a committed one.
+    """
     p, prov = r.proposal, r.proposal.provenance
     obj = p.object
     return {
@@ -85,7 +88,7 @@ def _stored(owner: str, run: RunRecord | None, seq: int, r: Reviewed, keys: dict
         "valid_from": p.valid_from, "valid_to": p.valid_to, "cardinality": p.cardinality,
         "source": prov.source, "type": p.type, "confidence": prov.confidence,
         "evidence": prov.evidence, "reason": prov.reason, "policy": r.policy,
-        "run_id": prov.run_id, "chat_id": run.chat_id if run else None,
+        "run_id": prov.run_id, "chat_id": chat_id,
         "message_id": prov.message_id, "seq": seq,
         "fact_id": applied.fact_id if applied else None,
     }
@@ -127,9 +130,9 @@ def record_run(
     auto = [(i, r, k) for i, r, k in live if r.action == "commit"]
     held = [(i, r, k) for i, r, k in live if r.action == "hold"]
     applied = apply_proposals(w, owner, self_id, [r.proposal for _, r, _ in auto], t)
-    items = [_stored(owner, run, i, r, k, "committed", a)
+    items = [stored_proposal(owner, run.chat_id, i, r, k, "committed", a)
              for (i, r, k), a in zip(auto, applied, strict=True)]
-    items += [_stored(owner, run, i, r, k, "pending", None) for i, r, k in held]
+    items += [stored_proposal(owner, run.chat_id, i, r, k, "pending", None) for i, r, k in held]
     created = w.create_proposals(owner, items, t)
     w.notify(owner, [
         {"id": "ntf_" + item["id"][4:], "kind": "proposal", "chat_id": item["chat_id"],

@@ -56,8 +56,8 @@ class ReviewWrites:
             self._run(pc.UPSERT_SUPPRESSIONS, owner=owner, items=list(items), t=t)
 
     def clear_suppressions(self, owner: str, items: Sequence[dict[str, Any]], t: datetime) -> int:
-        """Clear active suppressions matching items (attribute, subjects, values); return how
-        many were cleared."""
+        """Clear the active suppressions of asserted values (maps: entity_id, attribute,
+        value_norm, object_id or None) in any key form; return how many were cleared."""
         if not items:
             return 0
         rows = self._run(pc.CLEAR_SUPPRESSIONS, owner=owner, items=list(items), t=t)
@@ -69,13 +69,6 @@ class ReviewWrites:
         if not items:
             return set()
         return {r["idx"] for r in self._run(pc.ACTIVE_SUPPRESSIONS, owner=owner, items=list(items))}
-
-    def search_keys(self, owner: str, ids: Sequence[str]) -> dict[str, list[str]]:
-        """Return, per entity id, its "name:<kind>:<key>" forms (name and aliases)."""
-        if not ids:
-            return {}
-        rows = self._run(pc.SEARCH_KEYS, owner=owner, ids=list(set(ids)))
-        return {r["id"]: [f"name:{r['kind']}:{n}" for n in r["names"]] for r in rows}
 
     def notify(self, owner: str, items: Sequence[dict[str, Any]], t: datetime) -> None:
         """Record notifications (maps: id, kind, text, chat_id, proposal_id, suggestion_id,

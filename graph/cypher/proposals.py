@@ -103,13 +103,20 @@ CLEAR_SUPPRESSIONS = """
 UNWIND $items AS i
 MATCH (x:Suppression)
 WHERE x.owner = $owner AND x.attribute = i.attribute AND x.active
-  AND x.subject IN i.subjects AND x.value_key IN i.values
+MATCH (e:Entity {id: i.entity_id})
+OPTIONAL MATCH (o:Entity {id: i.object_id})
+WITH x, [i.entity_id] + [n IN e.search_names | 'name:' + e.kind + ':' + n] AS subjects,
+     [i.value_norm] + CASE WHEN o IS NULL THEN []
+       ELSE [n IN o.search_names | 'name:' + o.kind + ':' + n] END AS values
+WHERE x.subject IN subjects AND x.value_key IN values
 SET x.active = false, x.cleared_at = $t
 RETURN count(x) AS cleared
 """
-"""WRITE. $owner, $t, $items (maps: attribute, subjects, values: every key form of the
-asserted subject and value) -> cleared. Keeping or asserting a suppressed assertion
-clears it (CONTRACT §3). Seeks on index `suppression_owner_attribute`."""
+"""WRITE. $owner, $t, $items (maps: entity_id, attribute, value_norm, object_id or null)
+-> cleared. Keeping or asserting a suppressed assertion clears it (CONTRACT §3), in every
+key form of its subject and value: the id, or "name:<kind>:<key>" for each name and alias.
+Seeks on index `suppression_owner_attribute`; with no suppression of the attribute (the
+usual case) nothing else is read."""
 
 ACTIVE_SUPPRESSIONS = """
 UNWIND $items AS i
@@ -120,15 +127,6 @@ RETURN DISTINCT i.idx AS idx
 """
 """READ. $owner, $items (maps: idx, attribute, subjects, values) -> idx of each item
 that matches an active suppression."""
-
-SEARCH_KEYS = """
-UNWIND $ids AS eid
-MATCH (e:Entity {id: eid})
-WHERE e.owner = $owner
-RETURN e.id AS id, e.kind AS kind, e.search_names AS names
-"""
-"""READ. $owner, $ids -> id, kind, names (normalized names and aliases), for the
-"name:<kind>:<key>" forms of suppression keys."""
 
 CREATE_NOTIFICATIONS = """
 UNWIND $items AS m
