@@ -31,6 +31,7 @@ from graph.records import (
     run_key,
 )
 from graph.review_reads import ReviewReads
+from graph.scope import SHARED_ENTITY_IDS, Scope
 from graph.time import FAR_FUTURE, AsOf, from_store, utcnow
 
 T = TypeVar("T")
@@ -309,6 +310,16 @@ class Reader(ReviewReads):
         key = None if chat_id is None else chat_key(owner, chat_id)
         row = self._rows(ac.MEMORY_ACCESS, owner=owner, chat_key=key)[0]
         return ac.access_from_record(row["profile"], row["chat"])
+
+    def scope(self, owner: str, chat_id: str | None = None,
+              known_at: datetime | None = None) -> Scope:
+        """Resolve what a read may see (CONTRACT §7; graph/scope.py): the chat's effective
+        memory access (full when `chat_id` is None) and the entities shared with `owner`
+        through groups as known at `known_at` (default now). Two small reads."""
+        access = self.memory_access(owner, chat_id) if chat_id is not None else Scope(owner).access
+        rows = self._rows(SHARED_ENTITY_IDS, owner=owner, known_at=known_at or utcnow())
+        shared = tuple(sorted(rows[0]["ids"])) if rows else ()
+        return Scope(owner, access, shared)
 
     def ping(self) -> None:
         """Round-trip `RETURN 1` in a read transaction (the benchmark floor; a health check).

@@ -1,0 +1,132 @@
+"""Who may read what: the one place where owner, group sharing and memory access become
+Cypher (CONTRACT §7, STYLE "Every query that reads facts is scoped ... in one place").
+
+A `Scope` is resolved once per request (`Reader.scope`): the caller's owner, the chat's
+effective memory access, and the entities other owners share with the caller through
+groups as known at the read's `known_at` (so time travel to before a share sees nothing
+of it). Every read query that returns facts or entities ANDs one of the predicates
+below, and `params(scope)` compiles the scope into their parameters. The predicates
+are literals; nothing of the caller's input becomes Cypher text.
+
+Areas: a fact's area is its attribute's area in the registry (graph/attributes.py);
+an attribute the registry does not know is in area `general`. Sources: a fact's
+`source` must be in the list; `integration` in the list admits every
+`integration:<name>`. Under `restricted` an empty list lets nothing through
+(fail-closed); under `none` nothing passes at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from graph.attributes import DEFAULT, REGISTRY
+from graph.records import MemoryAccess
+
+FULL = MemoryAccess(mode="full")
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """What one read may see.
+
+    Attributes:
+        owner: the caller's owner id.
+        access: the effective memory access (the chat's, else the profile's, else full).
+        shared: ids of other owners' entities shared with `owner` through groups,
+            as known at the read's `known_at`, sorted.
+    """
+
+    owner: str
+    access: MemoryAccess = FULL
+    shared: tuple[str, ...] = ()
+
+    @property
+    def closed(self) -> bool:
+        """True when nothing may be read (memory access `none`, CONTRACT §7 clean room)."""
+        return self.access.mode == "none"
+
+
+def as_scope(owner: str | Scope) -> Scope:
+    """Accept a bare owner id (full access to the owner's own memory) or a `Scope`."""
+    return owner if isinstance(owner, Scope) else Scope(owner)
+
+
+def _area_attributes(areas: tuple[str, ...]) -> list[str]:
+    return sorted(a for a, spec in REGISTRY.items() if spec.area in areas)
+
+
+def params(owner: str | Scope) -> dict[str, Any]:
+    """Compile a scope into the parameters of `FACT_VISIBLE` and `ENTITY_VISIBLE`.
+
+    Returns:
+        `owner`, `shared` (entity ids), `readable` (False under `none`), `all_areas`,
+        `area_attributes`, `general_area`, `registered`, `all_sources`, `sources`,
+        `any_integration`.
+    """
+    scope = as_scope(owner)
+    access = scope.access
+    restricted = access.mode == "restricted"
+    return {
+        "owner": scope.owner,
+        "shared": list(scope.shared),
+        "readable": access.mode != "none",
+        "all_areas": not restricted,
+        "area_attributes": _area_attributes(access.areas) if restricted else [],
+        "general_area": restricted and DEFAULT.area in access.areas,
+        "registered": sorted(REGISTRY) if restricted else [],
+        "all_sources": not restricted,
+        "sources": list(access.sources) if restricted else [],
+        "any_integration": restricted and "integration" in access.sources,
+    }
+
+
+ENTITY_VISIBLE = "($readable AND (e.owner = $owner OR e.id IN $shared))"
+"""Cypher predicate on an entity bound to `e`: the caller's own, or shared with it."""
+
+FACT_VISIBLE = """($readable AND (f.owner = $owner OR f.entity_id IN $shared)
+  AND ($all_areas OR f.attribute IN $area_attributes
+       OR ($general_area AND NOT f.attribute IN $registered))
+  AND ($all_sources OR f.source IN $sources
+       OR ($any_integration AND f.source STARTS WITH 'integration:')))"""
+"""Cypher predicate on a fact row bound to `f`: its entity is visible and the row passes
+the memory access's areas and sources (CONTRACT §7)."""
+
+
+def fact_visible(var: str) -> str:
+    """`FACT_VISIBLE` for a fact bound to `var` (a literal chosen by the query module)."""
+    return FACT_VISIBLE.replace("f.", var + ".")
+
+
+def entity_visible(var: str) -> str:
+    """`ENTITY_VISIBLE` for an entity bound to `var` (a literal chosen by the query module)."""
+    return ENTITY_VISIBLE.replace("e.", var + ".")
+
+
+def permits(scope: Scope, *, attribute: str, source: str, entity_owner: str,
+            entity_id: str) -> bool:
+    """The same rule as `FACT_VISIBLE`, in Python (for results assembled outside Cypher,
+    such as vector-index hits, and for tests that check the Cypher against it)."""
+    access = scope.access
+    if access.mode == "none":
+        return False
+    if entity_owner != scope.owner and entity_id not in scope.shared:
+        return False
+    if access.mode == "full":
+        return True
+    area = REGISTRY[attribute].area if attribute in REGISTRY else DEFAULT.area
+    source_ok = source in access.sources or (
+        "integration" in access.sources and source.startswith("integration:"))
+    return area in access.areas and source_ok
+
+
+SHARED_ENTITY_IDS = """
+MATCH (m:Membership {member: $owner})
+WHERE m.joined_at <= $known_at AND m.left_at > $known_at
+MATCH (s:Share {group_id: m.group_id})
+WHERE s.shared_at <= $known_at AND s.unshared_at > $known_at AND s.owner <> $owner
+RETURN collect(DISTINCT s.entity_id) AS ids
+"""
+"""READ. $owner, $known_at -> ids: the entities other owners shared, through a group
+`$owner` belonged to at $known_at, with the share itself live at $known_at
+(transaction time: `shared_at <= T < unshared_at`; open ends are FAR_FUTURE)."""
