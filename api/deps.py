@@ -16,6 +16,7 @@ from graph.errors import StoreUnavailable
 from graph.names import token_hash
 from graph.reader import Reader
 from graph.records import TokenRecord
+from graph.scope import Scope
 from graph.time import AsOf
 
 _bearer = HTTPBearer(auto_error=False)
@@ -37,12 +38,24 @@ def get_reader(request: Request) -> Reader:
 ReaderDep = Annotated[Reader, Depends(get_reader)]
 
 
+TOKEN_CACHE_SECONDS = 5.0
+"""How long a verified token is trusted without asking the store again."""
+
+
 class TokenCache:
     """Recently verified tokens, so that a turn's prefetch still authenticates while the
-    store is briefly down (CONTRACT §6: memory never breaks a run). Entries live `ttl`
-    seconds; unknown tokens are never cached."""
+    store is briefly down (CONTRACT §6: memory never breaks a run). Unknown tokens are
+    never cached.
 
-    def __init__(self, reader: Reader, ttl: float = 60.0):
+    Revocation bound: a token revoked in the store (`worldstate token revoke`, from any
+    process) stops authenticating in this process within `ttl` seconds (default
+    `TOKEN_CACHE_SECONDS`, 5 s): an entry older than that is checked against the store
+    before it is used again. While the store cannot be reached, a cached token keeps
+    working past `ttl` (the store is down, so it can read nothing but a degraded
+    prefetch anyway).
+    """
+
+    def __init__(self, reader: Reader, ttl: float = TOKEN_CACHE_SECONDS):
         self._reader = reader
         self._ttl = ttl
         self._entries: dict[str, tuple[float, TokenRecord]] = {}
@@ -109,6 +122,7 @@ def require(scope: str) -> object:
 ReadOwner = Annotated[str, require("read")]
 WriteOwner = Annotated[str, require("write")]
 CurateOwner = Annotated[str, require("curate")]
+AdminOwner = Annotated[str, require("admin")]
 
 
 def get_as_of(
@@ -130,3 +144,29 @@ def known_at_param(
 
 
 KnownAtDep = Annotated[datetime | None, Depends(known_at_param)]
+
+
+ChatIdQuery = Annotated[str | None, Query(
+    min_length=1, max_length=200,
+    description="the chat asking: its memory access (CONTRACT §7) applies; none = the owner")]
+
+
+def get_scope(owner: ReadOwner, reader: ReaderDep, known_at: KnownAtDep,
+              chat_id: ChatIdQuery = None) -> Scope:
+    """What this read may see (CONTRACT §7; graph/scope.py): the token's owner, the memory
+    access of `chat_id` (its own setting, else the owner's default; `full` without a
+    chat), and the entities shared with the owner through groups as known at `known_at`
+    (default now: time travel to before a share sees nothing of it). Needs scope `read`.
+
+    Raises:
+        HTTPException: 403 when the chat's memory access is `none` (read tools are
+            refused in a clean-room chat).
+    """
+    scope = reader.scope(owner, chat_id, known_at)
+    if scope.closed:
+        raise HTTPException(403, f"Memory is off in this chat ({chat_id!r} has memory access "
+                                 "`none`): nothing is read from it.")
+    return scope
+
+
+ScopeDep = Annotated[Scope, Depends(get_scope)]

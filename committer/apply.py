@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 
 from neo4j import Driver
 
+from committer.access import AccessCommands
 from committer.batch import Batch, CommitResult, start_of
 from committer.commands import ReviewCommands
 from committer.owners import ensure_owner, live_entity, new_entity
@@ -72,7 +73,7 @@ class RunOutcome:
     """Entities the committed proposals touched (for merge suggestions)."""
 
 
-class Committer(ReviewCommands):
+class Committer(ReviewCommands, AccessCommands):
     """The only writer of facts (CONTRACT §1).
 
     Args:

@@ -60,5 +60,15 @@ class Conflict(WorldstateError):
         self.detail = detail
 
 
+class Forbidden(WorldstateError):
+    """The caller may see the resource but not do this to it (maps to 403), e.g. a group
+    member who is not its creator adding members (CONTRACT §7). Never used where the
+    answer would reveal another owner's data: that is `NotFound`."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
 class StoreUnavailable(WorldstateError):
     """Neo4j cannot be reached or answered with a transient failure (maps to 503, CONTRACT §9)."""

@@ -1,8 +1,11 @@
 """The read side: every query runs in a Neo4j READ transaction, so it cannot write.
 
-Every method takes the `owner` and every query filters on it: this module is the one
-place where reads are scoped (CONTRACT §7: another owner's ids look absent). A write
-attempted through `Reader` fails in Neo4j itself (tests/graph/test_reader.py proves it).
+Every method that reads facts or entities takes `owner: str | Scope` and its query ANDs
+`FACT_VISIBLE` / `ENTITY_VISIBLE` with `**params(scope)` (graph/scope.py): this module is
+the one place where reads are scoped (CONTRACT §7: another owner's ids look absent; a
+chat's memory access and group shares are honoured by every caller). A bare owner id
+means the owner's own memory, full access, no shares. A write attempted through
+`Reader` fails in Neo4j itself (tests/graph/test_reader.py proves it).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any, TypeVar
 from neo4j import Driver, unit_of_work
 from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
+from graph.access_reads import AccessReads
 from graph.cypher import access as ac
 from graph.cypher import entities as ec
 from graph.cypher import facts as fc
@@ -31,14 +35,14 @@ from graph.records import (
     run_key,
 )
 from graph.review_reads import ReviewReads
-from graph.scope import SHARED_ENTITY_IDS, Scope
+from graph.scope import SHARED_ENTITY_IDS, Scope, params
 from graph.time import FAR_FUTURE, AsOf, from_store, utcnow
 
 T = TypeVar("T")
 
 
-class Reader(ReviewReads):
-    """Read-only access to one owner's memory.
+class Reader(ReviewReads, AccessReads):
+    """Read-only access to one owner's memory (and what is shared with it).
 
     Args:
         driver: a connected neo4j driver.
@@ -123,14 +127,17 @@ class Reader(ReviewReads):
 
     # --- entities ----------------------------------------------------------------------
 
-    def entity(self, owner: str, entity_id: str, known_at: datetime | None = None) -> EntityRecord:
-        """Return one entity of `owner`, as known at `known_at` (default now).
+    def entity(
+        self, owner: str | Scope, entity_id: str, known_at: datetime | None = None
+    ) -> EntityRecord:
+        """Return one entity the scope may see, as known at `known_at` (default now).
 
         Raises:
-            NotFound: no such entity for this owner (or not yet created at `known_at`).
+            NotFound: no such entity for this scope (another owner's unshared entity, or
+                one not yet created at `known_at`, looks the same, CONTRACT §7).
         """
         rows = self._rows(
-            ec.ENTITY_BY_ID, owner=owner, entity_id=entity_id, known_at=known_at or utcnow()
+            ec.ENTITY_BY_ID, **params(owner), entity_id=entity_id, known_at=known_at or utcnow()
         )
         if not rows:
             raise NotFound("entity", entity_id)
@@ -139,24 +146,27 @@ class Reader(ReviewReads):
             return replace(found, merged_into=None, merged_at=None)  # not merged yet at known_at
         return found
 
-    def entities_by_ids(self, owner: str, entity_ids: list[str]) -> dict[str, EntityRecord]:
-        """Return the owner's entities among `entity_ids`, keyed by id (unknown ids left out)."""
-        rows = self._rows(ec.ENTITIES_BY_IDS, owner=owner, entity_ids=entity_ids)
+    def entities_by_ids(
+        self, owner: str | Scope, entity_ids: list[str]
+    ) -> dict[str, EntityRecord]:
+        """Return the entities among `entity_ids` the scope may see, keyed by id (the
+        others left out)."""
+        rows = self._rows(ec.ENTITIES_BY_IDS, **params(owner), entity_ids=entity_ids)
         return {r["e"]["id"]: ec.entity_from_record(r["e"]) for r in rows}
 
     def entities(
         self,
-        owner: str,
+        owner: str | Scope,
         *,
         q: str | None = None,
         kind: str | None = None,
         after: str | None = None,
         limit: int = 100,
     ) -> list[EntityRecord]:
-        """List the owner's entities ordered by id.
+        """List the entities the scope may see (its own and those shared with it), by id.
 
         Args:
-            owner: the owner id.
+            owner: the owner id, or a `Scope`.
             q: a normalized search string (see `graph.names.search_key`) matched as a
                 substring of names and aliases, or None for all.
             kind: only entities of this kind, or None.
@@ -164,35 +174,37 @@ class Reader(ReviewReads):
             limit: page size.
         """
         rows = self._rows(
-            ec.LIST_ENTITIES, owner=owner, q=q, kind=kind, after=after, limit=limit
+            ec.LIST_ENTITIES, **params(owner), q=q, kind=kind, after=after, limit=limit
         )
         return [ec.entity_from_record(r["e"]) for r in rows]
 
     def entity_names(
-        self, owner: str, known_at: datetime | None = None
+        self, owner: str | Scope, known_at: datetime | None = None
     ) -> list[tuple[str, tuple[str, ...], bool]]:
-        """Return (id, normalized names and aliases, archived) for each live entity of the
-        owner that existed at `known_at` (default now)."""
-        rows = self._rows(ec.ALL_ENTITY_NAMES, owner=owner, known_at=known_at or utcnow())
+        """Return (id, normalized names and aliases, archived) for each live entity the
+        scope may see that existed at `known_at` (default now)."""
+        rows = self._rows(ec.ALL_ENTITY_NAMES, **params(owner), known_at=known_at or utcnow())
         return [(r["id"], tuple(r["names"] or ()), bool(r["archived"])) for r in rows]
 
     # --- facts -------------------------------------------------------------------------
 
-    def facts(self, owner: str, entity_id: str, as_of: AsOf) -> list[FactRecord]:
-        """Return the rows of one entity visible at `as_of` (CONTRACT §2), by attribute."""
+    def facts(self, owner: str | Scope, entity_id: str, as_of: AsOf) -> list[FactRecord]:
+        """Return the rows of one entity visible at `as_of` (CONTRACT §2) that the scope
+        may see (CONTRACT §7), by attribute."""
         return self.facts_of_entities(owner, [entity_id], as_of)
 
     def facts_of_entities(
-        self, owner: str, entity_ids: list[str], as_of: AsOf
+        self, owner: str | Scope, entity_ids: list[str], as_of: AsOf
     ) -> list[FactRecord]:
-        """Return the rows of several entities visible at `as_of`, by entity then attribute.
+        """Return the rows of several entities visible at `as_of` that the scope may see,
+        by entity then attribute.
 
         With `as_of.current` (known_at is now) the rows visible are exactly the open
         ones, and the query seeks on them directly (graph/cypher/facts.py FACTS_CURRENT).
         """
         return self._facts(
             fc.FACTS_CURRENT if as_of.current else fc.FACTS_AS_OF,
-            owner=owner,
+            **params(owner),
             entity_ids=entity_ids,
             valid_at=as_of.valid_at,
             known_at=as_of.known_at,
@@ -200,46 +212,53 @@ class Reader(ReviewReads):
         )
 
     def owner_attributes(
-        self, owner: str, attributes: list[str], as_of: AsOf, limit: int = 50
+        self, owner: str | Scope, attributes: list[str], as_of: AsOf, limit: int = 50
     ) -> list[FactRecord]:
-        """Return rows of `attributes` on any of the owner's entities visible at `as_of`."""
+        """Return rows of `attributes` visible at `as_of` on any entity the scope may see
+        (the owner's own, and those shared with it), that the scope may see."""
         return self._facts(
             fc.OWNER_ATTRIBUTE_AS_OF,
-            owner=owner,
+            **params(owner),
             attributes=attributes,
             valid_at=as_of.valid_at,
             known_at=as_of.known_at,
             limit=limit,
         )
 
-    def recent(self, owner: str, attribute: str, as_of: AsOf, limit: int = 5) -> list[FactRecord]:
-        """Return the latest rows of an event-like `attribute` that started by `as_of.valid_at`."""
+    def recent(
+        self, owner: str | Scope, attribute: str, as_of: AsOf, limit: int = 5
+    ) -> list[FactRecord]:
+        """Return the latest rows of an event-like `attribute` that started by
+        `as_of.valid_at`, on any entity the scope may see, that the scope may see."""
         return self._facts(
             fc.OWNER_EVENTS_BEFORE,
-            owner=owner,
+            **params(owner),
             attribute=attribute,
             valid_at=as_of.valid_at,
             known_at=as_of.known_at,
             limit=limit,
         )
 
-    def fact(self, owner: str, fact_id: str) -> FactRecord:
-        """Return one row by id, on any axis (retracted rows included).
+    def fact(self, owner: str | Scope, fact_id: str) -> FactRecord:
+        """Return one row by id, on any axis (retracted rows included), if the scope may
+        see it.
 
         Raises:
-            NotFound: no such row for this owner.
+            NotFound: no such row for this scope (another owner's row, or one the chat's
+                memory access keeps out, looks the same, CONTRACT §7).
         """
-        rows = self._rows(fc.FACT_BY_ID, owner=owner, fact_id=fact_id)
+        rows = self._rows(fc.FACT_BY_ID, **params(owner), fact_id=fact_id)
         if not rows:
             raise NotFound("fact", fact_id)
         return fc.fact_from_record(rows[0]["row"])
 
-    def corroborations(self, owner: str, fact_id: str) -> list[dict[str, Any]]:
+    def corroborations(self, owner: str | Scope, fact_id: str) -> list[dict[str, Any]]:
         """Return the later assertions that said what row `fact_id` says (CONTRACT §2.1
-        rule 1), oldest first: id, source, evidence, reason, confidence, run_id,
-        message_id, valid_from, valid_to (None when open), recorded_at."""
+        rule 1), oldest first, of a row the scope may see and from sources it may see:
+        id, source, evidence, reason, confidence, run_id, message_id, valid_from,
+        valid_to (None when open), recorded_at."""
         out = []
-        for r in self._rows(fc.CORROBORATIONS, owner=owner, fact_id=fact_id):
+        for r in self._rows(fc.CORROBORATIONS, **params(owner), fact_id=fact_id):
             k = dict(r["k"])
             for key in ("valid_from", "valid_to", "recorded_at"):
                 k[key] = from_store(k[key])
@@ -250,7 +269,7 @@ class Reader(ReviewReads):
 
     def history(
         self,
-        owner: str,
+        owner: str | Scope,
         entity_id: str,
         attribute: str | None = None,
         known_at: datetime | None = None,
@@ -259,10 +278,11 @@ class Reader(ReviewReads):
         skip: int = 0,
         limit: int = 10_000,
     ) -> list[FactRecord]:
-        """Return an entity's history (CONTRACT §2.3), ordered by valid_from then recorded_at.
+        """Return an entity's history (CONTRACT §2.3), ordered by valid_from then recorded_at,
+        the rows the scope may see.
 
         Args:
-            owner: the owner id.
+            owner: the owner id, or a `Scope`.
             entity_id: the entity.
             attribute: one attribute, or None for every attribute of the entity.
             known_at: the knowledge to show (default now: current knowledge).
@@ -272,7 +292,7 @@ class Reader(ReviewReads):
         """
         return self._facts(
             fc.HISTORY,
-            owner=owner,
+            **params(owner),
             entity_id=entity_id,
             attribute=attribute,
             known_at=known_at or utcnow(),

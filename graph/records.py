@@ -113,11 +113,47 @@ MEMORY_MODES = ("none", "restricted", "full")
 
 @dataclass(frozen=True, slots=True)
 class TokenRecord:
-    """A bearer token, stored hashed (CONTRACT §7)."""
+    """A bearer token, stored hashed (CONTRACT §7); the secret itself is never stored."""
 
     id: str
     owner: str
     scopes: tuple[str, ...]
+    created_at: datetime | None = None
+    revoked_at: datetime | None = None
+    """When it was revoked (aware UTC), or None while it is live."""
+
+
+@dataclass(frozen=True, slots=True)
+class ShareRecord:
+    """An entity shared with a group by its owner (CONTRACT §7), in transaction time:
+    members see it while `shared_at <= known_at < unshared_at` (FAR_FUTURE when open)."""
+
+    group_id: str
+    entity_id: str
+    owner: str
+    shared_at: datetime
+    unshared_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class GroupRecord:
+    """A group of owners that share entities (CONTRACT §7 "or to a group").
+
+    Attributes:
+        id: the group id.
+        name: its display name.
+        owner: the creator, the one who adds and removes members.
+        created_at: aware UTC.
+        members: owner ids of its current members, the creator first.
+        shares: its live shares, oldest first.
+    """
+
+    id: str
+    name: str
+    owner: str
+    created_at: datetime
+    members: tuple[str, ...]
+    shares: tuple[ShareRecord, ...]
 
 
 def run_key(owner: str, run_id: str) -> str:

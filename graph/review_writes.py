@@ -15,6 +15,7 @@ from graph.cypher import facts as fc
 from graph.cypher import merges as mc
 from graph.cypher import proposals as pc
 from graph.records import MergeSuggestionRecord, ProposalRecord
+from graph.scope import params as own
 from graph.time import FAR_FUTURE, FAR_PAST
 
 
@@ -134,7 +135,7 @@ class ReviewWrites:
         """Return the display name of each entity id of `owner` (for messages)."""
         if not ids:
             return {}
-        rows = self._run(ec.ENTITIES_BY_IDS, owner=owner, entity_ids=list(ids))
+        rows = self._run(ec.ENTITIES_BY_IDS, **own(owner), entity_ids=list(ids))
         return {r["e"]["id"]: r["e"]["name"] for r in rows}
 
     def facts_by_ids(self, owner: str, ids: Sequence[str]) -> list[Any]:

@@ -10,6 +10,7 @@ STATEMENTS: tuple[str, ...] = (
     "CREATE CONSTRAINT fact_id IF NOT EXISTS FOR (f:Fact) REQUIRE f.id IS UNIQUE",
     "CREATE CONSTRAINT run_key IF NOT EXISTS FOR (r:Run) REQUIRE r.key IS UNIQUE",
     "CREATE CONSTRAINT token_hash IF NOT EXISTS FOR (k:Token) REQUIRE k.hash IS UNIQUE",
+    "CREATE CONSTRAINT token_id IF NOT EXISTS FOR (k:Token) REQUIRE k.id IS UNIQUE",
     # Memory access per chat (graph/cypher/access.py), and the one run-queue lock node
     # that serializes run claims (graph/cypher/runs.py LOCK_QUEUE: MERGE needs the
     # constraint to create it once under concurrency).
@@ -55,6 +56,8 @@ STATEMENTS: tuple[str, ...] = (
     # Group sharing, resolved per read (graph/scope.py SHARED_ENTITY_IDS).
     "CREATE INDEX membership_member IF NOT EXISTS FOR (m:Membership) ON (m.member)",
     "CREATE INDEX share_group IF NOT EXISTS FOR (s:Share) ON (s.group_id)",
+    "CREATE CONSTRAINT group_id IF NOT EXISTS FOR (g:Group) REQUIRE g.id IS UNIQUE",
+    "CREATE INDEX membership_group IF NOT EXISTS FOR (m:Membership) ON (m.group_id)",
 )
 
 

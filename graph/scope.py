@@ -84,18 +84,34 @@ def params(owner: str | Scope) -> dict[str, Any]:
 ENTITY_VISIBLE = "($readable AND (e.owner = $owner OR e.id IN $shared))"
 """Cypher predicate on an entity bound to `e`: the caller's own, or shared with it."""
 
-FACT_VISIBLE = """($readable AND (f.owner = $owner OR f.entity_id IN $shared)
+SOURCE_VISIBLE = """($all_sources OR f.source IN $sources
+       OR ($any_integration AND f.source STARTS WITH 'integration:'))"""
+"""Cypher predicate on anything with a `source` bound to `f` (a fact row, or a
+corroboration through `source_visible`): the source passes the memory access."""
+
+FACT_VISIBLE = """($readable
+  AND CASE WHEN f.owner = $owner THEN true ELSE f.entity_id IN $shared END
   AND ($all_areas OR f.attribute IN $area_attributes
        OR ($general_area AND NOT f.attribute IN $registered))
-  AND ($all_sources OR f.source IN $sources
-       OR ($any_integration AND f.source STARTS WITH 'integration:')))"""
+  AND """ + SOURCE_VISIBLE + ")"
 """Cypher predicate on a fact row bound to `f`: its entity is visible and the row passes
-the memory access's areas and sources (CONTRACT §7)."""
+the memory access's areas and sources (CONTRACT §7).
+
+Ownership is a CASE, not `f.owner = $owner OR f.entity_id IN $shared`: the planner
+splits an OR of two indexable predicates into a union of two index seeks, so a read
+that seeks one entity's rows would seek them twice. As a CASE it stays a filter on the
+caller's own seek. A query that must *find* shared rows (not just keep them) seeks them
+in a branch of its own (graph/cypher/facts.py OWNER_ATTRIBUTE_AS_OF)."""
 
 
 def fact_visible(var: str) -> str:
     """`FACT_VISIBLE` for a fact bound to `var` (a literal chosen by the query module)."""
     return FACT_VISIBLE.replace("f.", var + ".")
+
+
+def source_visible(var: str) -> str:
+    """`SOURCE_VISIBLE` for a node with a `source` bound to `var` (a literal)."""
+    return SOURCE_VISIBLE.replace("f.", var + ".")
 
 
 def entity_visible(var: str) -> str:

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from neo4j import Driver, ManagedTransaction
 from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
+from graph.access_writes import AccessWrites
 from graph.cypher import access as ac
 from graph.cypher import entities as ec
 from graph.cypher import facts as fc
@@ -30,13 +31,14 @@ from graph.records import (
     chat_key,
 )
 from graph.review_writes import ReviewWrites
+from graph.scope import params as own
 from graph.time import FAR_FUTURE, epoch_parts, from_store
 
 T = TypeVar("T")
 TICK = timedelta(microseconds=1)
 
 
-class WriteTx(ReviewWrites):
+class WriteTx(ReviewWrites, AccessWrites):
     """Write primitives inside one transaction. Every query is scoped by `owner`."""
 
     def __init__(self, tx: ManagedTransaction):
@@ -96,12 +98,14 @@ class WriteTx(ReviewWrites):
         return ec.entity_from_record(rows[0]["e"])
 
     def entity(self, owner: str, entity_id: str) -> EntityRecord:
-        """Return an entity of `owner` inside this transaction.
+        """Return an entity of `owner` inside this transaction: its own only, never one
+        shared with it through a group (members read shares, they never write them,
+        CONTRACT §7).
 
         Raises:
             NotFound: no such entity for this owner.
         """
-        rows = self._run(ec.ENTITY_BY_ID, owner=owner, entity_id=entity_id, known_at=FAR_FUTURE)
+        rows = self._run(ec.ENTITY_BY_ID, **own(owner), entity_id=entity_id, known_at=FAR_FUTURE)
         if not rows:
             raise NotFound("entity", entity_id)
         return ec.entity_from_record(rows[0]["e"])
@@ -112,8 +116,8 @@ class WriteTx(ReviewWrites):
         return ec.entity_from_record(rows[0]["e"]) if rows else None
 
     def fact(self, owner: str, fact_id: str) -> FactRecord:
-        """Return a row of `owner` by id. Raises NotFound."""
-        rows = self._run(fc.FACT_BY_ID, owner=owner, fact_id=fact_id)
+        """Return a row of `owner` by id (its own only, as `entity`). Raises NotFound."""
+        rows = self._run(fc.FACT_BY_ID, **own(owner), fact_id=fact_id)
         if not rows:
             raise NotFound("fact", fact_id)
         return fc.fact_from_record(rows[0]["row"])

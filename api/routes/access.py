@@ -1,7 +1,11 @@
 """Memory access per chat and the owner's default (CONTRACT §7, §10).
 
-Stored now through the committer; the read layer's enforcement is a later issue. The
-curator already honours `none`: a run from such a chat is `skipped` unread (§4).
+Stored through the committer; enforced in the read layer (graph/scope.py, resolved per
+request by `api.deps.ScopeDep` from a read's `chat_id`). The curator honours `none`: a
+run from such a chat is `skipped` unread (§4).
+
+Setting it needs scope `admin`: an assistant holds `read` (and `write` to post runs),
+and must not be able to lift its own chat's clean room.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
-from api.deps import ReaderDep, ReadOwner, WriteOwner
+from api.deps import AdminOwner, ReaderDep, ReadOwner
 from api.schemas import MemoryAccessIn, MemoryAccessPublic
 from api.write_deps import CommitterDep
 from graph.records import MemoryAccess
@@ -33,13 +37,13 @@ def _store(committer: CommitterDep, owner: str, chat_id: str | None,
 
 
 @router.put("/v1/chats/{chat_id}/memory-access", response_model=MemoryAccessPublic)
-def put_chat_access(chat_id: ChatId, body: MemoryAccessIn, owner: WriteOwner,
+def put_chat_access(chat_id: ChatId, body: MemoryAccessIn, owner: AdminOwner,
                     committer: CommitterDep) -> MemoryAccessPublic:
     """Set one chat's memory access, overriding the owner's default.
 
     Body: `{mode: none|restricted|full, areas?: [str], sources?: [str]}`; under
     `restricted` an omitted list is empty and lets nothing through. Returns the stored
-    setting. Errors: 422 naming the field (unknown mode, bad list). Needs scope `write`.
+    setting. Errors: 422 naming the field (unknown mode, bad list). Needs scope `admin`.
     """
     return _store(committer, owner, chat_id, body)
 
@@ -55,11 +59,11 @@ def get_chat_access(chat_id: ChatId, owner: ReadOwner, reader: ReaderDep) -> Mem
 
 
 @router.put("/v1/profile/memory-access", response_model=MemoryAccessPublic)
-def put_profile_access(body: MemoryAccessIn, owner: WriteOwner,
+def put_profile_access(body: MemoryAccessIn, owner: AdminOwner,
                        committer: CommitterDep) -> MemoryAccessPublic:
     """Set the owner's default memory access, for every chat without its own.
 
-    Body and errors as for a chat. Needs scope `write`.
+    Body and errors as for a chat. Needs scope `admin`.
     """
     return _store(committer, owner, None, body)
 

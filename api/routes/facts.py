@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
 
-from api.deps import AsOfDep, CurateOwner, ReaderDep, ReadOwner, WriteOwner
+from api.deps import AsOfDep, CurateOwner, ReaderDep, ScopeDep, WriteOwner
 from api.schemas import (
     CorroborationPublic,
     FactCreate,
@@ -50,18 +50,28 @@ def assert_fact(
 
 
 @router.get("/entities/{entity_id}/facts", response_model=FactList)
-def list_facts(entity_id: str, owner: ReadOwner, reader: ReaderDep, as_of: AsOfDep) -> FactList:
-    """The entity's rows visible at `(valid_at, known_at)`, both defaulting to now (CONTRACT §2)."""
-    reader.entity(owner, entity_id)
-    return FactList(items=[FactPublic.of(f) for f in reader.facts(owner, entity_id, as_of)])
+def list_facts(entity_id: str, scope: ScopeDep, reader: ReaderDep, as_of: AsOfDep) -> FactList:
+    """The entity's rows visible at `(valid_at, known_at)`, both defaulting to now (CONTRACT §2).
+
+    `chat_id`: the asking chat's memory access filters them (CONTRACT §7).
+    Errors: 404 when the entity is neither the owner's nor shared with it; 403 when the
+    chat's memory access is `none`.
+    """
+    reader.entity(scope, entity_id)
+    return FactList(items=[FactPublic.of(f) for f in reader.facts(scope, entity_id, as_of)])
 
 
 @router.get("/facts/{fact_id}", response_model=FactDetail)
-def get_fact(fact_id: str, owner: ReadOwner, reader: ReaderDep) -> FactDetail:
+def get_fact(fact_id: str, scope: ScopeDep, reader: ReaderDep) -> FactDetail:
     """One row by id, whatever its axes (a retracted row shows its `retracted_at`), with
-    `corroborations`: later assertions of the same value that it already covered."""
-    row = FactPublic.of(reader.fact(owner, fact_id))
-    extra = [CorroborationPublic(**c) for c in reader.corroborations(owner, fact_id)]
+    `corroborations`: later assertions of the same value that it already covered.
+
+    `chat_id`: the asking chat's memory access applies (a row it keeps out is a 404,
+    `none` is a 403). Errors: 404 when the row is neither the owner's nor on an entity
+    shared with it (as known at `known_at`, default now).
+    """
+    row = FactPublic.of(reader.fact(scope, fact_id))
+    extra = [CorroborationPublic(**c) for c in reader.corroborations(scope, fact_id)]
     return FactDetail(**row.model_dump(), corroborations=extra)
 
 

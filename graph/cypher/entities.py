@@ -5,26 +5,30 @@ from __future__ import annotations
 from typing import Any
 
 from graph.records import EntityRecord
+from graph.scope import ENTITY_VISIBLE
 from graph.time import from_store
 
 ENTITY_BY_ID = """
 MATCH (e:Entity {id: $entity_id})
-WHERE e.owner = $owner AND e.created_at <= $known_at
+WHERE """ + ENTITY_VISIBLE + """ AND e.created_at <= $known_at
 RETURN e
 """
-"""READ. $owner, $entity_id, $known_at -> e (0 or 1). Unique-constraint seek on Entity.id."""
+"""READ. **params(scope), $entity_id, $known_at -> e (0 or 1): the entity if the scope
+may see it (CONTRACT §7). Unique-constraint seek on Entity.id. The committer reads its
+own entities through it with `params(owner)` (a bare owner: its own memory only)."""
 
 ENTITIES_BY_IDS = """
 MATCH (e:Entity)
-WHERE e.id IN $entity_ids AND e.owner = $owner
+WHERE e.id IN $entity_ids AND """ + ENTITY_VISIBLE + """
 RETURN e
 ORDER BY e.id
 """
-"""READ. $owner, $entity_ids -> e for each id of this owner."""
+"""READ. **params(scope), $entity_ids -> e for each id the scope may see (CONTRACT §7).
+Unique-constraint seeks on Entity.id."""
 
 LIST_ENTITIES = """
 MATCH (e:Entity)
-WHERE e.owner = $owner
+WHERE """ + ENTITY_VISIBLE + """
   AND ($kind IS NULL OR e.kind = $kind)
   AND ($q IS NULL OR any(n IN e.search_names WHERE n CONTAINS $q))
   AND ($after IS NULL OR e.id > $after)
@@ -32,9 +36,11 @@ RETURN e
 ORDER BY e.id
 LIMIT $limit
 """
-"""READ. $owner, $kind (or null), $q (normalized: case-folded, accents stripped, or null),
-$after (cursor: last id of the previous page, or null), $limit -> e, ordered by id.
-Seeks on index `entity_owner_kind`."""
+"""READ. **params(scope), $kind (or null), $q (normalized: case-folded, accents stripped,
+or null), $after (cursor: last id of the previous page, or null), $limit -> e, ordered
+by id: the owner's entities and those shared with it (CONTRACT §7).
+PROFILE: the planner solves ENTITY_VISIBLE's OR as a union of two seeks (index
+`entity_owner` on owner, the unique constraint on id IN $shared), then a Distinct."""
 
 ENTITY_IDS_OF_OWNER = """
 MATCH (e:Entity)
@@ -46,11 +52,12 @@ owner's."""
 
 ALL_ENTITY_NAMES = """
 MATCH (e:Entity)
-WHERE e.owner = $owner AND e.merged_into IS NULL AND e.created_at <= $known_at
+WHERE """ + ENTITY_VISIBLE + """ AND e.merged_into IS NULL AND e.created_at <= $known_at
 RETURN e.id AS id, e.search_names AS names, e.archived AS archived
 """
-"""READ. $owner, $known_at -> id, names (normalized names and aliases), archived, of the entities known at $known_at. For matching
-mentions in a message (prefetch) and resolving names (committer)."""
+"""READ. **params(scope), $known_at -> id, names (normalized names and aliases), archived,
+of the entities known at $known_at that the scope may see (CONTRACT §7). For matching
+mentions in a message (prefetch). Seeks as LIST_ENTITIES."""
 
 FIND_BY_NAME = """
 MATCH (e:Entity)

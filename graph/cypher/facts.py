@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from graph.records import FactRecord
+from graph.scope import FACT_VISIBLE, source_visible
 from graph.time import from_micros, from_store
 
 FACT_COLUMNS = """{
@@ -47,15 +48,15 @@ UNWIND $entity_ids AS eid
 MATCH (f:Fact)
 USING INDEX f:Fact(entity_id, retracted_at, valid_to)
 WHERE f.entity_id = eid AND f.retracted_at = $far AND f.valid_to > $valid_at
-  AND f.owner = $owner
+  AND """ + FACT_VISIBLE + """
   AND f.recorded_at <= $known_at
   AND f.valid_from <= $valid_at
 RETURN """ + _project("f") + """ AS row
 ORDER BY f.entity_id, f.attribute, f.valid_from, f.recorded_at, f.id
 """
-"""READ. $owner, $entity_ids, $valid_at, $known_at (now), $far -> f: the rows of each
-entity visible under current knowledge (CONTRACT §2 with known_at = now: exactly the
-rows whose retracted_at is still open).
+"""READ. **params(scope), $entity_ids, $valid_at, $known_at (now), $far -> f: the rows of
+each entity visible under current knowledge (CONTRACT §2 with known_at = now: exactly
+the rows whose retracted_at is still open) that the scope may see (CONTRACT §7).
 
 PROFILE (Neo4j 5.26): NodeIndexSeek on `fact_entity_asof`
 (entity_id = eid, retracted_at = $far, valid_to > $valid_at): two equalities and one
@@ -68,15 +69,15 @@ UNWIND $entity_ids AS eid
 MATCH (f:Fact)
 USING INDEX f:Fact(entity_id, retracted_at, valid_to)
 WHERE f.entity_id = eid AND f.retracted_at > $known_at
-  AND f.owner = $owner
+  AND """ + FACT_VISIBLE + """
   AND f.recorded_at <= $known_at
   AND f.valid_from <= $valid_at AND f.valid_to > $valid_at
 RETURN """ + _project("f") + """ AS row
 ORDER BY f.entity_id, f.attribute, f.valid_from, f.recorded_at, f.id
 """
-"""READ. $owner, $entity_ids, $valid_at, $known_at -> f: the rows of each entity visible
-at the as-of point (CONTRACT §2: recorded_at <= T < retracted_at and
-valid_from <= V < valid_to).
+"""READ. **params(scope), $entity_ids, $valid_at, $known_at -> f: the rows of each entity
+visible at the as-of point (CONTRACT §2: recorded_at <= T < retracted_at and
+valid_from <= V < valid_to) that the scope may see (CONTRACT §7).
 
 PROFILE (Neo4j 5.26): NodeIndexSeekByRange on `fact_entity_asof`
 (entity_id = eid, retracted_at > $known_at), with valid_to > $valid_at checked on the
@@ -86,7 +87,7 @@ index entries (cached property); valid_from and recorded_at are a Filter.
 HISTORY = """
 MATCH (f:Fact)
 USING INDEX f:Fact(entity_id, retracted_at, valid_to)
-WHERE f.entity_id = $entity_id AND f.owner = $owner
+WHERE f.entity_id = $entity_id AND """ + FACT_VISIBLE + """
   AND f.retracted_at IS NOT NULL AND f.valid_to IS NOT NULL
   AND ($attribute IS NULL OR f.attribute = $attribute)
   AND ($include_retracted OR (f.recorded_at <= $known_at AND f.retracted_at > $known_at))
@@ -94,8 +95,8 @@ RETURN """ + _project("f") + """ AS row
 ORDER BY f.valid_from, f.recorded_at, f.attribute, f.id
 SKIP $skip LIMIT $limit
 """
-"""READ. $owner, $entity_id, $attribute (or null = every attribute), $known_at,
-$include_retracted, $skip, $limit -> f.
+"""READ. **params(scope), $entity_id, $attribute (or null = every attribute), $known_at,
+$include_retracted, $skip, $limit -> f (only rows the scope may see, CONTRACT §7).
 
 CONTRACT §2.3: every row under the knowledge of $known_at, ordered by valid_from then
 recorded_at; with $include_retracted every row on both axes (the audit view).
@@ -105,10 +106,12 @@ it the `$attribute IS NULL OR ...` form made the planner scan every Fact).
 
 FACT_BY_ID = """
 MATCH (f:Fact {id: $fact_id})
-WHERE f.owner = $owner
+WHERE """ + FACT_VISIBLE + """
 RETURN """ + _project("f") + """ AS row
 """
-"""READ. $owner, $fact_id -> f (0 or 1 row). Unique-constraint seek on Fact.id."""
+"""READ. **params(scope), $fact_id -> f (0 or 1 row): the row if the scope may see it
+(CONTRACT §7). Unique-constraint seek on Fact.id. The committer reads its own rows
+through it with `params(owner)` (a bare owner: its own memory only)."""
 
 FACTS_BY_IDS = """
 UNWIND $ids AS fid
@@ -253,11 +256,12 @@ new row; the assertion is linked to the row that covers it, with its own provena
 
 CORROBORATIONS = """
 MATCH (k:Corroboration)-[:CORROBORATES]->(f:Fact {id: $fact_id})
-WHERE k.owner = $owner AND f.owner = $owner
+WHERE """ + FACT_VISIBLE + """ AND k.owner = f.owner AND """ + source_visible("k") + """
 RETURN k
 ORDER BY k.recorded_at, k.id
 """
-"""READ. $owner, $fact_id -> k: the later assertions that said the same (oldest first)."""
+"""READ. **params(scope), $fact_id -> k: the later assertions that said the same (oldest
+first), of a row the scope may see, each from a source the scope may see (CONTRACT §7)."""
 
 RAW_CREATE = """
 UNWIND $rows AS r
@@ -302,28 +306,59 @@ def fact_from_record(node: Any) -> FactRecord:
     )
 
 OWNER_ATTRIBUTE_AS_OF = """
-UNWIND $attributes AS attribute
-MATCH (f:Fact)
-WHERE f.owner = $owner AND f.attribute = attribute AND f.retracted_at > $known_at
+CALL () {
+  UNWIND $attributes AS attribute
+  MATCH (f:Fact)
+  USING INDEX f:Fact(owner, attribute, retracted_at)
+  WHERE f.owner = $owner AND f.attribute = attribute AND f.retracted_at > $known_at
+  RETURN f
+  UNION
+  UNWIND $shared AS eid
+  UNWIND $attributes AS attribute
+  MATCH (f:Fact)
+  USING INDEX f:Fact(entity_id, attribute, retracted_at, valid_to)
+  WHERE f.entity_id = eid AND f.attribute = attribute AND f.retracted_at > $known_at
+    AND f.valid_to > $valid_at
+  RETURN f
+}
+WITH f
+WHERE """ + FACT_VISIBLE + """
   AND f.recorded_at <= $known_at
   AND f.valid_from <= $valid_at AND f.valid_to > $valid_at
 RETURN """ + _project("f") + """ AS row
 ORDER BY f.valid_from DESC, f.id
 LIMIT $limit
 """
-"""READ. $owner, $attributes, $valid_at, $known_at, $limit -> f: rows of those attributes
-on any of the owner's entities visible at the as-of point, newest valid_from first.
-Seeks on index `fact_owner_attribute` (owner, attribute, retracted_at > $known_at)."""
+"""READ. **params(scope), $attributes, $valid_at, $known_at, $limit -> f: rows of those
+attributes visible at the as-of point, on the owner's entities and on those shared
+with it, that the scope may see (CONTRACT §7), newest valid_from first.
+Two seeks in a union: index `fact_owner_attribute` (owner, attribute, retracted_at >
+$known_at) for the owner's rows, `fact_entity_attribute` per shared entity for the rest
+(an OR of the two would be planned as a scan of every Fact)."""
 
 OWNER_EVENTS_BEFORE = """
-MATCH (f:Fact)
-WHERE f.owner = $owner AND f.attribute = $attribute AND f.retracted_at > $known_at
+CALL () {
+  MATCH (f:Fact)
+  USING INDEX f:Fact(owner, attribute, retracted_at)
+  WHERE f.owner = $owner AND f.attribute = $attribute AND f.retracted_at > $known_at
+  RETURN f
+  UNION
+  UNWIND $shared AS eid
+  MATCH (f:Fact)
+  USING INDEX f:Fact(entity_id, attribute, retracted_at, valid_to)
+  WHERE f.entity_id = eid AND f.attribute = $attribute AND f.retracted_at > $known_at
+    AND f.valid_to IS NOT NULL
+  RETURN f
+}
+WITH f
+WHERE """ + FACT_VISIBLE + """
   AND f.recorded_at <= $known_at
   AND f.valid_from <= $valid_at
 RETURN """ + _project("f") + """ AS row
 ORDER BY f.valid_from DESC, f.id
 LIMIT $limit
 """
-"""READ. $owner, $attribute, $valid_at, $known_at, $limit -> f: the latest rows of an
-event-like attribute (e.g. participated_in) that started by $valid_at, newest first.
-Seeks on index `fact_owner_attribute`."""
+"""READ. **params(scope), $attribute, $valid_at, $known_at, $limit -> f: the latest rows
+of an event-like attribute (e.g. participated_in) that started by $valid_at, on the
+owner's entities and on those shared with it, that the scope may see (CONTRACT §7),
+newest first. Seeks as OWNER_ATTRIBUTE_AS_OF."""

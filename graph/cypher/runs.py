@@ -139,6 +139,24 @@ RETURN k
 """
 """WRITE. $owner, $id, $hash (sha256 hex of the secret), $scopes, $self_id, $t -> k."""
 
+TOKENS_OF_OWNER = """
+MATCH (:Owner {id: $owner})-[:HAS_TOKEN]->(k:Token)
+RETURN k
+ORDER BY k.created_at, k.id
+"""
+"""READ. $owner -> k: every token of the owner, live and revoked, oldest first (the
+node holds the secret's hash only). Unique-constraint seek on Owner.id, then expand."""
+
+REVOKE_TOKEN = """
+MATCH (k:Token {id: $id})
+WITH k, k.revoked_at IS NULL AS live
+SET k.revoked_at = coalesce(k.revoked_at, $t)
+RETURN k, live
+"""
+"""WRITE. $id, $t -> k, live (True when this call revoked it; a token revoked before
+keeps its first `revoked_at`). 0 rows for an unknown id. Unique-constraint seek on
+Token.id."""
+
 TOKEN_BY_HASH = """
 MATCH (k:Token {hash: $hash})
 WHERE k.revoked_at IS NULL
@@ -176,4 +194,6 @@ def _instant(value: Any) -> datetime | None:
 
 def token_from_record(node: Any) -> TokenRecord:
     """Build a `TokenRecord` from a Token node."""
-    return TokenRecord(id=node["id"], owner=node["owner"], scopes=tuple(node["scopes"]))
+    return TokenRecord(id=node["id"], owner=node["owner"], scopes=tuple(node["scopes"]),
+                       created_at=_instant(node.get("created_at")),
+                       revoked_at=_instant(node.get("revoked_at")))

@@ -68,12 +68,15 @@ def test_bad_input_is_422_naming_the_field(api: Api, body: Any, field: str) -> N
     assert api.get("/v1/chats/c1/memory-access").json() == FULL
 
 
-def test_writing_needs_the_write_scope(client: TestClient, neo4j_driver: Any, owner: str) -> None:
-    """A read-only token may read memory access, not change it (403)."""
-    reader = make_api(client, neo4j_driver, owner, ("read",))
-    assert put(reader, "/v1/chats/c1/memory-access", {"mode": "none"}).status_code == 403
-    assert put(reader, "/v1/profile/memory-access", {"mode": "none"}).status_code == 403
-    assert reader.get("/v1/chats/c1/memory-access").status_code == 200
+def test_changing_it_needs_the_admin_scope(client: TestClient, neo4j_driver: Any, owner: str) -> None:
+    """An assistant's token (read, write, even curate) may read memory access, not change
+    it (403): it must not lift its own chat's clean room."""
+    assistant = make_api(client, neo4j_driver, owner, ("read", "write", "curate"))
+    assert put(assistant, "/v1/chats/c1/memory-access", {"mode": "full"}).status_code == 403
+    assert put(assistant, "/v1/profile/memory-access", {"mode": "full"}).status_code == 403
+    assert assistant.get("/v1/chats/c1/memory-access").status_code == 200
+    admin = make_api(client, neo4j_driver, owner, ("admin",))
+    assert put(admin, "/v1/chats/c1/memory-access", {"mode": "none"}).status_code == 200
 
 
 def test_owners_settings_are_separate(api: Api, other: Api) -> None:

@@ -11,6 +11,8 @@ import pytest
 from neo4j import Driver
 
 import graph.cypher
+from graph.scope import Scope
+from graph.scope import params as scope_params
 from graph.time import FAR_FUTURE
 
 MODULES = [importlib.import_module(f"graph.cypher.{m.name}")
@@ -42,7 +44,11 @@ def test_query_never_scans_a_label(neo4j_driver: Driver, name: str, query: str) 
         "attributes": ["x"], "known_at": now, "valid_at": now, "include_retracted": False,
         "skip": 0, "limit": 10, "q": "x", "kind": "person", "after": None, "name": "x",
         "fact_id": "f", "key": "k", "hash": "h", "t": now, "far": FAR_FUTURE, "pairs": [],
+        "group_id": "g", "member": "m", "id": "i",
     }
+    # Scoped reads: planned with shares, as a member of a group reads them (CONTRACT §7).
+    params |= {k: v for k, v in scope_params(Scope("o", shared=("s1", "s2"))).items()
+               if k != "owner"}
     with neo4j_driver.session() as session:
         plan = session.run("EXPLAIN " + query, params).consume().plan
     ops = _operators(plan)
