@@ -1,4 +1,4 @@
-"""The commands that need the store: serve, curator, token create, import locomo (CONTRACT §11).
+"""The commands that need the store: serve, curator, token create|list|revoke, import locomo (CONTRACT §11).
 
 Registered on the `worldstate` app in `api/cli.py`. Each finds its Neo4j the same way:
 `NEO4J_URI` when set, else the local Neo4j already running in the data dir, else (for
@@ -12,6 +12,7 @@ import json
 import signal
 import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -22,6 +23,7 @@ from neo4j import Driver
 from api.settings import Settings
 from committer.apply import Committer
 from graph.driver import connect
+from graph.errors import NotFound
 from graph.neo4j_local import LocalNeo4jError, Neo4jLocalSettings, find_running, start, stop
 from graph.reader import Reader
 from graph.schema import ensure_schema
@@ -141,6 +143,43 @@ def token_create(
         secret, record = Committer(driver, settings.neo4j_database).create_token(owner, chosen)
     typer.echo(f"token {record.id} for owner {owner!r} with scopes {','.join(record.scopes)}:")
     typer.echo(secret)
+
+
+@token_app.command("list")
+def token_list(
+    owner: Annotated[str, typer.Option(help="the owner whose tokens to list")],
+) -> None:
+    """List an owner's tokens, oldest first: id, scopes, created_at, and `live` or
+    `revoked <when>` (UTC). Secrets are never shown: only their hashes are stored."""
+    settings = Settings()
+    with open_store(settings, start_local=False) as driver:
+        tokens = Reader(driver, settings.neo4j_database).tokens(owner)
+    if not tokens:
+        typer.echo(f"no tokens for owner {owner!r}")
+        return
+    for k in tokens:
+        state = "live" if k.revoked_at is None else f"revoked {_utc(k.revoked_at)}"
+        typer.echo(f"{k.id}  {','.join(k.scopes)}  {_utc(k.created_at)}  {state}")
+
+
+@token_app.command("revoke")
+def token_revoke(token_id: Annotated[str, typer.Argument(help="the token's id (tok_...)")]) -> None:
+    """Revoke a token by id: new requests with it answer 401, in a running server within
+    its token cache's 5 seconds (api/deps.py TokenCache). Exit 1 for an unknown id."""
+    settings = Settings()
+    with open_store(settings, start_local=False) as driver:
+        try:
+            record, now = Committer(driver, settings.neo4j_database).revoke_token(token_id)
+        except NotFound:
+            _fail(f"no token with id {token_id!r}")
+    if now:
+        typer.echo(f"revoked {record.id} of owner {record.owner!r}")
+    else:
+        typer.echo(f"{record.id} was already revoked at {_utc(record.revoked_at)}")
+
+
+def _utc(value: datetime | None) -> str:
+    return "-" if value is None else value.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 @import_app.command("locomo")

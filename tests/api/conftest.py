@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from fastapi.routing import iter_route_contexts
 from fastapi.testclient import TestClient
 
 from api.app import create_app
@@ -70,3 +71,9 @@ def api(client: TestClient, neo4j_driver: Any, owner: str) -> Api:
 def other(client: TestClient, neo4j_driver: Any, owner: str) -> Api:
     """A second owner, to prove nothing crosses (CONTRACT §7)."""
     return make_api(client, neo4j_driver, owner + "-other", ("read", "write", "curate", "admin"))
+
+
+def app_routes(app: Any) -> set[tuple[str, str]]:
+    """Every (method, path template) the app answers, routers included (HEAD left out)."""
+    return {(method, c.path) for c in iter_route_contexts(app.routes)
+            for method in (c.methods or ()) if method != "HEAD"}
