@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated
@@ -53,17 +54,24 @@ class TokenCache:
     before it is used again. While the store cannot be reached, a cached token keeps
     working past `ttl` (the store is down, so it can read nothing but a degraded
     prefetch anyway).
+
+    Args:
+        reader: the store's read side.
+        ttl: seconds a verified token is served from memory.
+        clock: monotonic seconds (injected by tests).
     """
 
-    def __init__(self, reader: Reader, ttl: float = TOKEN_CACHE_SECONDS):
+    def __init__(self, reader: Reader, ttl: float = TOKEN_CACHE_SECONDS,
+                 clock: Callable[[], float] = time.monotonic):
         self._reader = reader
         self._ttl = ttl
+        self._clock = clock
         self._entries: dict[str, tuple[float, TokenRecord]] = {}
         self._lock = threading.Lock()
 
     def lookup(self, digest: str) -> TokenRecord | None:
         """Return the live token with this hash, from the cache when fresh."""
-        now = time.monotonic()
+        now = self._clock()
         with self._lock:
             hit = self._entries.get(digest)
         if hit is not None and now - hit[0] < self._ttl:
