@@ -18,6 +18,7 @@ from api.schemas import (
     FactPublic,
 )
 from api.write_deps import CommitterDep
+from graph.errors import NotFound
 from graph.names import search_key
 from graph.scope import Scope
 
@@ -74,7 +75,10 @@ def get_entity(entity_id: str, scope: ScopeDep, reader: ReaderDep, as_of: AsOfDe
     entity = reader.entity(scope, entity_id, as_of.known_at)
     hops = 0
     while entity.merged_into is not None and hops < MAX_MERGE_HOPS:
-        entity = reader.entity(scope, entity.merged_into, as_of.known_at)
+        try:
+            entity = reader.entity(scope, entity.merged_into, as_of.known_at)
+        except NotFound:  # a shared entity merged into one that is not shared: the 404 names
+            raise NotFound("entity", entity_id) from None  # the id asked for, never the other
         hops += 1
     facts = reader.facts(scope, entity.id, as_of)
     return EntityWithFacts(entity=EntityPublic.of(entity), facts=[FactPublic.of(f) for f in facts],

@@ -179,3 +179,16 @@ def test_bad_group_input_is_422_naming_the_field(api: Api, body: Any, field: str
     """Bad bodies are problem+json 422 naming the field."""
     r = api.post("/v1/groups", body)
     assert r.status_code == 422 and field in [e["field"] for e in r.json()["errors"]]
+
+
+def test_a_shared_entity_merged_into_an_unshared_one_names_no_other_id(
+    api: Api, other: Api
+) -> None:
+    """The owner merges a shared entity into one it did not share: the member gets the 404
+    of the id it asked for, never the survivor's id (CONTRACT §7)."""
+    gid = group_of(api, other)
+    loser, survivor = api.entity("Atlas", kind="project"), api.entity("Atlas Project", kind="project")
+    share(api, gid, loser["id"])
+    assert api.post(f"/v1/entities/{loser['id']}/merge", {"into": survivor["id"]}).status_code == 200
+    r = other.get(f"/v1/entities/{loser['id']}")
+    assert r.status_code == 404 and survivor["id"] not in r.text and loser["id"] in r.text
