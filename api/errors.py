@@ -13,7 +13,14 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from graph.errors import Conflict, InvalidInput, NotFound, StoreUnavailable, WorldstateError
+from graph.errors import (
+    Conflict,
+    InvalidInput,
+    MemoryOff,
+    NotFound,
+    StoreUnavailable,
+    WorldstateError,
+)
 
 log = logging.getLogger("worldstate.api")
 PROBLEM = "application/problem+json"
@@ -56,6 +63,10 @@ def install(app: FastAPI) -> None:
     async def conflict(_: Request, exc: Conflict) -> JSONResponse:
         return problem(409, "Conflict", exc.detail)
 
+    @app.exception_handler(MemoryOff)
+    async def memory_off(_: Request, exc: MemoryOff) -> JSONResponse:
+        return problem(403, "Forbidden", memory_off_detail(exc))
+
     @app.exception_handler(StoreUnavailable)
     async def unavailable(_: Request, exc: StoreUnavailable) -> JSONResponse:
         log.warning("store unavailable: %s", exc)
@@ -84,6 +95,12 @@ def install(app: FastAPI) -> None:
         if exc.headers:
             response.headers.update(exc.headers)
         return response
+
+
+def memory_off_detail(exc: MemoryOff) -> str:
+    """What a person reads when memory access is `none` (CONTRACT §7), over REST and MCP."""
+    return (f"memory is off in this chat ({exc.chat_id!r}): its memory access is `none`; "
+            "change it with PUT /v1/chats/{chat_id}/memory-access")
 
 
 def _message(error: dict[str, Any]) -> str:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 
+from api import tools
 from api.deps import AsOfDep, CurateOwner, ReaderDep, ReadOwner, WriteOwner
+from api.routes.pull import CallerDep
 from api.schemas import (
     CorroborationPublic,
     FactCreate,
@@ -50,10 +52,15 @@ def assert_fact(
 
 
 @router.get("/entities/{entity_id}/facts", response_model=FactList)
-def list_facts(entity_id: str, owner: ReadOwner, reader: ReaderDep, as_of: AsOfDep) -> FactList:
-    """The entity's rows visible at `(valid_at, known_at)`, both defaulting to now (CONTRACT §2)."""
-    reader.entity(owner, entity_id)
-    return FactList(items=[FactPublic.of(f) for f in reader.facts(owner, entity_id, as_of)])
+def list_facts(entity_id: str, caller: CallerDep, reader: ReaderDep, as_of: AsOfDep) -> Any:
+    """The entity's rows visible at `(valid_at, known_at)`, both defaulting to now (CONTRACT §2).
+
+    With `chat_id`, that chat's memory access applies (CONTRACT §7): `none` answers 403,
+    `restricted` leaves out the facts its lists do not allow. A merged id reads its
+    survivor (CONTRACT §5). The read tool `current_facts` (api/tools.py). Errors: 404
+    entity not visible; 422 naive time. Needs scope `read`.
+    """
+    return tools.current_facts(reader, caller, entity_id, as_of.valid_at, as_of.known_at)
 
 
 @router.get("/facts/{fact_id}", response_model=FactDetail)
