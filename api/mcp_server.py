@@ -208,8 +208,13 @@ async def diff(
     def work(s: McpState, c: tools.Caller) -> Json:
         t1, t2 = _time(from_time, "from_time"), _time(to_time, "to_time")
         assert t1 is not None and t2 is not None
-        return tools.diff(s.reader, c, entity_id, t1, t2, axis, _time(valid_at, "valid_at"),
-                          _time(known_at, "known_at"))
+        try:
+            return tools.diff(s.reader, c, entity_id, t1, t2, axis,
+                              _time(valid_at, "valid_at"), _time(known_at, "known_at"))
+        except InvalidInput as exc:  # REST names them `from` and `to`
+            if exc.field in ("from", "to"):
+                raise InvalidInput(exc.field + "_time", exc.detail) from exc
+            raise
 
     return await _call(ctx, "read", chat_id, work)
 

@@ -238,7 +238,7 @@ def test_http_bad_arguments_are_tool_errors_naming_the_field(
                       {"entity_id": ana, "valid_at": "2024-01-01T00:00:00"})).startswith("valid_at:")
     assert error(call(mcp_url, secret, "diff", {
         "entity_id": ana, "from_time": "2024-07-01T00:00:00Z",
-        "to_time": "2024-01-01T00:00:00Z"})).startswith("from:")
+        "to_time": "2024-01-01T00:00:00Z"})).startswith("from_time:")
     stranger = token(neo4j_driver, other.owner, "read")
     assert error(call(mcp_url, stranger, "current_facts", {"entity_id": ana})) == (
         f"No entity with id {ana!r}.")
