@@ -14,7 +14,6 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from graph.cypher import entities as ec
 from graph.cypher import facts as fc
 from graph.cypher import pull as pc
 from graph.errors import NotFound
@@ -53,7 +52,7 @@ class PullReads:
                           **params(scope))
         if not rows:
             raise NotFound("entity", entity_id)
-        found = ec.entity_from_record(rows[0]["e"])
+        found = pc.entity_from_row(rows[0]["e"])
         if found.merged_at is not None and known_at < found.merged_at:
             return replace(found, merged_into=None, merged_at=None)
         return found
@@ -80,7 +79,7 @@ class PullReads:
         existed unmerged at `known_at`; oldest first, at most `limit`."""
         rows = self._rows(pc.ENTITIES_NAMED, name=search_key(name), known_at=known_at,
                           limit=limit, **params(scope))
-        return [ec.entity_from_record(r["e"]) for r in rows]
+        return [pc.entity_from_row(r["e"]) for r in rows]
 
     def entity_rows(
         self, scope: Scope, entity_ids: list[str], known_at: datetime,
@@ -151,7 +150,7 @@ class PullReads:
                           **params(scope))
         out = {}
         for r in rows:
-            found = ec.entity_from_record(r["e"])
+            found = pc.entity_from_row(r["e"])
             if found.merged_at is not None and known_at < found.merged_at:
                 found = replace(found, merged_into=None, merged_at=None)
             out[found.id] = found
@@ -169,12 +168,11 @@ def _expand(
         if not frontier:
             break
         nxt: set[str] = set()
-        for record in run(pc.NEIGHBOR_ROWS, frontier=frontier, valid_at=as_of.valid_at,
-                          known_at=as_of.known_at, **params(scope)):
+        for record in run(pc.NEIGHBOR_ROWS, frontier=frontier, fetched=sorted(rows),
+                          valid_at=as_of.valid_at, known_at=as_of.known_at, **params(scope)):
             row = fc.fact_from_record(record["row"])
             rows[row.id] = row
-            if record["other"] not in seen:
-                nxt.add(record["other"])
+            nxt.update(other for other in record["others"] if other not in seen)
         seen |= nxt
         frontier = sorted(nxt)
     return list(rows.values())
