@@ -14,7 +14,17 @@ from neo4j import Driver
 from api import errors, prefetch
 from api.deps import PrincipalDep, TokenCache
 from api.limits import BodyLimit
-from api.routes import access, entities, facts, groups, merges, notifications, proposals, runs
+from api.routes import (
+    access,
+    entities,
+    facts,
+    groups,
+    merges,
+    notifications,
+    proposals,
+    pull,
+    runs,
+)
 from api.routes import prefetch as prefetch_route
 from api.settings import Settings
 from committer.apply import Committer
@@ -76,8 +86,8 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         """The caller as its token says: `{owner, scopes}` (any valid token)."""
         return JSONResponse({"owner": principal.owner, "scopes": sorted(principal.scopes)})
 
-    for module in (entities, facts, runs, prefetch_route, access, proposals, notifications,
-                   merges, groups):
+    for module in (entities, facts, pull, runs, prefetch_route, access, proposals,
+                   notifications, merges, groups):
         app.include_router(module.router)
     return app
 

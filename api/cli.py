@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from api import commands
+from api import commands, mcp_command
 from api.settings import Settings
 from graph.neo4j_local import (
     LocalNeo4j,
@@ -133,5 +133,6 @@ def neo4j_status(data_dir: DataDirOption = None) -> None:
 
 app.command("serve")(commands.serve)
 app.command("curator")(commands.curator)
+app.command("mcp")(mcp_command.mcp)
 app.add_typer(commands.token_app, name="token")
 app.add_typer(commands.import_app, name="import")

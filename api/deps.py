@@ -13,7 +13,7 @@ from fastapi import Depends, HTTPException, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from api.schemas import Timestamp
-from graph.errors import StoreUnavailable
+from graph.errors import MemoryOff, StoreUnavailable
 from graph.names import token_hash
 from graph.reader import Reader
 from graph.records import TokenRecord
@@ -167,13 +167,12 @@ def get_scope(owner: ReadOwner, reader: ReaderDep, known_at: KnownAtDep,
     (default now: time travel to before a share sees nothing of it). Needs scope `read`.
 
     Raises:
-        HTTPException: 403 when the chat's memory access is `none` (read tools are
-            refused in a clean-room chat).
+        MemoryOff: 403 when the chat's memory access is `none` (read tools are refused
+            in a clean-room chat), the same answer as the read tools (api/tools.py).
     """
     scope = reader.scope(owner, chat_id, known_at)
     if scope.closed:
-        raise HTTPException(403, f"Memory is off in this chat ({chat_id!r} has memory access "
-                                 "`none`): nothing is read from it.")
+        raise MemoryOff(chat_id)
     return scope
 
 

@@ -17,6 +17,7 @@ from graph.errors import (
     Conflict,
     Forbidden,
     InvalidInput,
+    MemoryOff,
     NotFound,
     StoreUnavailable,
     WorldstateError,
@@ -67,6 +68,10 @@ def install(app: FastAPI) -> None:
     async def forbidden(_: Request, exc: Forbidden) -> JSONResponse:
         return problem(403, "Forbidden", exc.detail)
 
+    @app.exception_handler(MemoryOff)
+    async def memory_off(_: Request, exc: MemoryOff) -> JSONResponse:
+        return problem(403, "Forbidden", memory_off_detail(exc))
+
     @app.exception_handler(StoreUnavailable)
     async def unavailable(_: Request, exc: StoreUnavailable) -> JSONResponse:
         log.warning("store unavailable: %s", exc)
@@ -95,6 +100,12 @@ def install(app: FastAPI) -> None:
         if exc.headers:
             response.headers.update(exc.headers)
         return response
+
+
+def memory_off_detail(exc: MemoryOff) -> str:
+    """What a person reads when memory access is `none` (CONTRACT §7), over REST and MCP."""
+    return (f"memory is off in this chat ({exc.chat_id!r}): its memory access is `none`; "
+            "change it with PUT /v1/chats/{chat_id}/memory-access")
 
 
 def _message(error: dict[str, Any]) -> str:

@@ -14,7 +14,7 @@ from typing import TypeVar
 from committer import review
 from committer.merge import MergeResult, merge_entities
 from committer.owners import ensure_owner, live_entity
-from committer.proposals import Candidate, pair_key
+from committer.proposals import Candidate, Reviewed, pair_key
 from graph.errors import Conflict, NotFound
 from graph.records import FactRecord, MergeSuggestionRecord, ProposalRecord
 from graph.time import utcnow
@@ -90,6 +90,31 @@ class ReviewCommands:
             for pid in dropped:
                 review.discard(w, owner, self_id, pid, by, t)
             return kept, dropped
+
+        return self._commit(owner, work)
+
+    def file_proposals(
+        self, owner: str, chat_id: str | None, reviewed: Sequence[Reviewed]
+    ) -> list[ProposalRecord]:
+        """File proposals that come from the person directly, outside a run (the MCP
+        `remember` tool), in one transaction: each already carries its risk decision
+        (curator.policy), so low-risk ones are committed and the rest held pending,
+        invisible to reads until kept, with a notification in `chat_id` (CONTRACT §3).
+
+        Args:
+            owner: the owner id (created if new).
+            chat_id: the chat the proposals surface in, or None for the main chat.
+            reviewed: the proposals with their decisions.
+
+        Returns:
+            The stored proposals (`committed` or `pending`), in order; a suppressed one
+            (discarded before) is left out.
+        """
+
+        def work(w: WriteTx, self_id: str, t: datetime) -> list[ProposalRecord]:
+            review.record_proposals(w, owner, self_id, chat_id, reviewed, t)
+            found = [w.proposal(owner, review.public_id(owner, r.proposal.id)) for r in reviewed]
+            return [p for p in found if p is not None]
 
         return self._commit(owner, work)
 

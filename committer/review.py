@@ -116,6 +116,18 @@ def record_run(
     Suppressed proposals are dropped first. Held ones get a `proposal` notification in
     the run's chat. Idempotent on proposal id.
     """
+    return record_proposals(w, owner, self_id, run.chat_id, reviewed, t)
+
+
+def record_proposals(
+    w: WriteTx, owner: str, self_id: str, chat_id: str | None, reviewed: Sequence[Reviewed],
+    t: datetime,
+) -> RunReview:
+    """Store reviewed proposals surfacing in `chat_id` (None: the main chat), from a run
+    or from the person directly (the MCP `remember` tool): commit the low-risk ones,
+    hold the rest with a `proposal` notification, drop suppressed ones (CONTRACT §3).
+    Idempotent on proposal id.
+    """
     keys = [_keys(w, owner, self_id, r.proposal) for r in reviewed]
     probe = [{"idx": i, "attribute": suppression_attribute(r.proposal.op, r.proposal.attribute),
               "subjects": k["subjects"],
@@ -130,9 +142,9 @@ def record_run(
     auto = [(i, r, k) for i, r, k in live if r.action == "commit"]
     held = [(i, r, k) for i, r, k in live if r.action == "hold"]
     applied = apply_proposals(w, owner, self_id, [r.proposal for _, r, _ in auto], t)
-    items = [stored_proposal(owner, run.chat_id, i, r, k, "committed", a)
+    items = [stored_proposal(owner, chat_id, i, r, k, "committed", a)
              for (i, r, k), a in zip(auto, applied, strict=True)]
-    items += [stored_proposal(owner, run.chat_id, i, r, k, "pending", None) for i, r, k in held]
+    items += [stored_proposal(owner, chat_id, i, r, k, "pending", None) for i, r, k in held]
     created = w.create_proposals(owner, items, t)
     w.notify(owner, [
         {"id": "ntf_" + item["id"][4:], "kind": "proposal", "chat_id": item["chat_id"],

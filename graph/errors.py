@@ -70,5 +70,18 @@ class Forbidden(WorldstateError):
         self.detail = detail
 
 
+class MemoryOff(WorldstateError):
+    """The chat's memory access is `none` (CONTRACT §7 clean room): read tools are refused
+    (maps to 403 "memory is off in this chat").
+
+    Args:
+        chat_id: the chat the caller named.
+    """
+
+    def __init__(self, chat_id: str | None) -> None:
+        super().__init__(f"memory is off in this chat ({chat_id!r})")
+        self.chat_id = chat_id
+
+
 class StoreUnavailable(WorldstateError):
     """Neo4j cannot be reached or answered with a transient failure (maps to 503, CONTRACT §9)."""

@@ -25,6 +25,7 @@ from graph.cypher import entities as ec
 from graph.cypher import facts as fc
 from graph.cypher import runs as rc
 from graph.errors import NotFound, StoreUnavailable
+from graph.pull_reads import PullReads
 from graph.records import (
     EntityRecord,
     FactRecord,
@@ -41,7 +42,7 @@ from graph.time import FAR_FUTURE, AsOf, from_store, utcnow
 T = TypeVar("T")
 
 
-class Reader(ReviewReads, AccessReads):
+class Reader(ReviewReads, AccessReads, PullReads):
     """Read-only access to one owner's memory (and what is shared with it).
 
     Args:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 
+from api import tools
 from api.deps import AsOfDep, CurateOwner, ReaderDep, ScopeDep, WriteOwner
+from api.routes.pull import CallerDep
 from api.schemas import (
     CorroborationPublic,
     FactCreate,
@@ -50,15 +52,15 @@ def assert_fact(
 
 
 @router.get("/entities/{entity_id}/facts", response_model=FactList)
-def list_facts(entity_id: str, scope: ScopeDep, reader: ReaderDep, as_of: AsOfDep) -> FactList:
+def list_facts(entity_id: str, caller: CallerDep, reader: ReaderDep, as_of: AsOfDep) -> Any:
     """The entity's rows visible at `(valid_at, known_at)`, both defaulting to now (CONTRACT §2).
 
-    `chat_id`: the asking chat's memory access filters them (CONTRACT §7).
-    Errors: 404 when the entity is neither the owner's nor shared with it; 403 when the
-    chat's memory access is `none`.
+    With `chat_id`, that chat's memory access applies (CONTRACT §7): `none` answers 403,
+    `restricted` leaves out the facts its lists do not allow. A merged id reads its
+    survivor (CONTRACT §5). The read tool `current_facts` (api/tools.py). Errors: 404
+    entity not visible; 422 naive time. Needs scope `read`.
     """
-    reader.entity(scope, entity_id)
-    return FactList(items=[FactPublic.of(f) for f in reader.facts(scope, entity_id, as_of)])
+    return tools.current_facts(reader, caller, entity_id, as_of.valid_at, as_of.known_at)
 
 
 @router.get("/facts/{fact_id}", response_model=FactDetail)

@@ -89,6 +89,12 @@ CASES: dict[tuple[str, str], Case] = {
     ("GET", "/v1/notifications"): Case(memory=False, why="addressed to chats by the curator"),
     ("GET", "/v1/merge-suggestions"): Case(memory=False, why="review by the person"),
     ("GET", "/v1/groups"): Case(memory=False, why="group membership, not memory"),
+    ("GET", "/v1/lookup"): Case(memory=True, query={"name": "bob"}),
+    ("GET", "/v1/entities/{entity_id}/neighbors"): Case(memory=True, shared=True),
+    ("GET", "/v1/entities/{entity_id}/diff"): Case(
+        memory=True, shared=True,
+        query={"from": "2000-01-01T00:00:00Z", "to": "2030-01-01T00:00:00Z",
+               "known_at": "2030-01-01T00:00:00Z"}),
 }
 
 
@@ -164,11 +170,17 @@ def world(app: Any, neo4j_driver: Any) -> Iterator[World]:
          {"mode": "restricted", "areas": ["place"], "sources": ["user_edit"]})
     atlas = a.entity("Atlas", kind="project")
     atlas_fact = a.fact(atlas["id"], attribute="location", value=f"Atlas-base-{tag}")["fact"]
+    # Traversal across the share: Atlas -> HQ (shared too) is seen by the member;
+    # A's Bob -> Atlas (Bob unshared) never is.
+    hq = a.entity(f"Atlas-HQ-{tag}", kind="place")
+    a.fact(atlas["id"], attribute="member_of", object_id=hq["id"])
+    a.fact(seeds["A"]["bob"]["id"], attribute="works_on", object_id=atlas["id"])
     group = a.post("/v1/groups", {"name": "team"}).json()
     assert a.post(f"/v1/groups/{group['id']}/members", {"owner": b.owner}).status_code == 201
     before_share = utcnow().isoformat().replace("+00:00", "Z")
-    assert a.post(f"/v1/groups/{group['id']}/shares",
-                  {"entity_id": atlas["id"]}).status_code == 201
+    for shared in (atlas, hq):
+        assert a.post(f"/v1/groups/{group['id']}/shares",
+                      {"entity_id": shared["id"]}).status_code == 201
 
     def ids(seed: dict[str, Any], who: str) -> dict[str, str]:
         return {"entity_id": seed["bob"]["id"], "fact_id": seed["location"]["id"],
@@ -186,7 +198,7 @@ def world(app: Any, neo4j_driver: Any) -> Iterator[World]:
         shared_ids={"entity_id": atlas["id"], "fact_id": atlas_fact["id"]},
         restricted_out={"fact_id": seeds["B"]["employer"]["id"]},
         private={"A": private(seeds["A"], "A"), "B": private(seeds["B"], "B")},
-        shared_marks=[f"Atlas-base-{tag}"],
+        shared_marks=[f"Atlas-base-{tag}", f"Atlas-HQ-{tag}"],
         allowed=[f"Porto-B{tag}"],
         denied=[f"Acme-B{tag}", f"tea-B{tag}"],
         before_share=before_share,
@@ -282,7 +294,7 @@ def test_memory_access_of_the_chat_applies(world: World, key: tuple[str, str]) -
     closed = _call(b, case, url, chat_id="c-none")
     assert closed.status_code == 403, (key, closed.text)
     assert closed.headers["content-type"].startswith("application/problem+json")
-    assert "Memory is off" in closed.json()["detail"]
+    assert "memory is off" in closed.json()["detail"]
     narrow = _call(b, case, url, chat_id="c-restricted")
     assert narrow.status_code == 200, (key, narrow.text)
     _no_leak(narrow, world.denied, [], f"{key} restricted")
@@ -310,9 +322,10 @@ def test_the_shared_entity_shows_to_the_member_and_not_before_the_share(
     before = {"known_at": world.before_share}
     if not case.shared:  # a list or lookup: the shared entity is in it now, not before
         now, then = _call(b, case, _url(path, world.ids["B"]) or ""), None
-        if "q" in case.query:
-            now = _call(b, case, _url(path, world.ids["B"]) or "", q="atlas")
-            then = _call(b, case, _url(path, world.ids["B"]) or "", q="atlas", **before)
+        term = next((k for k in ("q", "name") if k in case.query), None)
+        if term is not None:  # a search or lookup: ask for the shared entity by name
+            now = _call(b, case, _url(path, world.ids["B"]) or "", **{term: "atlas"})
+            then = _call(b, case, _url(path, world.ids["B"]) or "", **{term: "atlas"}, **before)
         else:
             then = _call(b, case, _url(path, world.ids["B"]) or "", **before)
         assert now.status_code == 200 and world.shared_ids["entity_id"] in now.text, key
@@ -341,4 +354,4 @@ def test_the_other_owner_sees_nothing_shared(world: World) -> None:
     assert atlas in a.get("/v1/entities").text
     assert [e["name"] for e in b.get("/v1/entities", params={"q": "bob"}).json()["items"]] == ["Bob"]
     [group] = b.get("/v1/groups").json()["items"]
-    assert [s["entity_id"] for s in group["shares"]] == [atlas]
+    assert atlas in [s["entity_id"] for s in group["shares"]] and len(group["shares"]) == 2
