@@ -51,9 +51,15 @@ def assert_fact(
 
 @router.get("/entities/{entity_id}/facts", response_model=FactList)
 def list_facts(entity_id: str, owner: ReadOwner, reader: ReaderDep, as_of: AsOfDep) -> FactList:
-    """The entity's rows visible at `(valid_at, known_at)`, both defaulting to now (CONTRACT §2)."""
-    reader.entity(owner, entity_id)
-    return FactList(items=[FactPublic.of(f) for f in reader.facts(owner, entity_id, as_of)])
+    """The entity's rows visible at `(valid_at, known_at)`, both defaulting to now (CONTRACT §2).
+
+    A merged id answers with its survivor's rows and says so (`entity_id`, `merged_from`:
+    CONTRACT §5); with `known_at` before the merge, with its own rows as they were.
+    Errors: 404 unknown entity (or not yet created at `known_at`)."""
+    resolved = reader.resolve(owner, entity_id, None if as_of.current else as_of.known_at)
+    rows = reader.facts(owner, resolved.entity.id, as_of)
+    return FactList(items=[FactPublic.of(f) for f in rows], entity_id=resolved.entity.id,
+                    merged_from=resolved.merged_from)
 
 
 @router.get("/facts/{fact_id}", response_model=FactDetail)
