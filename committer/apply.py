@@ -18,6 +18,7 @@ from neo4j import Driver
 
 from committer.batch import Batch, CommitResult, start_of
 from committer.commands import ReviewCommands
+from committer.erasure import ErasureCommands
 from committer.owners import ensure_owner, live_entity, new_entity
 from committer.proposals import Assertion, Reviewed
 from committer.review import record_run
@@ -72,7 +73,7 @@ class RunOutcome:
     """Entities the committed proposals touched (for merge suggestions)."""
 
 
-class Committer(ReviewCommands):
+class Committer(ReviewCommands, ErasureCommands):
     """The only writer of facts (CONTRACT §1).
 
     Args:

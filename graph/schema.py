@@ -55,6 +55,19 @@ STATEMENTS: tuple[str, ...] = (
     # Group sharing, resolved per read (graph/scope.py SHARED_ENTITY_IDS).
     "CREATE INDEX membership_member IF NOT EXISTS FOR (m:Membership) ON (m.member)",
     "CREATE INDEX share_group IF NOT EXISTS FOR (s:Share) ON (s.group_id)",
+    # Owner erasure (graph/cypher/erasure.py): every label of OWNED_LABELS is found by
+    # `owner` (Entity, Proposal, Notification and MergeSuggestion have theirs above).
+    "CREATE INDEX fact_owner IF NOT EXISTS FOR (f:Fact) ON (f.owner)",
+    "CREATE INDEX corroboration_owner IF NOT EXISTS FOR (k:Corroboration) ON (k.owner)",
+    "CREATE INDEX entity_names_owner IF NOT EXISTS FOR (v:EntityNames) ON (v.owner)",
+    "CREATE INDEX suppression_owner IF NOT EXISTS FOR (x:Suppression) ON (x.owner)",
+    "CREATE INDEX run_owner IF NOT EXISTS FOR (r:Run) ON (r.owner)",
+    "CREATE INDEX chat_owner IF NOT EXISTS FOR (c:Chat) ON (c.owner)",
+    "CREATE INDEX token_owner IF NOT EXISTS FOR (k:Token) ON (k.owner)",
+    "CREATE INDEX share_owner IF NOT EXISTS FOR (s:Share) ON (s.owner)",
+    "CREATE INDEX membership_owner IF NOT EXISTS FOR (m:Membership) ON (m.owner)",
+    "CREATE INDEX group_owner IF NOT EXISTS FOR (g:Group) ON (g.owner)",
+    "CREATE INDEX event_owner IF NOT EXISTS FOR (v:Event) ON (v.owner)",
 )
 
 
