@@ -134,3 +134,16 @@ def test_merge_chain_is_followed(api: Api) -> None:
     assert (got["entity_id"], got["merged_from"]) == (c["id"], a["id"])
     assert [f["value"] for f in got["items"]] == ["go"]
     assert api.get(f"/v1/entities/{a['id']}").json()["entity"]["id"] == c["id"]
+
+
+def test_prefetch_before_a_merge_knows_the_loser_by_its_own_names(api: Api) -> None:
+    """A prefetch `at` before the merge finds the loser by its alias, as itself; now the
+    same words find the survivor."""
+    john, jon, before = two_people(api)
+    body = {"chat_id": "c", "message": "Any news from Johnny?"}
+    then = api.post("/v1/prefetch", {**body, "at": before}).json()
+    assert then["degraded"] is False and "**Jon Smith**" in then["block"]
+    assert "**John Smith**" not in then["block"]
+    now = api.post("/v1/prefetch", body).json()
+    assert now["degraded"] is False and "**John Smith**" in now["block"]
+    assert "**Jon Smith**" not in now["block"]
