@@ -3,7 +3,7 @@
 The loser keeps its node, marked `merged_into` the survivor at the merge time. Its
 current rows (every valid time, under current knowledge) are retracted and recorded
 again on the survivor through the committer's rules, so duplicates corroborate and
-adjacent windows coalesce; relationships that pointed at the loser point at the
+adjacent windows coalesce (a moved row keeps its status where its own end closes it); relationships that pointed at the loser point at the
 survivor. A `one` attribute whose loser value overlaps a different survivor value is
 not picked silently: the loser's value becomes a pending proposal (type
 `merge_conflict`) and a conflict notification. The survivor's names change as a new
@@ -101,7 +101,7 @@ def merge_entities(
             entity_id=subject, attribute=row.attribute, value=row.value, object_id=obj,
             valid_from=row.valid_from, valid_to=_open(row.valid_to),
             cardinality=row.cardinality, provenance=_provenance(row),  # type: ignore[arg-type]
-        ))
+        ), closed_status=row.status)
         moved += 1
     batch.flush()
     conflicts = _hold_conflicts(w, owner, loser, survivor, held, t)

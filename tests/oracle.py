@@ -34,11 +34,6 @@ Rules (CONTRACT §2.1, §2.2), N = (value, [a, b)) committed at t:
   left of its old window. Brought-back parts coalesce with the current rows of their
   value, and with each other (a part joined to an earlier-brought-back part keeps that
   part's value and provenance).
-* Merge L into S at t (CONTRACT §5): every current row of L is retracted at t and
-  asserted again on S at t (window, value, cardinality, provenance kept), by the rules
-  above; a `one` row overlapping a row of another value S held before the merge is not
-  moved but held back as a question. L's id then stands for S; a history of S shows
-  the rows of the entities merged into it (by the history's `known_at`).
 """
 
 from __future__ import annotations
@@ -136,8 +131,6 @@ class Oracle:
         self._ids = itertools.count(1)
         self._by_id: dict[str, Row] = {}
         self._last_t: Any = None
-        self.merges: dict[str, tuple[str, Any]] = {}
-        """loser -> (survivor, merge time)."""
 
     # -- reads -----------------------------------------------------------------------
 
@@ -176,8 +169,7 @@ class Oracle:
 
         Without `include_retracted`: the rows believed at `known_at` (now when None).
         With it: every row recorded by `known_at` (every row when None), retracted or not.
-        The rows of entities merged into `entity` by `known_at` count as its own (CONTRACT
-        §5; the merge retracted them, so only the audit view shows them).
+        Rows of the entities `_members` names count as the entity's own.
         """
         members = self._members(entity, known_at)
         out = []
@@ -217,7 +209,7 @@ class Oracle:
         """
         self._tick(t)
         return self._assert(t, entity, attribute, value, valid_from, valid_to, cardinality,
-                            provenance)
+                            provenance, ACTIVE)
 
     def _assert(
         self,
@@ -229,8 +221,10 @@ class Oracle:
         valid_to: Any,
         cardinality: str,
         provenance: Any,
+        closed_status: str,
     ) -> Outcome:
-        """`assert_` without the commit-time check (a merge asserts many rows at one t)."""
+        """`assert_` without the commit-time check (a merge asserts many rows at one t);
+        `closed_status` is the new row's status when its own closed end ends it."""
         a = t if valid_from is None else valid_from
         b = self.open_end if valid_to is None else valid_to
         if not a < b:
@@ -241,7 +235,7 @@ class Oracle:
         others = [r for r in cur if r.norm != key] if cardinality == "one" else []
 
         # Rule 3: late knowledge.
-        end, status = b, ACTIVE
+        end, status = b, ACTIVE if b == self.open_end else closed_status
         if b == self.open_end:
             pool = cur if cardinality == "one" else same
             later = [r.valid_from for r in pool if r.valid_from > a]
@@ -336,52 +330,10 @@ class Oracle:
             )
         return Outcome("retracted", None, (), tuple(retracted), tuple(recorded))
 
-    def merge(self, t: Any, loser: str, survivor: str) -> tuple[Row, ...]:
-        """Merge `loser` into `survivor` at t (CONTRACT §5); return the rows held back.
-
-        Every current row of the loser is retracted at t; each is then asserted on the
-        survivor at t with its window and value (rules 1-4 apply: duplicates are
-        nothing new, same-value windows coalesce), in order of attribute and
-        valid_from; except a `one` row overlapping a row of another value that the
-        survivor held before the merge: it is held back (a question, not a silent pick).
-        """
-        self._tick(t)
-        rows = sorted(self.current(loser), key=lambda r: (r.attribute, r.valid_from))
-        for r in rows:
-            self._retract(r, t)
-        before = {a: self.current(survivor, a) for a in {r.attribute for r in rows}}
-        held = []
-        for r in rows:
-            if r.cardinality == "one" and any(
-                s.norm != r.norm and s.valid_from < r.valid_to and r.valid_from < s.valid_to
-                for s in before[r.attribute]
-            ):
-                held.append(r)
-                continue
-            end = None if r.valid_to == self.open_end else r.valid_to
-            self._assert(t, survivor, r.attribute, r.value, r.valid_from, end, r.cardinality,
-                         r.provenance)
-        self.merges[loser] = (survivor, t)
-        return tuple(held)
-
-    def resolve(self, entity: str, known_at: Any = None) -> str:
-        """The entity an id stands for at `known_at` (now when None): its survivor once
-        merged, following a chain of merges, else itself."""
-        while entity in self.merges and (known_at is None or self.merges[entity][1] <= known_at):
-            entity = self.merges[entity][0]
-        return entity
-
     def _members(self, entity: str, known_at: Any) -> set[str]:
-        """`entity` and every entity merged into it by `known_at` (ever, when None),
-        directly or through a chain of merges."""
-        out = {entity}
-        for e in {r.entity for r in self.rows}:
-            step = e
-            while step in self.merges and (known_at is None or self.merges[step][1] <= known_at):
-                step = self.merges[step][0]
-                if step == entity:
-                    out.add(e)
-        return out
+        """The entities whose rows a history of `entity` shows: itself (tests/oracle_merge.py
+        adds the entities merged into it)."""
+        return {entity}
 
     def lineage(self, x: Row) -> list[tuple[Row, int]]:
         """x and every row it continues, transitively, each with its distance from x."""

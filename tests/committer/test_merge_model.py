@@ -1,4 +1,4 @@
-"""Merges against the oracle (tests/oracle.py `merge`) over random histories (CONTRACT §5).
+"""Merges against the oracle (tests/oracle_merge.py) over random histories (CONTRACT §5).
 
 Each example: a fresh owner with two people, Ada (the survivor) and Ada King (the loser),
 each given a random history (assert, forget, retract, interleaved between the two);
@@ -37,7 +37,8 @@ from tests.committer.test_model import (
     Retract,
     asserts,
 )
-from tests.oracle import Oracle, store_full_key, store_key
+from tests.oracle import store_full_key, store_key
+from tests.oracle_merge import MergeOracle
 
 pytestmark = pytest.mark.slow
 
@@ -76,7 +77,7 @@ class MergePair:
                     self.committer.create_entity(self.owner, "Ada King", "person",
                                                  ["Countess"]).id]
         self.start = utcnow()
-        self.oracle = Oracle()
+        self.oracle = MergeOracle()
         self.commits: list[datetime] = []
         self.merged_at: datetime | None = None
         self.log: list[str] = []
