@@ -21,6 +21,7 @@ from api.routes import (
     groups,
     merges,
     notifications,
+    owners,
     proposals,
     pull,
     runs,
@@ -87,7 +88,7 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         return JSONResponse({"owner": principal.owner, "scopes": sorted(principal.scopes)})
 
     for module in (entities, facts, pull, runs, prefetch_route, access, proposals,
-                   notifications, merges, groups):
+                   notifications, merges, groups, owners):
         app.include_router(module.router)
     return app
 

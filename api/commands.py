@@ -23,13 +23,14 @@ from neo4j import Driver
 from api.settings import Settings
 from committer.apply import Committer
 from graph.driver import connect
-from graph.errors import NotFound
+from graph.errors import NotFound, WorldstateError
 from graph.neo4j_local import LocalNeo4jError, Neo4jLocalSettings, find_running, start, stop
 from graph.reader import Reader
 from graph.schema import ensure_schema
 
 token_app = typer.Typer(help="Bearer tokens (CONTRACT §7).", no_args_is_help=True)
 import_app = typer.Typer(help="Import conversations.", no_args_is_help=True)
+owner_app = typer.Typer(help="Owners: erasure (CONTRACT §9).", no_args_is_help=True)
 SCOPES = ("read", "write", "curate", "admin")
 
 
@@ -180,6 +181,24 @@ def token_revoke(token_id: Annotated[str, typer.Argument(help="the token's id (t
 
 def _utc(value: datetime | None) -> str:
     return "-" if value is None else value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+@owner_app.command("erase")
+def owner_erase(
+    owner: Annotated[str, typer.Option(help="the owner whose memory is erased")],
+    confirm: Annotated[str, typer.Option(help="the owner's name again, to confirm")],
+) -> None:
+    """Erase every node and relationship of an owner, for good (CONTRACT §9); the same as
+    `DELETE /v1/owners/me?confirm=`. Prints `removed N, remaining 0`."""
+    settings = Settings()
+    with open_store(settings, start_local=False) as driver:
+        try:
+            result = Committer(driver, settings.neo4j_database).erase_owner(owner, confirm)
+        except WorldstateError as exc:
+            _fail(str(exc))
+    typer.echo(f"removed {result.removed}, remaining {result.remaining}")
+    if result.remaining:
+        _fail("nodes of the owner remain: a label is missing from OWNED_LABELS")
 
 
 @import_app.command("locomo")

@@ -89,6 +89,12 @@ class TokenCache:
                 self._entries[digest] = (now, token)
         return token
 
+    def forget_owner(self, owner: str) -> None:
+        """Drop every cached token of `owner` (its tokens were just erased, CONTRACT §9)."""
+        with self._lock:
+            for digest in [d for d, (_, k) in self._entries.items() if k.owner == owner]:
+                del self._entries[digest]
+
 
 def get_principal(
     request: Request,

@@ -206,6 +206,17 @@ class FactList(BaseModel):
 
     items: list[FactPublic]
     next: str | None = None
+    entity_id: str | None = None
+    """The entity the rows are about: the survivor when the id asked for was merged."""
+    merged_from: str | None = None
+    """The id asked for, when it was merged into `entity_id` (CONTRACT §5), else null."""
+
+
+class Erased(BaseModel):
+    """`DELETE /v1/owners/me` response (CONTRACT §10)."""
+
+    removed: int
+    remaining: int
 
 
 class FactCreate(RequestModel):

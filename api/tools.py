@@ -96,14 +96,15 @@ def current_facts(
     known_at: datetime | None = None,
 ) -> dict[str, Any]:
     """The entity's facts at `(valid_at, known_at)` (default now), CONTRACT §10
-    `GET /v1/entities/{id}/facts`: `{items: [Fact], next: null}` (one page). A merged id
-    reads its survivor.
+    `GET /v1/entities/{id}/facts`: `{items: [Fact], next: null, entity_id, merged_from}`
+    (one page). A merged id reads its survivor and says so.
 
     Raises:
         MemoryOff, NotFound, NaiveTimestamp: as `entity_facts`.
     """
     found = entity_facts(reader, caller, entity_id, valid_at, known_at)
-    return {"items": found["facts"], "next": None}
+    return {"items": found["facts"], "next": None, "entity_id": found["entity"]["id"],
+            "merged_from": found["merged_from"]}
 
 
 def lookup_entity(

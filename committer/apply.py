@@ -19,6 +19,7 @@ from neo4j import Driver
 from committer.access import AccessCommands
 from committer.batch import Batch, CommitResult, start_of
 from committer.commands import ReviewCommands
+from committer.erasure import ErasureCommands
 from committer.owners import ensure_owner, live_entity, new_entity
 from committer.proposals import Assertion, Reviewed
 from committer.review import record_run
@@ -73,7 +74,7 @@ class RunOutcome:
     """Entities the committed proposals touched (for merge suggestions)."""
 
 
-class Committer(ReviewCommands, AccessCommands):
+class Committer(ReviewCommands, AccessCommands, ErasureCommands):
     """The only writer of facts (CONTRACT §1).
 
     Args:

@@ -129,12 +129,13 @@ class Batch:
         self._retracts.extend(plan.retract)
         return records
 
-    def assert_(self, a: Assertion) -> CommitResult:
-        """Plan and queue one assertion (CONTRACT §2.1 rules 1-4)."""
+    def assert_(self, a: Assertion, closed_status: str = "active") -> CommitResult:
+        """Plan and queue one assertion (CONTRACT §2.1 rules 1-4); `closed_status` is its
+        row's status when its own end closes it (see `plan_assert`)."""
         new = _new_value(a)
         valid_from = self.t if a.valid_from is None else to_utc(a.valid_from, "valid_from")
         rows = self.rows(a.entity_id, a.attribute, valid_from)
-        plan = plan_assert(new, valid_from, open_end(a.valid_to), rows)
+        plan = plan_assert(new, valid_from, open_end(a.valid_to), rows, closed_status)
         self._asserted.append((a.entity_id, a.attribute, new.value_norm, a.object_id))
         if plan.effect == "duplicate":
             existing = next(r for r in rows if r.id == plan.corroborates)

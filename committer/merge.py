@@ -3,11 +3,12 @@
 The loser keeps its node, marked `merged_into` the survivor at the merge time. Its
 current rows (every valid time, under current knowledge) are retracted and recorded
 again on the survivor through the committer's rules, so duplicates corroborate and
-adjacent windows coalesce; relationships that pointed at the loser point at the
+adjacent windows coalesce (a moved row keeps its status where its own end closes it); relationships that pointed at the loser point at the
 survivor. A `one` attribute whose loser value overlaps a different survivor value is
 not picked silently: the loser's value becomes a pending proposal (type
-`merge_conflict`) and a conflict notification. Reads with `known_at` before the merge
-still see two entities, since nothing is rewritten.
+`merge_conflict`) and a conflict notification. The survivor's names change as a new
+version (graph/cypher/lifecycle.py), so reads with `known_at` before the merge still see
+two entities, each with its own facts and names: nothing is rewritten.
 """
 
 from __future__ import annotations
@@ -100,7 +101,7 @@ def merge_entities(
             entity_id=subject, attribute=row.attribute, value=row.value, object_id=obj,
             valid_from=row.valid_from, valid_to=_open(row.valid_to),
             cardinality=row.cardinality, provenance=_provenance(row),  # type: ignore[arg-type]
-        ))
+        ), closed_status=row.status)
         moved += 1
     batch.flush()
     conflicts = _hold_conflicts(w, owner, loser, survivor, held, t)
@@ -110,8 +111,10 @@ def merge_entities(
         if search_key(n) not in keys:
             names.append(n)
             keys.add(search_key(n))
-    w.mark_merged(owner, loser_id, survivor_id, names[1:],
-                  list(dict.fromkeys(search_key(n) for n in names)), t)
+    if len(names) > 1 + len(survivor.aliases):
+        w.set_names(owner, survivor_id, name=survivor.name, aliases=names[1:],
+                    search_names=list(dict.fromkeys(search_key(n) for n in names)), t=t)
+    w.mark_merged(owner, loser_id, survivor_id, t)
     return MergeResult(w.entity(owner, survivor_id), w.entity(owner, loser_id), moved,
                        tuple(conflicts))
 

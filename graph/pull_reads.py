@@ -17,13 +17,13 @@ from typing import Any
 from graph.cypher import facts as fc
 from graph.cypher import pull as pc
 from graph.errors import NotFound
+from graph.lifecycle_reads import Resolved
 from graph.names import search_key
 from graph.paths import shortest_paths
 from graph.records import EntityRecord, FactRecord
 from graph.scope import Scope, params
 from graph.time import FAR_FUTURE, FAR_PAST, AsOf
 
-MAX_MERGE_HOPS = 20
 """A chain of merges (a into b into c) is followed this far."""
 MAX_DEPTH = 3
 """The deepest relationship traversal (CONTRACT §6: depth <= 3)."""
@@ -36,6 +36,10 @@ class PullReads:
         raise NotImplementedError
 
     def snapshot(self) -> AbstractContextManager[Any]:  # pragma: no cover - Reader's
+        raise NotImplementedError
+
+    def resolve(self, owner: str | Scope, entity_id: str,
+                known_at: datetime | None = None) -> Resolved:  # pragma: no cover - Reader's
         raise NotImplementedError
 
     def visible_entity(self, scope: Scope, entity_id: str, known_at: datetime) -> EntityRecord:
@@ -64,12 +68,7 @@ class PullReads:
         Raises:
             NotFound: `entity_id` (or a survivor) is not visible under `scope`.
         """
-        entity = self.visible_entity(scope, entity_id, known_at)
-        hops = 0
-        while entity.merged_into is not None and hops < MAX_MERGE_HOPS:
-            entity = self.visible_entity(scope, entity.merged_into, known_at)
-            hops += 1
-        return entity
+        return self.resolve(scope, entity_id, known_at).entity  # graph/lifecycle_reads.py
 
     def entities_named(
         self, scope: Scope, name: str, known_at: datetime, limit: int = 20

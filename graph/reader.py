@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -25,6 +24,7 @@ from graph.cypher import entities as ec
 from graph.cypher import facts as fc
 from graph.cypher import runs as rc
 from graph.errors import NotFound, StoreUnavailable
+from graph.lifecycle_reads import LifecycleReads
 from graph.pull_reads import PullReads
 from graph.records import (
     EntityRecord,
@@ -42,7 +42,7 @@ from graph.time import FAR_FUTURE, AsOf, from_store, utcnow
 T = TypeVar("T")
 
 
-class Reader(ReviewReads, AccessReads, PullReads):
+class Reader(ReviewReads, AccessReads, LifecycleReads, PullReads):
     """Read-only access to one owner's memory (and what is shared with it).
 
     Args:
@@ -142,10 +142,7 @@ class Reader(ReviewReads, AccessReads, PullReads):
         )
         if not rows:
             raise NotFound("entity", entity_id)
-        found = ec.entity_from_record(rows[0]["e"])
-        if found.merged_at is not None and known_at is not None and known_at < found.merged_at:
-            return replace(found, merged_into=None, merged_at=None)  # not merged yet at known_at
-        return found
+        return self.as_known(ec.entity_from_record(rows[0]["e"]), known_at)
 
     def entities_by_ids(
         self, owner: str | Scope, entity_ids: list[str]
@@ -267,40 +264,6 @@ class Reader(ReviewReads, AccessReads, PullReads):
             k.pop("owner", None)
             out.append(k)
         return out
-
-    def history(
-        self,
-        owner: str | Scope,
-        entity_id: str,
-        attribute: str | None = None,
-        known_at: datetime | None = None,
-        include_retracted: bool = False,
-        *,
-        skip: int = 0,
-        limit: int = 10_000,
-    ) -> list[FactRecord]:
-        """Return an entity's history (CONTRACT §2.3), ordered by valid_from then recorded_at,
-        the rows the scope may see.
-
-        Args:
-            owner: the owner id, or a `Scope`.
-            entity_id: the entity.
-            attribute: one attribute, or None for every attribute of the entity.
-            known_at: the knowledge to show (default now: current knowledge).
-            include_retracted: every row on both axes (the audit view); ignores known_at.
-            skip: rows to skip (pagination).
-            limit: page size.
-        """
-        return self._facts(
-            fc.HISTORY,
-            **params(owner),
-            entity_id=entity_id,
-            attribute=attribute,
-            known_at=known_at or utcnow(),
-            include_retracted=include_retracted,
-            skip=skip,
-            limit=limit,
-        )
 
     # --- runs --------------------------------------------------------------------------
 

@@ -27,6 +27,9 @@ class EntityRecord:
     created_at: datetime
     merged_at: datetime | None = None
     """When it was merged into `merged_into` (CONTRACT §5), or None."""
+    names_since: datetime | None = None
+    """When its current name and aliases were recorded (None: since `created_at`); reads
+    with an earlier `known_at` see the names it had then (graph/cypher/lifecycle.py)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,12 +6,14 @@ side): every method runs inside the caller's write transaction and is scoped by 
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from graph.cypher import entities as ec
 from graph.cypher import facts as fc
+from graph.cypher import lifecycle as lc
 from graph.cypher import merges as mc
 from graph.cypher import proposals as pc
 from graph.records import MergeSuggestionRecord, ProposalRecord
@@ -115,13 +117,19 @@ class ReviewWrites:
         rows = self._run(mc.DECIDE_SUGGESTION, owner=owner, id=suggestion_id, status=status, t=t)
         return mc.suggestion_from_record(rows[0]["s"]) if rows else None
 
-    def mark_merged(
-        self, owner: str, loser: str, survivor: str, aliases: Sequence[str],
+    def mark_merged(self, owner: str, loser: str, survivor: str, t: datetime) -> None:
+        """Point the loser at the survivor at `t` (the loser is kept, never deleted)."""
+        self._run(mc.MARK_MERGED, owner=owner, loser=loser, survivor=survivor, t=t)
+
+    def set_names(
+        self, owner: str, entity_id: str, *, name: str, aliases: Sequence[str],
         search_names: Sequence[str], t: datetime,
     ) -> None:
-        """Point the loser at the survivor (kept, never deleted) and carry aliases over."""
-        self._run(mc.MARK_MERGED, owner=owner, loser=loser, survivor=survivor,
-                  aliases=list(aliases), search_names=list(search_names), t=t)
+        """Give an entity new names from `t`, keeping the ones they replace as a version
+        that reads with an earlier `known_at` still see (graph/cypher/lifecycle.py)."""
+        self._run(lc.SET_NAMES, owner=owner, entity_id=entity_id,
+                  version_id=f"nam_{uuid.uuid4().hex[:24]}", name=name, aliases=list(aliases),
+                  search_names=list(search_names), t=t)
 
     def current_row_ids(self, owner: str, entity_id: str) -> tuple[list[str], list[str]]:
         """Return (ids of the entity's rows under current knowledge, ids of current rows of

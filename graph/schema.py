@@ -58,6 +58,19 @@ STATEMENTS: tuple[str, ...] = (
     "CREATE INDEX share_group IF NOT EXISTS FOR (s:Share) ON (s.group_id)",
     "CREATE CONSTRAINT group_id IF NOT EXISTS FOR (g:Group) REQUIRE g.id IS UNIQUE",
     "CREATE INDEX membership_group IF NOT EXISTS FOR (m:Membership) ON (m.group_id)",
+    # Owner erasure (graph/cypher/erasure.py): every label of OWNED_LABELS is found by
+    # `owner` (Entity, Proposal, Notification and MergeSuggestion have theirs above).
+    "CREATE INDEX fact_owner IF NOT EXISTS FOR (f:Fact) ON (f.owner)",
+    "CREATE INDEX corroboration_owner IF NOT EXISTS FOR (k:Corroboration) ON (k.owner)",
+    "CREATE INDEX entity_names_owner IF NOT EXISTS FOR (v:EntityNames) ON (v.owner)",
+    "CREATE INDEX suppression_owner IF NOT EXISTS FOR (x:Suppression) ON (x.owner)",
+    "CREATE INDEX run_owner IF NOT EXISTS FOR (r:Run) ON (r.owner)",
+    "CREATE INDEX chat_owner IF NOT EXISTS FOR (c:Chat) ON (c.owner)",
+    "CREATE INDEX token_owner IF NOT EXISTS FOR (k:Token) ON (k.owner)",
+    "CREATE INDEX share_owner IF NOT EXISTS FOR (s:Share) ON (s.owner)",
+    "CREATE INDEX membership_owner IF NOT EXISTS FOR (m:Membership) ON (m.owner)",
+    "CREATE INDEX group_owner IF NOT EXISTS FOR (g:Group) ON (g.owner)",
+    "CREATE INDEX event_owner IF NOT EXISTS FOR (v:Event) ON (v.owner)",
 )
 
 

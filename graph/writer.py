@@ -3,7 +3,8 @@
 `Writer.transaction(work)` runs `work(WriteTx)` in one Neo4j write transaction (retried
 by the driver on transient errors such as deadlocks, so `work` must be re-runnable).
 `WriteTx` exposes the few write primitives the committer composes; it never deletes
-and never rewrites a fact row except its `retracted_at`.
+and never rewrites a fact row except its `retracted_at` (owner erasure, CONTRACT §9, is
+the one hard delete: graph/erasure_writes.py).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from graph.cypher import access as ac
 from graph.cypher import entities as ec
 from graph.cypher import facts as fc
 from graph.cypher import runs as rc
+from graph.erasure_writes import ErasureWrites
 from graph.errors import Conflict, NotFound, StoreUnavailable
 from graph.records import (
     EntityRecord,
@@ -38,7 +40,7 @@ T = TypeVar("T")
 TICK = timedelta(microseconds=1)
 
 
-class WriteTx(ReviewWrites, AccessWrites):
+class WriteTx(ReviewWrites, AccessWrites, ErasureWrites):
     """Write primitives inside one transaction. Every query is scoped by `owner`."""
 
     def __init__(self, tx: ManagedTransaction):

@@ -169,10 +169,12 @@ class Oracle:
 
         Without `include_retracted`: the rows believed at `known_at` (now when None).
         With it: every row recorded by `known_at` (every row when None), retracted or not.
+        Rows of the entities `_members` names count as the entity's own.
         """
+        members = self._members(entity, known_at)
         out = []
         for r in self.rows:
-            if r.entity != entity or (attribute is not None and r.attribute != attribute):
+            if r.entity not in members or (attribute is not None and r.attribute != attribute):
                 continue
             if known_at is not None and r.recorded_at > known_at:
                 continue
@@ -206,6 +208,23 @@ class Oracle:
             ValueError: the window is empty.
         """
         self._tick(t)
+        return self._assert(t, entity, attribute, value, valid_from, valid_to, cardinality,
+                            provenance, ACTIVE)
+
+    def _assert(
+        self,
+        t: Any,
+        entity: str,
+        attribute: str,
+        value: Any,
+        valid_from: Any,
+        valid_to: Any,
+        cardinality: str,
+        provenance: Any,
+        closed_status: str,
+    ) -> Outcome:
+        """`assert_` without the commit-time check (a merge asserts many rows at one t);
+        `closed_status` is the new row's status when its own closed end ends it."""
         a = t if valid_from is None else valid_from
         b = self.open_end if valid_to is None else valid_to
         if not a < b:
@@ -216,7 +235,7 @@ class Oracle:
         others = [r for r in cur if r.norm != key] if cardinality == "one" else []
 
         # Rule 3: late knowledge.
-        end, status = b, ACTIVE
+        end, status = b, ACTIVE if b == self.open_end else closed_status
         if b == self.open_end:
             pool = cur if cardinality == "one" else same
             later = [r.valid_from for r in pool if r.valid_from > a]
@@ -310,6 +329,11 @@ class Oracle:
                 )
             )
         return Outcome("retracted", None, (), tuple(retracted), tuple(recorded))
+
+    def _members(self, entity: str, known_at: Any) -> set[str]:
+        """The entities whose rows a history of `entity` shows: itself (tests/oracle_merge.py
+        adds the entities merged into it)."""
+        return {entity}
 
     def lineage(self, x: Row) -> list[tuple[Row, int]]:
         """x and every row it continues, transitively, each with its distance from x."""

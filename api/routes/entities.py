@@ -1,4 +1,4 @@
-"""Entities: create, list, get with time travel, history (CONTRACT §2.3, §10)."""
+"""Entities: create, list, get with time travel, history (CONTRACT §2.3, §5, §10)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query
 
+from api.cursors import decode_history, encode_history
 from api.deps import AsOfDep, KnownAtDep, ReaderDep, ScopeDep, WriteOwner
 from api.schemas import (
     EntityCreate,
@@ -18,14 +19,14 @@ from api.schemas import (
     FactPublic,
 )
 from api.write_deps import CommitterDep
-from graph.errors import NotFound
+from graph.errors import InvalidInput
+from graph.lifecycle_reads import HistoryKey
 from graph.names import search_key
 from graph.scope import Scope
+from graph.time import AsOf, utcnow
 
 router = APIRouter(prefix="/v1/entities", tags=["entities"])
 MAX_PAGE = 500
-MAX_MERGE_HOPS = 20
-"""A chain of merges (a into b into c) is followed this far."""
 
 
 @router.post("", status_code=201, response_model=EntityPublic)
@@ -42,6 +43,7 @@ def create_entity(body: EntityCreate, owner: WriteOwner, committer: CommitterDep
 def list_entities(
     scope: ScopeDep,
     reader: ReaderDep,
+    known_at: KnownAtDep,
     q: Annotated[str | None, Query(max_length=200)] = None,
     kind: Annotated[str | None, Query(max_length=50)] = None,
     cursor: Annotated[str | None, Query(max_length=100)] = None,
@@ -50,15 +52,26 @@ def list_entities(
     """List the owner's entities and those shared with it through groups, ordered by id.
 
     `q` matches names and aliases as a substring, case- and accent-insensitively;
-    `kind` filters exactly. Returns `{items, next}`; pass `next` as `cursor` for the
-    next page. `chat_id`: the asking chat's memory access applies (403 when `none`);
-    `known_at`: the shares as known then. Needs scope `read`.
+    `kind` filters exactly. With `known_at`, the entities that existed then, as they
+    were (not yet merged, with the names and aliases they had: CONTRACT §5), and the
+    shares as known then. `chat_id`: the asking chat's memory access applies (403 when
+    `none`). Returns `{items, next}`; pass `next` as `cursor` for the next page. Needs
+    scope `read`.
     """
     key = search_key(q) if q else None
-    records = reader.entities(scope, q=key, kind=kind, after=cursor, limit=limit + 1)
+    if known_at is None:
+        records = reader.entities(scope, q=key, kind=kind, after=cursor, limit=limit + 1)
+    else:
+        records = reader.entities_as_of(scope, known_at, q=key, kind=kind, after=cursor,
+                                        limit=limit + 1)
     page = records[:limit]
     nxt = page[-1].id if len(records) > limit else None
     return EntityList(items=[EntityPublic.of(e) for e in page], next=nxt)
+
+
+def _known(as_of: AsOf) -> datetime | None:
+    """`known_at` of a read, or None when it is now (the current entity, no look-back)."""
+    return None if as_of.current else as_of.known_at
 
 
 @router.get("/{entity_id}", response_model=EntityWithFacts)
@@ -72,17 +85,11 @@ def get_entity(entity_id: str, scope: ScopeDep, reader: ReaderDep, as_of: AsOfDe
     Errors: 404 when the id is neither the owner's nor shared with it (CONTRACT §7);
     403 when the chat's memory access is `none`; 422 for a timestamp without an offset.
     """
-    entity = reader.entity(scope, entity_id, as_of.known_at)
-    hops = 0
-    while entity.merged_into is not None and hops < MAX_MERGE_HOPS:
-        try:
-            entity = reader.entity(scope, entity.merged_into, as_of.known_at)
-        except NotFound:  # a shared entity merged into one that is not shared: the 404 names
-            raise NotFound("entity", entity_id) from None  # the id asked for, never the other
-        hops += 1
-    facts = reader.facts(scope, entity.id, as_of)
-    return EntityWithFacts(entity=EntityPublic.of(entity), facts=[FactPublic.of(f) for f in facts],
-                           merged_from=entity_id if entity.id != entity_id else None)
+    resolved = reader.resolve(scope, entity_id, _known(as_of))
+    facts = reader.facts(scope, resolved.entity.id, as_of)
+    return EntityWithFacts(entity=EntityPublic.of(resolved.entity),
+                           facts=[FactPublic.of(f) for f in facts],
+                           merged_from=resolved.merged_from)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,17 +98,18 @@ class HistoryQuery:
 
     known_at: datetime | None
     include_retracted: bool
-    cursor: int
+    cursor: str | None
     limit: int
 
 
 def history_query(
     known_at: KnownAtDep,
     include_retracted: bool = False,
-    cursor: Annotated[int, Query(ge=0, description="offset of the page")] = 0,
+    cursor: Annotated[str | None, Query(max_length=1000, description="`next` of the "
+                                        "previous page")] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = MAX_PAGE,
 ) -> HistoryQuery:
-    """`known_at`, `include_retracted`, `cursor` (an offset) and `limit`."""
+    """`known_at`, `include_retracted`, `cursor` (opaque, `next` of a page) and `limit`."""
     return HistoryQuery(known_at, include_retracted, cursor, limit)
 
 
@@ -111,21 +119,42 @@ HistoryDep = Annotated[HistoryQuery, Depends(history_query)]
 def _history(
     reader: ReaderDep, scope: Scope, entity_id: str, attribute: str | None, q: HistoryQuery
 ) -> FactList:
-    reader.entity(scope, entity_id)
-    rows = reader.history(scope, entity_id, attribute, q.known_at, q.include_retracted,
-                          skip=q.cursor, limit=q.limit + 1)
-    nxt = str(q.cursor + q.limit) if len(rows) > q.limit else None
-    return FactList(items=[FactPublic.of(f) for f in rows[:q.limit]], next=nxt)
+    known_at, after = q.known_at or utcnow(), None
+    if q.cursor is not None:
+        page = decode_history(q.cursor, entity_id, attribute, q.include_retracted)
+        if q.known_at is not None and q.known_at != page.known_at:
+            raise InvalidInput("cursor", "it was made for another known_at; ask again "
+                                         "without cursor")
+        known_at, after = page.known_at, page.after
+        if q.known_at is None:  # a later page reads the first page's knowledge and shares
+            shared = reader.scope(scope.owner, None, known_at).shared
+            scope = Scope(scope.owner, scope.access, shared)
+    resolved = reader.resolve(scope, entity_id, known_at)
+    rows = reader.history(scope, resolved.entity.id, attribute,
+                          known_at, q.include_retracted, after=after, limit=q.limit + 1)
+    items = rows[:q.limit]
+    nxt = None
+    if len(rows) > q.limit:
+        nxt = encode_history(entity_id, attribute, q.include_retracted, known_at,
+                             HistoryKey.of(items[-1]))
+    return FactList(items=[FactPublic.of(f) for f in items], next=nxt,
+                    entity_id=resolved.entity.id, merged_from=resolved.merged_from)
 
 
 @router.get("/{entity_id}/history", response_model=FactList)
 def entity_history(entity_id: str, scope: ScopeDep, reader: ReaderDep, q: HistoryDep) -> FactList:
-    """Every row of every attribute of an entity (CONTRACT §2.3), by valid_from then recorded_at.
+    """Every row of every attribute of an entity (CONTRACT §2.3): value, both time axes,
+    status and provenance, ordered by valid_from, then recorded_at (then attribute, id).
 
-    `known_at` gives the history as known then; `include_retracted=true` lists every
-    row on both axes (the audit view). Paginated by `cursor` (an offset) and `limit`.
-    `chat_id`: the asking chat's memory access filters the rows (403 when `none`).
-    Errors: 404 when the entity is neither the owner's nor shared with it.
+    `known_at` gives the history as known then (default now); `include_retracted=true`
+    lists every row recorded by then on both axes (the audit view, which also shows the
+    rows of entities merged into this one). A merged id answers for its survivor
+    (`entity_id`, `merged_from`: CONTRACT §5); before the merge, for itself as it was.
+    Paginated: `{items, next}`; pass `next` back as `cursor` (with the same query) for
+    the next page; every page reads the knowledge of the first. `chat_id`: the asking
+    chat's memory access filters the rows (403 when `none`). Errors: 404 when the entity
+    is neither the owner's nor shared with it; 422 `cursor` from another listing or
+    altered, or a naive `known_at`.
     """
     return _history(reader, scope, entity_id, None, q)
 

@@ -57,7 +57,9 @@ def list_facts(entity_id: str, caller: CallerDep, reader: ReaderDep, as_of: AsOf
 
     With `chat_id`, that chat's memory access applies (CONTRACT §7): `none` answers 403,
     `restricted` leaves out the facts its lists do not allow. A merged id reads its
-    survivor (CONTRACT §5). The read tool `current_facts` (api/tools.py). Errors: 404
+    survivor and says so
+    (`entity_id`, `merged_from`: CONTRACT §5); with `known_at` before the merge, its own
+    rows as they were. The read tool `current_facts` (api/tools.py). Errors: 404
     entity not visible; 422 naive time. Needs scope `read`.
     """
     return tools.current_facts(reader, caller, entity_id, as_of.valid_at, as_of.known_at)

@@ -52,12 +52,20 @@ owner's."""
 
 ALL_ENTITY_NAMES = """
 MATCH (e:Entity)
-WHERE """ + ENTITY_VISIBLE + """ AND e.merged_into IS NULL AND e.created_at <= $known_at
-RETURN e.id AS id, e.search_names AS names, e.archived AS archived
+WHERE """ + ENTITY_VISIBLE + """ AND e.created_at <= $known_at
+  AND (e.merged_into IS NULL OR e.merged_at > $known_at)
+RETURN e.id AS id, e.archived AS archived,
+  CASE WHEN coalesce(e.names_since, e.created_at) <= $known_at THEN e.search_names
+  ELSE head([(e)-[:HAD_NAMES]->(v:EntityNames)
+             WHERE v.recorded_at <= $known_at AND v.retracted_at > $known_at
+             | v.search_names]) END AS names
 """
-"""READ. **params(scope), $known_at -> id, names (normalized names and aliases), archived,
-of the entities known at $known_at that the scope may see (CONTRACT §7). For matching
-mentions in a message (prefetch). Seeks as LIST_ENTITIES."""
+"""READ. **params(scope), $known_at -> id, names (normalized names and aliases), archived, of the
+entities live at $known_at (created by then, not merged yet), each with the names it had
+then (CONTRACT §5: before a merge, two entities with their own names), those the
+scope may see (CONTRACT §7). For matching
+mentions in a message (prefetch). At the present every entity's names are its current
+`search_names` (the CASE never expands); only a past $known_at reads a name version."""
 
 FIND_BY_NAME = """
 MATCH (e:Entity)
@@ -103,10 +111,13 @@ RETURN o.self_entity_id AS self_entity_id
 LOCK_OWNER = """
 MATCH (o:Owner {id: $owner})
 SET o.locked_by = $tx_id
+WITH o
+WHERE o.erasing IS NULL
 RETURN o.id AS id
 """
 """WRITE. $owner, $tx_id -> id. Takes the owner node's write lock for the rest of the
-transaction: every commit of one owner is serialized behind it (CONTRACT §2.1 rule 6)."""
+transaction: every commit of one owner is serialized behind it (CONTRACT §2.1 rule 6).
+0 rows when the owner is unknown or being erased (graph/cypher/erasure.py)."""
 
 NEXT_TX_TIME = """
 MATCH (o:Owner {id: $owner})
@@ -134,4 +145,5 @@ def entity_from_record(node: Any) -> EntityRecord:
         archived=bool(node.get("archived", False)),
         created_at=from_store(node["created_at"]),
         merged_at=None if node.get("merged_at") is None else from_store(node["merged_at"]),
+        names_since=None if node.get("names_since") is None else from_store(node["names_since"]),
     )

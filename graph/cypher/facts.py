@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from graph.records import FactRecord
-from graph.scope import FACT_VISIBLE, source_visible
+from graph.scope import FACT_VISIBLE, fact_visible, source_visible
 from graph.time import from_micros, from_store
 
 FACT_COLUMNS = """{
@@ -85,23 +85,38 @@ index entries (cached property); valid_from and recorded_at are a Filter.
 """
 
 HISTORY = """
+OPTIONAL MATCH (loser:Entity)-[m:MERGED_INTO*1..20]->(:Entity {id: $entity_id})
+WHERE all(r IN m WHERE r.at <= $known_at)
+WITH [$entity_id] + collect(DISTINCT loser.id) AS entity_ids
+UNWIND entity_ids AS eid
 MATCH (f:Fact)
 USING INDEX f:Fact(entity_id, retracted_at, valid_to)
-WHERE f.entity_id = $entity_id AND """ + FACT_VISIBLE + """
-  AND f.retracted_at IS NOT NULL AND f.valid_to IS NOT NULL
+WHERE f.entity_id = eid AND f.retracted_at IS NOT NULL AND f.valid_to IS NOT NULL
   AND ($attribute IS NULL OR f.attribute = $attribute)
-  AND ($include_retracted OR (f.recorded_at <= $known_at AND f.retracted_at > $known_at))
+  AND f.recorded_at <= $known_at
+  AND ($include_retracted OR f.retracted_at > $known_at)
+  AND ($after IS NULL OR f.valid_from > $after.valid_from
+       OR (f.valid_from = $after.valid_from AND (f.recorded_at > $after.recorded_at
+       OR (f.recorded_at = $after.recorded_at AND (f.attribute > $after.attribute
+       OR (f.attribute = $after.attribute AND f.id > $after.id))))))
+  AND """ + fact_visible("f") + """
 RETURN """ + _project("f") + """ AS row
 ORDER BY f.valid_from, f.recorded_at, f.attribute, f.id
-SKIP $skip LIMIT $limit
+LIMIT $limit
 """
-"""READ. **params(scope), $entity_id, $attribute (or null = every attribute), $known_at,
-$include_retracted, $skip, $limit -> f (only rows the scope may see, CONTRACT §7).
+"""READ. scope params (graph/scope.py), $entity_id, $attribute (or null = every
+attribute), $known_at, $include_retracted, $after (null, or the sort key of the last row
+of the previous page: {valid_from, recorded_at, attribute, id}), $limit -> row.
 
-CONTRACT §2.3: every row under the knowledge of $known_at, ordered by valid_from then
-recorded_at; with $include_retracted every row on both axes (the audit view).
-PROFILE: NodeIndexSeek on `fact_entity_asof` by entity_id (the hint matters: without
-it the `$attribute IS NULL OR ...` form made the planner scan every Fact).
+CONTRACT §2.3: the rows believed at $known_at (`recorded_at <= T < retracted_at`); with
+$include_retracted every row recorded by $known_at, retracted or not (the audit view).
+The entity's rows include those of entities merged into it by $known_at (CONTRACT §5:
+their rows were retracted by the merge and recorded again on it, so only the audit view
+shows them). Ordered by valid_from, then recorded_at, attribute and id; keyset-paginated
+on that key, so a page never repeats or skips a row when rows are added between pages.
+PROFILE: Entity.id seek for the merge walk, then NodeIndexSeek on `fact_entity_asof` by
+entity_id (the hint matters: without it the `$attribute IS NULL OR ...` form made the
+planner scan every Fact).
 """
 
 FACT_BY_ID = """

@@ -26,7 +26,8 @@ CREATE_GROUP = """
 CREATE (g:Group)
 SET g.id = $id, g.name = $name, g.owner = $owner, g.created_at = $t
 CREATE (m:Membership)
-SET m.id = $membership_id, m.group_id = $id, m.member = $owner, m.joined_at = $t,
+SET m.id = $membership_id, m.group_id = $id, m.member = $owner, m.owner = $owner,
+    m.joined_at = $t,
     m.left_at = $far, m.added_by = $owner
 RETURN g.id AS id
 """
@@ -52,10 +53,11 @@ Seeks on index `membership_member`."""
 
 ADD_MEMBER = """
 CREATE (m:Membership)
-SET m.id = $id, m.group_id = $group_id, m.member = $member, m.joined_at = $t,
-    m.left_at = $far, m.added_by = $owner
+SET m.id = $id, m.group_id = $group_id, m.member = $member, m.owner = $member,
+    m.joined_at = $t, m.left_at = $far, m.added_by = $owner
 """
-"""WRITE. $id, $group_id, $member, $owner (who added it), $t, $far."""
+"""WRITE. $id, $group_id, $member, $owner (who added it), $t, $far. A membership belongs
+to its member (`owner` = $member): erasing the member erases it (graph/cypher/erasure.py)."""
 
 END_MEMBERSHIP = """
 MATCH (m:Membership {member: $member})

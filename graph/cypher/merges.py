@@ -52,13 +52,12 @@ RETURN s
 MARK_MERGED = """
 MATCH (loser:Entity {id: $loser}), (survivor:Entity {id: $survivor})
 WHERE loser.owner = $owner AND survivor.owner = $owner
-SET loser.merged_into = $survivor, loser.merged_at = $t,
-    survivor.aliases = $aliases, survivor.search_names = $search_names
+SET loser.merged_into = $survivor, loser.merged_at = $t
 CREATE (loser)-[:MERGED_INTO {at: $t}]->(survivor)
 RETURN loser.id AS id
 """
-"""WRITE. $owner, $loser, $survivor, $aliases, $search_names (the survivor's, with the
-loser's name and aliases carried over), $t -> id. The loser node is kept (CONTRACT §5)."""
+"""WRITE. $owner, $loser, $survivor, $t -> id. The loser node is kept (CONTRACT §5); the
+survivor's names change through graph/cypher/lifecycle.py SET_NAMES."""
 
 CURRENT_ROWS_ABOUT = """
 MATCH (e:Entity {id: $entity_id})<-[:OBJECT]-(f:Fact)

@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from api.app import create_app
 from api.cli import app as cli
 from api.settings import Settings
+from committer.apply import Committer
 from graph.neo4j_local import pick_free_port
 
 
@@ -106,3 +107,15 @@ def test_import_reports_an_unreachable_api_without_a_traceback(
                            env=_env(neo4j_server))
     assert r.exit_code == 1 and "cannot reach the worldstate API" in r.output
     assert "Traceback" not in r.output
+
+
+def test_owner_erase(neo4j_server: Any, neo4j_driver: Any) -> None:
+    """`owner erase` refuses a wrong confirmation, then erases the owner: nothing remains."""
+    owner = f"cli-erase-{time.monotonic_ns()}"
+    Committer(neo4j_driver).create_entity(owner, "Ada", "person")
+    runner, env = CliRunner(), _env(neo4j_server)
+    wrong = runner.invoke(cli, ["owner", "erase", "--owner", owner, "--confirm", "nope"], env=env)
+    assert wrong.exit_code == 1 and "confirm" in wrong.output
+    done = runner.invoke(cli, ["owner", "erase", "--owner", owner, "--confirm", owner], env=env)
+    assert done.exit_code == 0, done.output
+    assert done.output.strip().endswith("removed 3, remaining 0")  # owner, own entity, Ada

@@ -42,6 +42,7 @@ WRITES: dict[tuple[str, str], tuple[str, Any]] = {
     ("DELETE", "/v1/groups/{group_id}/members/{member}"): ("write", None),
     ("POST", "/v1/groups/{group_id}/shares"): ("write", {"entity_id": "{other_entity_id}"}),
     ("DELETE", "/v1/groups/{group_id}/shares/{entity_id}"): ("write", None),
+    ("DELETE", "/v1/owners/me"): ("admin", None),
 }
 """Route -> (the scope it needs, a body that would succeed). Ids in braces are filled
 from the seeded store (`seed`)."""

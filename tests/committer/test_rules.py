@@ -431,3 +431,24 @@ def test_plan_assert_agrees_with_oracle(
     planned = sorted((str(r.value.value), r.valid_from, r.valid_to, r.status) for r in plan.record)
     modelled = sorted((str(r.value), r.valid_from, r.valid_to, r.status) for r in outcome.recorded)
     assert planned == modelled
+
+
+@pytest.mark.parametrize(
+    ("rows", "window", "expected"),
+    [
+        ([], (1, 3), [("Paris", 1, 3, "superseded", "asserted")]),  # its own end: kept
+        ([], (1, None), [("Paris", 1, None, "active", "asserted")]),  # open: active
+        # Coalesced with a longer row of its value: that row's end, that row's status.
+        ([("r1", "Paris", 2, 5, "active")], (1, 3), [("Paris", 1, 5, "active", "asserted")]),
+        # Cut short by a later row of another value (rule 3 does not apply: closed).
+        ([("r1", "Rome", 3, None, "active")], (1, 3), [("Paris", 1, 3, "superseded", "asserted")]),
+    ],
+)
+def test_a_moved_row_keeps_its_status_where_its_own_end_closes_it(
+    rows: list[RowT], window: tuple[int, int | None], expected: list[SpecT]
+) -> None:
+    """`closed_status` (a row moved by a merge, CONTRACT §5) is the new row's status when
+    its own closed end ends it, as for a row recorded again; otherwise the rules decide."""
+    plan = plan_assert(new("Paris"), m(window[0]), m(window[1]), [fact(r) for r in rows],
+                       closed_status="superseded")
+    assert specs(plan) == expected
