@@ -14,7 +14,18 @@ from neo4j import Driver
 from api import errors, prefetch
 from api.deps import PrincipalDep, TokenCache
 from api.limits import BodyLimit
-from api.routes import access, entities, facts, merges, notifications, proposals, runs
+from api.routes import (
+    access,
+    audit,
+    entities,
+    facts,
+    merges,
+    notifications,
+    proposals,
+    runs,
+    splits,
+    syncs,
+)
 from api.routes import prefetch as prefetch_route
 from api.settings import Settings
 from committer.apply import Committer
@@ -77,7 +88,7 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         return JSONResponse({"owner": principal.owner, "scopes": sorted(principal.scopes)})
 
     for module in (entities, facts, runs, prefetch_route, access, proposals, notifications,
-                   merges):
+                   merges, splits, syncs, audit):
         app.include_router(module.router)
     return app
 

@@ -13,7 +13,14 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from graph.errors import Conflict, InvalidInput, NotFound, StoreUnavailable, WorldstateError
+from graph.errors import (
+    Conflict,
+    InvalidInput,
+    MemoryOff,
+    NotFound,
+    StoreUnavailable,
+    WorldstateError,
+)
 
 log = logging.getLogger("worldstate.api")
 PROBLEM = "application/problem+json"
@@ -55,6 +62,11 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(Conflict)
     async def conflict(_: Request, exc: Conflict) -> JSONResponse:
         return problem(409, "Conflict", exc.detail)
+
+    @app.exception_handler(MemoryOff)
+    async def memory_off(_: Request, exc: MemoryOff) -> JSONResponse:
+        return problem(403, "Forbidden", "memory is off in this chat: its memory access is "
+                       "`none` (CONTRACT §7), so nothing is read for it.")
 
     @app.exception_handler(StoreUnavailable)
     async def unavailable(_: Request, exc: StoreUnavailable) -> JSONResponse:

@@ -60,5 +60,17 @@ class Conflict(WorldstateError):
         self.detail = detail
 
 
+class MemoryOff(WorldstateError):
+    """A read for a chat whose memory access is `none` (CONTRACT §7 clean room; maps to 403).
+
+    Args:
+        chat_id: the chat whose memory is off.
+    """
+
+    def __init__(self, chat_id: str | None) -> None:
+        super().__init__(f"memory is off in chat {chat_id!r}")
+        self.chat_id = chat_id
+
+
 class StoreUnavailable(WorldstateError):
     """Neo4j cannot be reached or answered with a transient failure (maps to 503, CONTRACT §9)."""

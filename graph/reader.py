@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from neo4j import Driver, unit_of_work
 from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
+from graph.audit_reads import AuditReads
 from graph.cypher import access as ac
 from graph.cypher import entities as ec
 from graph.cypher import facts as fc
@@ -37,7 +38,7 @@ from graph.time import FAR_FUTURE, AsOf, from_store, utcnow
 T = TypeVar("T")
 
 
-class Reader(ReviewReads):
+class Reader(ReviewReads, AuditReads):
     """Read-only access to one owner's memory.
 
     Args:

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from neo4j import Driver, ManagedTransaction
 from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
+from graph.audit_writes import AuditWrites
 from graph.cypher import access as ac
 from graph.cypher import entities as ec
 from graph.cypher import facts as fc
@@ -36,7 +37,7 @@ T = TypeVar("T")
 TICK = timedelta(microseconds=1)
 
 
-class WriteTx(ReviewWrites):
+class WriteTx(ReviewWrites, AuditWrites):
     """Write primitives inside one transaction. Every query is scoped by `owner`."""
 
     def __init__(self, tx: ManagedTransaction):

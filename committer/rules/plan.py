@@ -34,6 +34,9 @@ class NewValue:
         value_norm: see `committer.rules.normalize.value_norm`.
         cardinality: "one" or "many".
         provenance: stored on the rows this value produces.
+        status: the status its row takes where the assertion's own end stands (a row
+            moved by a merge or split keeps its `superseded` or `invalidated`); rule 3
+            and coalescing decide it otherwise.
     """
 
     value: Scalar | None
@@ -41,6 +44,7 @@ class NewValue:
     value_norm: str
     cardinality: str
     provenance: Provenance
+    status: str = "active"
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +162,7 @@ def plan_assert(
     others = [r for r in rows if r.value_norm != new.value_norm] if one else []
 
     # Rule 3: an older fact arriving late never overrides newer knowledge.
-    end, end_status = valid_to, "active"
+    end, end_status = valid_to, new.status
     if valid_to >= FAR_FUTURE:
         later = [r.valid_from for r in (rows if one else same) if r.valid_from > valid_from]
         if later:

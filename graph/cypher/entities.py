@@ -127,4 +127,5 @@ def entity_from_record(node: Any) -> EntityRecord:
         archived=bool(node.get("archived", False)),
         created_at=from_store(node["created_at"]),
         merged_at=None if node.get("merged_at") is None else from_store(node["merged_at"]),
+        archived_at=None if node.get("archived_at") is None else from_store(node["archived_at"]),
     )

@@ -60,6 +60,15 @@ RETURN loser.id AS id
 """WRITE. $owner, $loser, $survivor, $aliases, $search_names (the survivor's, with the
 loser's name and aliases carried over), $t -> id. The loser node is kept (CONTRACT §5)."""
 
+SET_NAMES = """
+MATCH (e:Entity {id: $entity_id})
+WHERE e.owner = $owner
+SET e.aliases = $aliases, e.search_names = $search_names
+RETURN e
+"""
+"""WRITE. $owner, $entity_id, $aliases, $search_names (normalized name and aliases) -> e.
+A split moves chosen aliases off the entity it splits (CONTRACT §5)."""
+
 CURRENT_ROWS_ABOUT = """
 MATCH (e:Entity {id: $entity_id})<-[:OBJECT]-(f:Fact)
 WHERE e.owner = $owner AND f.retracted_at = $far
