@@ -105,12 +105,14 @@ def merge_entities(
         ):
             held.append(row)
             continue
-        batch.assert_(Assertion(
+        result = batch.assert_(Assertion(
             entity_id=subject, attribute=row.attribute, value=row.value, object_id=obj,
             valid_from=row.valid_from, valid_to=_open(row.valid_to),
             cardinality=row.cardinality, provenance=_provenance(row),  # type: ignore[arg-type]
             status=row.status,  # type: ignore[arg-type]
         ))
+        if result.effect != "duplicate":
+            trail.moved(result.fact.id, row.id)
         moved += 1
     trail.changed(loser_id, "merged")
     batch.flush()

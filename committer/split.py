@@ -126,6 +126,8 @@ def split_entity(
                                   confidence=row.confidence, run_id=row.run_id,
                                   message_id=row.message_id),
         ))
+        if result.effect != "duplicate":
+            trail.moved(result.fact.id, row.id)
         moved.append(result.fact.id)
     trail.changed(target.id, "split")
     batch.flush()

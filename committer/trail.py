@@ -51,6 +51,7 @@ class Trail:
         self._wrote: list[dict[str, Any]] = []
         self._ended: list[dict[str, Any]] = []
         self._changed: list[dict[str, Any]] = []
+        self._moved: list[dict[str, str]] = []
         self._served: set[str] = set()
         self._committed = False
 
@@ -108,6 +109,11 @@ class Trail:
         """An entity changed for the current cause (archived|unarchived|merged|split)."""
         self._changed.append({"entity_id": entity_id, "op": op, "cause": self._cause()})
 
+    def moved(self, new_fact_id: str, old_fact_id: str) -> None:
+        """A row a merge or split recorded stands for a row it moved (for `why`)."""
+        if new_fact_id != old_fact_id:
+            self._moved.append({"from": new_fact_id, "to": old_fact_id})
+
     def _cause(self) -> str:
         cause = self.cause or self.commit_id
         self._served.add(cause)
@@ -127,6 +133,6 @@ class Trail:
             self._served.clear()
         self.w.record_trail(self.owner, events=list(self._events.values()), links=self._links,
                             commit=commit, wrote=self._wrote, ended=self._ended,
-                            changed=self._changed)
-        self._events, self._links = {}, []
+                            changed=self._changed, moved=self._moved)
+        self._events, self._links, self._moved = {}, [], []
         self._wrote, self._ended, self._changed = [], [], []

@@ -27,7 +27,7 @@ class AuditWrites:
     def record_trail(
         self, owner: str, *, events: Sequence[dict[str, Any]], links: Sequence[dict[str, str]],
         commit: str | None, wrote: Sequence[dict[str, Any]], ended: Sequence[dict[str, Any]],
-        changed: Sequence[dict[str, Any]],
+        changed: Sequence[dict[str, Any]], moved: Sequence[dict[str, str]] = (),
     ) -> None:
         """Record events, their CAUSED links and a commit's effects in one round trip.
 
@@ -41,11 +41,13 @@ class AuditWrites:
             ended: `{fact_id, op, cause}` of each row retracted.
             changed: `{entity_id, op, cause}` of each entity archived, unarchived,
                 merged or split off.
+            moved: `{from, to}`: a row a merge or split recorded, the row it moved.
         """
-        if not (events or links or wrote or ended or changed):
+        if not (events or links or wrote or ended or changed or moved):
             return
         self._run(vc.RECORD_TRAIL, owner=owner, events=list(events), links=list(links),
-                  commit=commit, wrote=list(wrote), ended=list(ended), changed=list(changed))
+                  commit=commit, wrote=list(wrote), ended=list(ended), changed=list(changed),
+                  moved=list(moved))
 
     def event(self, owner: str, event_id: str) -> EventRecord | None:
         """Return an event of `owner`, or None."""

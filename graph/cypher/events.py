@@ -16,8 +16,11 @@ The model, written by the committer in the transaction of every change:
   unarchived, merged or split off. `cause` is the id of the decision, action or sync
   the commit did that for (one transaction may carry several: a chat reply keeping
   two proposals).
+* `(:Fact)-[:MOVED_FROM]->(:Fact)`: a row a merge or split recorded on another entity,
+  to the row it moved (only `why` follows it; a retract's lineage does not).
 
-Walks: `why` goes back from a row through the rows it continues (REPLACES, COALESCED)
+Walks: `why` goes back from a row through the rows it continues (REPLACES, COALESCED,
+MOVED_FROM)
 to the commits that wrote them and up their CAUSED ancestors; `effects` goes forward
 from an event down CAUSED to the commits and the edges whose `cause` is in that set.
 """
@@ -69,6 +72,12 @@ CALL () {
   CREATE (c)-[:ENDED {op: x.op, cause: x.cause}]->(f)
 }
 CALL () {
+  UNWIND $moved AS m
+  MATCH (a:Fact {id: m.from}), (b:Fact {id: m.to})
+  WHERE a.owner = $owner AND b.owner = $owner
+  CREATE (a)-[:MOVED_FROM]->(b)
+}
+CALL () {
   UNWIND $changed AS x
   MATCH (c:Event {key: $commit}), (n:Entity {id: x.entity_id})
   WHERE c.owner = $owner AND n.owner = $owner
@@ -78,7 +87,8 @@ CALL () {
 """WRITE. $owner; $events (maps: key, id, kind, at, actor and every EVENT_FIELDS entry,
 null when unset); $links (maps: from, to: event keys); $commit (the commit event's key,
 or null when nothing changed); $wrote, $ended (maps: fact_id, op, cause); $changed
-(maps: entity_id, op, cause). Events are idempotent on key (a run's or a kept
+(maps: entity_id, op, cause); $moved (maps: from, to: the row a merge or split recorded
+and the row it moved). Events are idempotent on key (a run's or a kept
 proposal's event is made once and linked to later); links are merged; effect edges are
 created once per commit. Unique-constraint seeks on Event.key, Fact.id, Entity.id."""
 
@@ -110,16 +120,17 @@ if the scope may see it (CONTRACT §7). Unique-constraint seek on Fact.id."""
 WHY_LINEAGE = """
 MATCH (f:Fact {id: $fact_id})
 WHERE f.owner = $owner
-MATCH (f)-[:REPLACES|COALESCED*0..]->(g:Fact)
+MATCH (f)-[:REPLACES|COALESCED|MOVED_FROM*0..]->(g:Fact)
 WITH DISTINCT g
 OPTIONAL MATCH (c:Event)-[w:WROTE]->(g)
 WHERE c.owner = $owner
-OPTIONAL MATCH (g)-[:REPLACES|COALESCED]->(h:Fact)
+OPTIONAL MATCH (g)-[:REPLACES|COALESCED|MOVED_FROM]->(h:Fact)
 RETURN g.id AS fact_id, c.id AS commit, w.cause AS cause, collect(DISTINCT h.id) AS continues
 """
 """READ. $owner, $fact_id -> fact_id, commit, cause, continues: the row and every row it
 continues (a remainder its original, a forget's remnant the forgotten row, a restored
-row what it brings back, an asserted row the rows of its value it folded in), each
+row what it brings back, an asserted row the rows of its value it folded in, a moved
+row the row it moved), each
 with the commit that wrote it and that commit's cause for it (null for rows written
 before cause and effect was recorded), and the rows it continues directly."""
 

@@ -150,3 +150,41 @@ def test_effects_paginate(api: Api) -> None:
     rest = api.get(f"/v1/events/{berlin['event_id']}/effects",
                    params={"limit": 2, "cursor": first["next"]}).json()
     assert len(rest["items"]) == 1 and rest["next"] is None
+
+
+def test_a_yes_in_chat_is_the_decision_and_a_discard_changes_nothing(api: Api, app: Any) -> None:
+    """Kept by a chat reply, the row was decided by `chat:<id>`; a discard is recorded as
+    a decision of the run's chain that wrote nothing."""
+    run(api, app, "r1", [UNTRUSTED])
+    run(api, app, "r2", [("assistant", "Noted: the user's favorite food is pho.")])
+    reply = api.post("/v1/chats/chat-1/replies", {"text": "yes"}).json()
+    assert len(reply["kept"]) == 1
+    [p] = pending(api)
+    assert api.post(f"/v1/proposals/{p['id']}/discard").status_code == 200
+    [pho] = [f for f in api.get(f"/v1/entities/{me(api)}/facts").json()["items"]
+             if f["attribute"] == "favorite_food"]
+    out = why(api, pho["id"])
+    assert out["decided_by"]["actor"] == "chat:chat-1" and out["trigger"]["id"] == "r2"
+    assert effects(api, "r1") == []
+    assert api.get("/v1/events/r1/effects").json()["event"]["kind"] == "run"
+
+
+def test_a_merge_conflict_kept_later_traces_back_to_the_merge(api: Api) -> None:
+    """The loser's conflicting value, held by the merge and kept later, has the merge in
+    its chain; the merge's effects list the moved rows, the merged entity, and what the
+    keep it led to wrote and ended."""
+    a, b = api.entity("Ana Silva")["id"], api.entity("Ana Sylva")["id"]
+    api.fact(a, attribute="location", value="Porto", valid_from="2024-01-01T00:00:00Z")
+    api.fact(b, attribute="location", value="Braga", valid_from="2024-01-01T00:00:00Z")
+    api.fact(b, attribute="hobby", value="surf")
+    merged = api.post(f"/v1/entities/{b}/merge", {"into": a}).json()
+    [pid] = merged["conflicts"]
+    braga = api.post(f"/v1/proposals/{pid}/keep").json()["fact"]
+    chain = why(api, braga["id"])["chain"]
+    assert [c["kind"] for c in chain] == ["action", "proposal", "decision", "commit"]
+    assert (chain[0]["id"], chain[0]["action"], chain[0]["target_id"]) == (
+        merged["event_id"], "merge", a)
+    assert sorted(ops(effects(api, merged["event_id"]))) == [
+        ("changed", "merged", b), ("ended", "moved", "Braga"), ("ended", "moved", "surf"),
+        ("ended", "superseded", "Porto"), ("wrote", "created", "Braga"),
+        ("wrote", "created", "surf")]

@@ -72,8 +72,9 @@ def test_split_moves_chosen_rows_and_aliases(api: Api) -> None:
     assert [x["id"] for x in found] == [new["id"]]
     past = api.get(f"/v1/entities/{e}", params={"known_at": before, "valid_at": Y2024})
     assert "employer" in {f["attribute"] for f in past.json()["facts"]}
-    # One event records it all.
+    # One event records it all; the moved row's chain reaches back to its assertion.
     chain = api.get(f"/v1/facts/{moved['id']}/why").json()["chain"]
+    assert [c.get("action") for c in chain if c["kind"] == "action"] == ["assert", "split"]
     act = next(c for c in chain if c.get("action") == "split")
     items = api.get(f"/v1/events/{act['id']}/effects").json()["items"]
     assert sorted((i["change"], i["op"]) for i in items) == [
