@@ -16,6 +16,7 @@ from api.deps import PrincipalDep, TokenCache
 from api.limits import BodyLimit
 from api.routes import (
     access,
+    audit,
     entities,
     facts,
     groups,
@@ -25,6 +26,8 @@ from api.routes import (
     proposals,
     pull,
     runs,
+    splits,
+    syncs,
 )
 from api.routes import prefetch as prefetch_route
 from api.settings import Settings
@@ -87,8 +90,8 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         """The caller as its token says: `{owner, scopes}` (any valid token)."""
         return JSONResponse({"owner": principal.owner, "scopes": sorted(principal.scopes)})
 
-    for module in (entities, facts, pull, runs, prefetch_route, access, proposals,
-                   notifications, merges, groups, owners):
+    for module in (entities, facts, pull, runs, syncs, prefetch_route, access, proposals,
+                   notifications, merges, splits, groups, audit, owners):
         app.include_router(module.router)
     return app
 

@@ -163,12 +163,14 @@ class MergeIn(RequestModel):
 
 class MergeOut(BaseModel):
     """A merge's outcome: the survivor, the merged entity (with `merged_into`), how many
-    rows moved, and the pending proposals raised for conflicting `one` values."""
+    rows moved, the pending proposals raised for conflicting `one` values, and the event
+    that records it (`GET /v1/events/{event_id}/effects`, CONTRACT §8)."""
 
     entity: EntityPublic
     merged: EntityPublic
     moved: int
     conflicts: list[str]
+    event_id: str | None = None
 
 
 class SuggestionConfirmed(MergeOut):

@@ -113,12 +113,18 @@ class EntityPublic(BaseModel):
     area: str | None
     merged_into: str | None
     archived: bool
+    archived_at: datetime | None = None
+    """When a full integration sync stopped reporting it (CONTRACT §5), while archived."""
+
+    @field_serializer("archived_at")
+    def _utc(self, value: datetime | None) -> str | None:
+        return _z(value)
 
     @classmethod
     def of(cls, e: EntityRecord) -> EntityPublic:
         """Build from an internal record."""
         return cls(id=e.id, name=e.name, kind=e.kind, aliases=list(e.aliases), area=e.area,
-                   merged_into=e.merged_into, archived=e.archived)
+                   merged_into=e.merged_into, archived=e.archived, archived_at=e.archived_at)
 
 
 class FactPublic(BaseModel):
@@ -170,6 +176,8 @@ class CorroborationPublic(BaseModel):
     confidence: float
     run_id: str | None = None
     message_id: str | None = None
+    event_id: str | None = None
+    """The decision, action or sync it was asserted for (CONTRACT §8)."""
     valid_from: datetime
     valid_to: datetime | None
     recorded_at: datetime
@@ -247,18 +255,21 @@ class FactCreate(RequestModel):
 
 
 class FactCreated(BaseModel):
-    """`POST /v1/entities/{id}/facts` response."""
+    """`POST /v1/entities/{id}/facts` response; `event_id` is the action that records it
+    (`GET /v1/events/{event_id}/effects`, CONTRACT §8)."""
 
     fact: FactPublic
     effect: Literal["created", "duplicate", "superseded"]
     superseded: list[str]
+    event_id: str | None = None
 
 
 class FactDeleted(BaseModel):
-    """`DELETE /v1/facts/{id}` response."""
+    """`DELETE /v1/facts/{id}` response; `event_id` as in `FactCreated`."""
 
     retracted: list[str]
     fact: FactPublic | None
+    event_id: str | None = None
 
 
 class MessageIn(RequestModel):

@@ -19,11 +19,13 @@ from neo4j import Driver
 from committer.access import AccessCommands
 from committer.batch import Batch, CommitResult, start_of
 from committer.commands import ReviewCommands
+from committer.entity_commands import EntityCommands
 from committer.erasure import ErasureCommands
 from committer.owners import ensure_owner, live_entity, new_entity
 from committer.proposals import Assertion, Reviewed
 from committer.review import record_run
 from committer.rules.plan import Predecessor, plan_end, plan_retract
+from committer.trail import Trail
 from graph.errors import Conflict, InvalidInput
 from graph.names import token_hash
 from graph.records import (
@@ -55,12 +57,14 @@ class RetractResult:
         fact: the new `invalidated` row of a forget, or None.
         restored: rows recorded again by a retract (values it had pushed out).
         recorded_at: the commit's transaction time, aware UTC.
+        event_id: the action event that records it (CONTRACT §8).
     """
 
     retracted: tuple[str, ...]
     fact: FactRecord | None
     restored: tuple[FactRecord, ...]
     recorded_at: datetime
+    event_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +78,7 @@ class RunOutcome:
     """Entities the committed proposals touched (for merge suggestions)."""
 
 
-class Committer(ReviewCommands, AccessCommands, ErasureCommands):
+class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands):
     """The only writer of facts (CONTRACT §1).
 
     Args:
@@ -134,8 +138,10 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands):
 
     # --- facts ---------------------------------------------------------------------------
 
-    def assert_fact(self, owner: str, assertion: Assertion) -> CommitResult:
+    def assert_fact(self, owner: str, assertion: Assertion, by: str = "rest") -> CommitResult:
         """Commit one assertion by CONTRACT §2.1 rules 1-4 and 6, in one transaction.
+
+        `by` names who asserted it (`rest`, `chat:<id>`), recorded on its action event.
 
         Raises:
             NotFound: the entity (or object entity) is not the owner's.
@@ -143,13 +149,16 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands):
             InvalidInput: neither or both of value and object_id are given.
         """
 
-        return self.assert_facts(owner, [assertion])[0]
+        return self.assert_facts(owner, [assertion], by)[0]
 
-    def assert_facts(self, owner: str, assertions: Sequence[Assertion]) -> list[CommitResult]:
+    def assert_facts(
+        self, owner: str, assertions: Sequence[Assertion], by: str = "rest"
+    ) -> list[CommitResult]:
         """Commit several assertions in one transaction at one commit time, in order.
 
         Later assertions see the effect of earlier ones (CONTRACT §2.1 applies to each
-        in turn). Either all land or none does.
+        in turn). Either all land or none does. One `action` event (`assert`, actor
+        `by`) records them (CONTRACT §8).
 
         Raises:
             NotFound: an entity (or object entity) is not the owner's.
@@ -167,7 +176,10 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands):
                 "entity_id": live.get(a.entity_id, a.entity_id),
                 "object_id": live.get(a.object_id, a.object_id) if a.object_id else None})
                 for a in assertions]
-            batch = Batch(w, owner, t)
+            trail = Trail(w, owner, t)
+            trail.act("action", actor=by, action="assert",
+                      entity_id=current[0].entity_id if current else None)
+            batch = Batch(w, owner, t, trail)
             batch.load([(a.entity_id, a.attribute, start_of(a.valid_from, t)) for a in current])
             results = [batch.assert_(a) for a in current]
             batch.flush()
@@ -175,11 +187,12 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands):
 
         return self._writer.transaction(work)
 
-    def forget(self, owner: str, fact_id: str) -> RetractResult:
+    def forget(self, owner: str, fact_id: str, by: str = "rest") -> RetractResult:
         """Forget a fact: it no longer holds from now on (CONTRACT §2.2).
 
         Forgetting a row that is already `invalidated` and ended changes nothing: the
-        result names no retracted row and returns that row.
+        result names no retracted row and returns that row. The person's `action` event
+        (`forget`, actor `by`) is recorded either way (CONTRACT §8).
 
         Raises:
             NotFound: no such row for this owner.
@@ -189,17 +202,23 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands):
         def work(w: WriteTx) -> RetractResult:
             t = w.begin_commit(owner, utcnow())
             row = _current(w, owner, fact_id)
+            trail = Trail(w, owner, t)
+            act = trail.act("action", actor=by, action="forget", fact_id=fact_id,
+                            entity_id=row.entity_id)
             if row.status == "invalidated" and row.valid_to <= t:
-                return RetractResult((), row, (), t)  # already forgotten: nothing changes
-            batch = Batch(w, owner, t)
+                trail.flush()
+                return RetractResult((), row, (), t, act)  # already forgotten: no change
+            batch = Batch(w, owner, t, trail)
             created = batch.execute(plan_end(row, t), row.entity_id, row.attribute)
             batch.flush()
-            return RetractResult((row.id,), created[0] if created else None, (), t)
+            return RetractResult((row.id,), created[0] if created else None, (), t, act)
 
         return self._writer.transaction(work)
 
-    def retract(self, owner: str, fact_id: str) -> RetractResult:
+    def retract(self, owner: str, fact_id: str, by: str = "rest") -> RetractResult:
         """Retract a fact: it was never true; what it pushed out comes back (CONTRACT §2.2).
+
+        Recorded as the person's `action` event (`retract`, actor `by`; CONTRACT §8).
 
         Raises:
             NotFound: no such row for this owner.
@@ -210,13 +229,16 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands):
             t = w.begin_commit(owner, utcnow())
             row = _current(w, owner, fact_id)
             lineage = w.lineage(owner, row.id)
-            batch = Batch(w, owner, t)
+            trail = Trail(w, owner, t)
+            act = trail.act("action", actor=by, action="retract", fact_id=fact_id,
+                            entity_id=row.entity_id)
+            batch = Batch(w, owner, t, trail)
             rows = batch.rows(row.entity_id, row.attribute, min(start for start, _ in lineage))
             predecessors = [Predecessor(p, d) for p, d in w.predecessors(owner, row.id)]
             plan = plan_retract(row, lineage, predecessors, rows)
             created = batch.execute(plan, row.entity_id, row.attribute)
             batch.flush()
-            return RetractResult(plan.retract, None, tuple(created), t)
+            return RetractResult(plan.retract, None, tuple(created), t, act)
 
         return self._writer.transaction(work)
 
@@ -241,12 +263,17 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands):
             (the stored run, True if this call queued it).
 
         Raises:
-            Conflict: the run id was posted before with different content.
+            Conflict: the run id was posted before with different content, or is a
+                sync's id (CONTRACT §10: both are event ids).
         """
         digest = hashlib.sha256((canonical or payload).encode()).hexdigest()
 
         def work(w: WriteTx) -> tuple[RunRecord, bool]:
             ensure_owner(w, owner)
+            taken = w.event(owner, run_id)
+            if taken is not None and taken.kind != "run":
+                raise Conflict(f"id {run_id!r} is already the id of a {taken.kind}; a run's "
+                               "event id is its run id, so runs and syncs need distinct ids")
             return w.create_run(
                 owner, key=run_key(owner, run_id), run_id=run_id, chat_id=chat_id,
                 surface=surface, payload=payload, digest=digest, now=utcnow(),
@@ -343,7 +370,8 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands):
         def work(w: WriteTx) -> RunOutcome:
             self_id, _ = ensure_owner(w, run.owner)
             t = w.begin_commit(run.owner, utcnow())
-            review = record_run(w, run.owner, self_id, run, reviewed, t)
+            review = record_run(w, run.owner, self_id, run, reviewed, t,
+                                Trail(w, run.owner, t), worker)
             outcome = RunOutcome(review.proposals, review.committed, review.held,
                                  review.entity_ids)
             if not w.finish_run(run_key(run.owner, run.id), worker=worker, status="done",

@@ -16,6 +16,7 @@ from typing import Any
 from committer.proposals import Assertion, Provenance
 from committer.rules.normalize import value_norm
 from committer.rules.plan import NewValue, Plan, RowSpec, plan_assert
+from committer.trail import Trail
 from graph import attributes as registry
 from graph.errors import InvalidInput
 from graph.records import FactRecord
@@ -33,6 +34,8 @@ class CommitResult:
         superseded: ids of rows of other values that were retracted.
         retracted: every row id retracted by this commit.
         recorded_at: the commit's transaction time, aware UTC.
+        event_id: the event it was committed for (the action, decision or sync; CONTRACT
+            §8), or None.
     """
 
     fact: FactRecord
@@ -40,6 +43,7 @@ class CommitResult:
     superseded: tuple[str, ...]
     retracted: tuple[str, ...]
     recorded_at: datetime
+    event_id: str | None = None
 
 
 PERSON_SOURCES = frozenset({"user_stated", "user_edit"})
@@ -73,7 +77,25 @@ def _new_value(a: Assertion) -> NewValue:
         value_norm=value_norm(a.value, a.object_id),
         cardinality=registry.cardinality(a.attribute, a.cardinality),
         provenance=_provenance(a.provenance),
+        status=a.status,
     )
+
+
+WRITTEN = {"asserted": "created", "remainder": "remainder", "restored": "restored"}
+"""The effect op of a recorded row, by its role in the plan (CONTRACT §8)."""
+
+
+def ended_op(plan: Plan, row_id: str) -> str:
+    """The effect op of a row a plan retracts: pushed out by another value (`superseded`),
+    forgotten or ended (`invalidated`), undone (`retracted`), or folded into a row of its
+    value (`coalesced`)."""
+    if row_id in plan.superseded:
+        return "superseded"
+    if plan.effect == "forgotten":
+        return "invalidated"
+    if plan.effect == "retracted" and row_id == plan.retract[0]:
+        return "retracted"
+    return "coalesced"
 
 
 class Batch:
@@ -83,11 +105,13 @@ class Batch:
     updated after every plan, so later writes in the batch see earlier ones. `flush`
     then records every new row and retracts every ended row in a few round trips. Only
     rows that end at or after the earliest instant a write touches are loaded (a
-    supersede at the present reads one row, however deep the history).
+    supersede at the present reads one row, however deep the history). Every row
+    recorded or retracted is noted on `trail` as an effect of its current cause, and
+    written with the rows (CONTRACT §8).
     """
 
-    def __init__(self, w: WriteTx, owner: str, t: datetime):
-        self.w, self.owner, self.t = w, owner, t
+    def __init__(self, w: WriteTx, owner: str, t: datetime, trail: Trail):
+        self.w, self.owner, self.t, self.trail = w, owner, t, trail
         self._state: dict[tuple[str, str], list[FactRecord]] = {}
         self._since: dict[tuple[str, str], datetime] = {}
         self._creates: list[dict[str, Any]] = []
@@ -118,9 +142,22 @@ class Batch:
         self.load([(entity_id, attribute, since)])
         return [r for r in self._state[(entity_id, attribute)] if r.valid_to >= since]
 
-    def execute(self, plan: Plan, entity_id: str, attribute: str) -> list[FactRecord]:
-        """Queue a plan's writes; return its new rows in plan order."""
+    def execute(
+        self, plan: Plan, entity_id: str, attribute: str, ended: str | None = None
+    ) -> list[FactRecord]:
+        """Queue a plan's writes; return its new rows in plan order.
+
+        Args:
+            plan: the plan.
+            entity_id: the entity its rows are recorded on.
+            attribute: their attribute.
+            ended: the effect op of the rows it retracts (default `ended_op`): `moved`
+                for a merge or split.
+        """
         specs = [_row(spec, entity_id, attribute) for spec in plan.record]
+        self.trail.ended((i, ended or ended_op(plan, i)) for i in plan.retract)
+        self.trail.wrote((row["id"], WRITTEN[spec.role]) for row, spec in zip(
+            specs, plan.record, strict=True))
         records = [_record(self.owner, spec, self.t) for spec in specs]
         gone = set(plan.retract)
         pair = (entity_id, attribute)
@@ -129,26 +166,27 @@ class Batch:
         self._retracts.extend(plan.retract)
         return records
 
-    def assert_(self, a: Assertion, closed_status: str = "active") -> CommitResult:
-        """Plan and queue one assertion (CONTRACT §2.1 rules 1-4); `closed_status` is its
-        row's status when its own end closes it (see `plan_assert`)."""
+    def assert_(self, a: Assertion) -> CommitResult:
+        """Plan and queue one assertion (CONTRACT §2.1 rules 1-4); `a.status` is its row's
+        status where its own end stands (a row moved by a merge or split keeps its own)."""
         new = _new_value(a)
         valid_from = self.t if a.valid_from is None else to_utc(a.valid_from, "valid_from")
         rows = self.rows(a.entity_id, a.attribute, valid_from)
-        plan = plan_assert(new, valid_from, open_end(a.valid_to), rows, closed_status)
+        plan = plan_assert(new, valid_from, open_end(a.valid_to), rows)
         self._asserted.append((a.entity_id, a.attribute, new.value_norm, a.object_id))
         if plan.effect == "duplicate":
             existing = next(r for r in rows if r.id == plan.corroborates)
             self._corroborations.append({
                 "id": new_id("cor"), "fact_id": existing.id, "valid_from": valid_from,
-                "valid_to": open_end(a.valid_to), **new.provenance,
+                "valid_to": open_end(a.valid_to), "event_id": self.trail.cause,
+                **new.provenance,
             })
-            return CommitResult(existing, "duplicate", (), (), self.t)
+            return CommitResult(existing, "duplicate", (), (), self.t, self.trail.cause)
         self._note_conflicts([r for r in rows if r.id in plan.superseded], a)
         created = self.execute(plan, a.entity_id, a.attribute)
         assert plan.primary is not None
         return CommitResult(created[plan.primary], plan.effect, plan.superseded, plan.retract,
-                            self.t)
+                            self.t, self.trail.cause)
 
     def _note_conflicts(self, superseded: list[FactRecord], a: Assertion) -> None:
         """CONTRACT §2.1 rule 5: a value the person stated themselves, now superseded, is
@@ -160,11 +198,13 @@ class Batch:
 
     def flush(self) -> None:
         """Write everything queued: new rows first, then `retracted_at` on the ended ones,
-        then the corroborations of duplicates, then clear suppressions of what was
-        asserted (CONTRACT §3) and record conflict notifications (§2.1 rule 5)."""
+        then the corroborations of duplicates and the cause-and-effect record (§8), then
+        clear suppressions of what was asserted (CONTRACT §3) and record conflict
+        notifications (§2.1 rule 5)."""
         self.w.create(self.owner, self._creates, self.t)
         self.w.retract(self.owner, self._retracts, self.t)
         self.w.corroborate(self.owner, self._corroborations, self.t)
+        self.trail.flush()
         self._clear_suppressions()
         self._notify_conflicts()
         self._creates, self._retracts, self._corroborations = [], [], []

@@ -15,6 +15,7 @@ from committer import review
 from committer.merge import MergeResult, merge_entities
 from committer.owners import ensure_owner, live_entity
 from committer.proposals import Candidate, Reviewed, pair_key
+from committer.trail import Trail
 from graph.errors import Conflict, NotFound
 from graph.records import FactRecord, MergeSuggestionRecord, ProposalRecord
 from graph.time import utcnow
@@ -51,7 +52,7 @@ class ReviewCommands:
         """
 
         def work(w: WriteTx, self_id: str, t: datetime) -> tuple[ProposalRecord, FactRecord | None]:
-            rec, fact_id = review.keep(w, owner, self_id, proposal_id, by, t)
+            rec, fact_id = review.keep(w, owner, self_id, proposal_id, by, t, Trail(w, owner, t))
             return rec, None if fact_id is None else w.fact(owner, fact_id)
 
         return self._commit(owner, work)
@@ -64,7 +65,7 @@ class ReviewCommands:
             Conflict: it is not pending.
         """
         return self._commit(owner, lambda w, self_id, t: review.discard(
-            w, owner, self_id, proposal_id, by, t))
+            w, owner, self_id, proposal_id, by, t, Trail(w, owner, t)))
 
     def resolve(
         self, owner: str, keep: Sequence[str], discard: Sequence[str], by: str
@@ -83,12 +84,13 @@ class ReviewCommands:
                 found = w.proposal(owner, pid)
                 return found is not None and found.status == "pending"
 
+            trail = Trail(w, owner, t)
             kept = [pid for pid in keep if still_pending(pid)]
             for pid in kept:
-                review.keep(w, owner, self_id, pid, by, t)
+                review.keep(w, owner, self_id, pid, by, t, trail)
             dropped = [pid for pid in discard if still_pending(pid)]
             for pid in dropped:
-                review.discard(w, owner, self_id, pid, by, t)
+                review.discard(w, owner, self_id, pid, by, t, trail)
             return kept, dropped
 
         return self._commit(owner, work)
@@ -112,7 +114,10 @@ class ReviewCommands:
         """
 
         def work(w: WriteTx, self_id: str, t: datetime) -> list[ProposalRecord]:
-            review.record_proposals(w, owner, self_id, chat_id, reviewed, t)
+            trail = Trail(w, owner, t)  # CONTRACT §8: the person's "remember" caused them
+            said = trail.act("action", actor="person", action="remember", chat_id=chat_id)
+            review.store_reviewed(w, owner, self_id, chat_id, reviewed, t, trail,
+                                  lambda _: [said])
             found = [w.proposal(owner, review.public_id(owner, r.proposal.id)) for r in reviewed]
             return [p for p in found if p is not None]
 
@@ -186,11 +191,15 @@ class ReviewCommands:
             # Either may have been merged since: act on what each id stands for now.
             a, b = (live_entity(w, owner, i) for i in rec.entity_ids)
             survivor, loser = sorted((a, b), key=lambda e: (e.id != self_id, e.created_at, e.id))
+            trail = Trail(w, owner, t)
+            trail.act("decision", actor="rest", decision="confirm_merge",
+                      suggestion_id=suggestion_id, entity_id=loser.id, target_id=survivor.id)
             if survivor.id == loser.id:  # already one entity: nothing left to merge
                 gone = next(w.entity(owner, i) for i in rec.entity_ids if i != survivor.id)
-                result = MergeResult(survivor, gone, 0, ())
+                result = MergeResult(survivor, gone, 0, (), trail.cause)
+                trail.flush()
             else:
-                result = merge_entities(w, owner, self_id, loser.id, survivor.id, t)
+                result = merge_entities(w, owner, self_id, loser.id, survivor.id, t, trail)
             w.acknowledge(owner, suggestion_ids=[suggestion_id], t=t)
             return rec, result
 
@@ -213,15 +222,22 @@ class ReviewCommands:
 
         return self._commit(owner, work)
 
-    def merge(self, owner: str, entity_id: str, into: str) -> MergeResult:
+    def merge(self, owner: str, entity_id: str, into: str, by: str = "rest") -> MergeResult:
         """Merge `entity_id` into `into` directly (CONTRACT §5, `POST /v1/entities/{id}/merge`).
+
+        Recorded as the person's `merge` action (actor `by`; CONTRACT §8).
 
         Raises:
             NotFound: either entity is not the owner's. InvalidInput: same id.
             Conflict: already merged, or `entity_id` is the owner's own entity.
         """
-        return self._commit(owner, lambda w, self_id, t: merge_entities(
-            w, owner, self_id, entity_id, into, t))
+
+        def work(w: WriteTx, self_id: str, t: datetime) -> MergeResult:
+            trail = Trail(w, owner, t)
+            trail.act("action", actor=by, action="merge", entity_id=entity_id, target_id=into)
+            return merge_entities(w, owner, self_id, entity_id, into, t, trail)
+
+        return self._commit(owner, work)
 
 
 def _missing_or_decided(found: MergeSuggestionRecord | None, suggestion_id: str) -> None:

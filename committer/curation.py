@@ -15,6 +15,7 @@ from committer.owners import live_entity, new_entity
 from committer.proposals import Assertion, EntityRef, Proposal
 from committer.rules.normalize import value_norm
 from committer.rules.plan import plan_end
+from committer.trail import Trail
 from graph.names import search_key
 from graph.time import FAR_PAST, to_utc
 from graph.writer import WriteTx
@@ -73,7 +74,8 @@ class Applied:
 
 
 def apply_proposals(
-    w: WriteTx, owner: str, self_id: str, proposals: Sequence[Proposal], t: datetime
+    w: WriteTx, owner: str, self_id: str, proposals: Sequence[Proposal], t: datetime,
+    trail: Trail, causes: Sequence[str],
 ) -> list[Applied]:
     """Commit proposals in one batch at commit time `t`; return what each one did.
 
@@ -83,16 +85,19 @@ def apply_proposals(
         self_id: the owner's own person entity (for proposals about the speaker-owner).
         proposals: in message order; later ones see the effect of earlier ones.
         t: the commit time.
+        trail: the commit's cause-and-effect record.
+        causes: for each proposal, the decision event it is committed for (CONTRACT §8).
     """
     resolved = []
     for p in proposals:
         subject = _resolve(w, owner, self_id, p.subject, t)
         obj = _resolve(w, owner, self_id, p.object, t) if p.object is not None else None
         resolved.append((p, subject, obj))
-    batch = Batch(w, owner, t)
+    batch = Batch(w, owner, t, trail)
     batch.load([(subject, p.attribute, start_of(p.valid_from, t)) for p, subject, _ in resolved])
     out = []
-    for p, subject, obj in resolved:
+    for (p, subject, obj), cause in zip(resolved, causes, strict=True):
+        trail.cause = cause
         if p.op == "end":
             ended, changed = _end(batch, subject, p)
             out.append(Applied(subject, obj, ended[0] if ended else None, changed))

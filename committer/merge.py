@@ -20,6 +20,7 @@ from committer.batch import Batch
 from committer.proposals import Assertion, EntityRef, Proposal, Provenance, Reviewed
 from committer.review import stored_proposal
 from committer.rules.plan import Plan
+from committer.trail import Trail
 from graph.errors import Conflict, InvalidInput
 from graph.names import search_key
 from graph.records import EntityRecord, FactRecord
@@ -36,12 +37,14 @@ class MergeResult:
         loser: the merged entity as it is now (`merged_into` set).
         moved: rows recorded again on the survivor (or re-pointed at it).
         conflicts: ids of the pending proposals raised for conflicting `one` values.
+        event_id: the action or decision event that records the merge (CONTRACT §8).
     """
 
     survivor: EntityRecord
     loser: EntityRecord
     moved: int
     conflicts: tuple[str, ...]
+    event_id: str | None = None
 
 
 def _provenance(row: FactRecord) -> Provenance:
@@ -54,9 +57,14 @@ def _open(t: datetime) -> datetime | None:
 
 
 def merge_entities(
-    w: WriteTx, owner: str, self_id: str, loser_id: str, survivor_id: str, t: datetime
+    w: WriteTx, owner: str, self_id: str, loser_id: str, survivor_id: str, t: datetime,
+    trail: Trail,
 ) -> MergeResult:
     """Merge `loser_id` into `survivor_id` at commit time `t` (CONTRACT §5).
+
+    Moved rows keep their status. Recorded as effects of `trail.cause` (the person's
+    merge action or confirmation): the loser's rows `moved`, the rows recorded on the
+    survivor, the loser `merged`; conflict proposals are caused by it (CONTRACT §8).
 
     Raises:
         NotFound: either entity is not the owner's.
@@ -79,10 +87,11 @@ def merge_entities(
     own_ids, about_ids = w.current_row_ids(owner, loser_id)
     rows = sorted(w.facts_by_ids(owner, own_ids + about_ids),
                   key=lambda r: (r.attribute, r.valid_from, r.id))
-    batch = Batch(w, owner, t)
+    batch = Batch(w, owner, t, trail)
     for row in rows:
         batch.load([(row.entity_id, row.attribute, FAR_PAST)])
-        batch.execute(Plan("retracted", retract=(row.id,)), row.entity_id, row.attribute)
+        batch.execute(Plan("retracted", retract=(row.id,)), row.entity_id, row.attribute,
+                      ended="moved")
     attributes = sorted({r.attribute for r in rows if r.entity_id == loser_id})
     before = {a: batch.rows(survivor_id, a, FAR_PAST) for a in attributes}
     moved, held = 0, []
@@ -97,14 +106,18 @@ def merge_entities(
         ):
             held.append(row)
             continue
-        batch.assert_(Assertion(
+        result = batch.assert_(Assertion(
             entity_id=subject, attribute=row.attribute, value=row.value, object_id=obj,
             valid_from=row.valid_from, valid_to=_open(row.valid_to),
             cardinality=row.cardinality, provenance=_provenance(row),  # type: ignore[arg-type]
-        ), closed_status=row.status)
+            status=row.status,  # type: ignore[arg-type]
+        ))
+        if result.effect != "duplicate":
+            trail.moved(result.fact.id, row.id)
         moved += 1
+    trail.changed(loser_id, "merged")
     batch.flush()
-    conflicts = _hold_conflicts(w, owner, loser, survivor, held, t)
+    conflicts = _hold_conflicts(w, owner, loser, survivor, held, t, trail)
     names = [survivor.name, *survivor.aliases]
     keys = {search_key(n) for n in names}
     for n in (loser.name, *loser.aliases):
@@ -116,11 +129,11 @@ def merge_entities(
                     search_names=list(dict.fromkeys(search_key(n) for n in names)), t=t)
     w.mark_merged(owner, loser_id, survivor_id, t)
     return MergeResult(w.entity(owner, survivor_id), w.entity(owner, loser_id), moved,
-                       tuple(conflicts))
+                       tuple(conflicts), trail.cause)
 
 
 def _hold_conflicts(w: WriteTx, owner: str, loser: EntityRecord, survivor: EntityRecord,
-                    held: list[FactRecord], t: datetime) -> list[str]:
+                    held: list[FactRecord], t: datetime, trail: Trail) -> list[str]:
     """Turn the loser's conflicting `one` values into pending proposals + notifications."""
     items, notes = [], []
     for seq, row in enumerate(held):
@@ -148,6 +161,11 @@ def _hold_conflicts(w: WriteTx, owner: str, loser: EntityRecord, survivor: Entit
             "text": f"{loser.name} and {survivor.name} are now one, but you'd said different "
                     f"things about their {label}: {loser.name} had {row.value}. Keep it?",
         })
+    for item in items:
+        trail.event("proposal", event_id=item["id"], causes=[trail.cause],
+                    attribute=item["attribute"], policy=item["policy"],
+                    entity_id=survivor.id)
+    trail.flush()
     w.create_proposals(owner, items, t)
     w.notify(owner, notes, t)
     return [i["id"] for i in items]

@@ -34,7 +34,9 @@ class Assertion(BaseModel):
     """N = (entity, attribute, value, [valid_from, valid_to)) (CONTRACT §2.1).
 
     Exactly one of `value` and `object_id` is set. Datetimes are aware; `valid_to=None`
-    is open. `valid_from=None` means "the commit time".
+    is open. `valid_from=None` means "the commit time". `status` is the status the row
+    takes where its own end stands: `active`, except for a row a merge or split moves,
+    which keeps its own (CONTRACT §5).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -47,6 +49,7 @@ class Assertion(BaseModel):
     valid_to: datetime | None = None
     cardinality: Literal["one", "many"] | None = None
     provenance: Provenance = Provenance()
+    status: Literal["active", "superseded", "invalidated"] = "active"
 
 
 class EntityRef(BaseModel):

@@ -18,7 +18,8 @@ entity's id (or name form) for a relationship.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -26,8 +27,10 @@ from typing import Any
 from committer.curation import Applied, apply_proposals, lookup, name_form
 from committer.proposals import EntityRef, Proposal, Provenance, Reviewed
 from committer.rules.normalize import value_norm
+from committer.trail import Trail
 from graph.errors import Conflict, NotFound
 from graph.records import ProposalRecord, RunRecord
+from graph.time import to_utc
 from graph.writer import WriteTx
 
 
@@ -109,24 +112,66 @@ def describe(attribute: str, value: Any, object_name: str | None, op: str = "ass
 
 def record_run(
     w: WriteTx, owner: str, self_id: str, run: RunRecord, reviewed: Sequence[Reviewed],
-    t: datetime,
+    t: datetime, trail: Trail, worker: str | None = None,
 ) -> RunReview:
     """Store a run's reviewed proposals: commit the low-risk ones, hold the rest (§3).
 
     Suppressed proposals are dropped first. Held ones get a `proposal` notification in
-    the run's chat. Idempotent on proposal id.
+    the run's chat. Idempotent on proposal id. Recorded as the chain run -> message ->
+    proposal, run -> curation (by `worker`) -> proposal -> decision -> commit (§8).
     """
-    return record_proposals(w, owner, self_id, run.chat_id, reviewed, t)
+    run_event = trail.event("run", event_id=run.id, at=run.created_at, chat_id=run.chat_id,
+                            surface=run.surface)
+    curation = trail.event("curation", actor=worker, run_id=run.id, causes=[run_event])
+    said = _messages(run)
+
+    def causes(r: Reviewed) -> list[str | None]:
+        mid = r.proposal.provenance.message_id
+        if mid is None:
+            return [curation]
+        at, role = said.get(mid, (None, None))
+        message = trail.event("message", event_id=message_event_id(owner, run.id, mid),
+                              at=at, chat_id=run.chat_id, run_id=run.id, message_id=mid,
+                              role=role, causes=[run_event])
+        return [curation, message]
+
+    return store_reviewed(w, owner, self_id, run.chat_id, reviewed, t, trail, causes)
 
 
-def record_proposals(
+def message_event_id(owner: str, run_id: str, message_id: str) -> str:
+    """The event id of a message of a run (CONTRACT §8): the same message, the same id."""
+    return "msg_" + hashlib.sha256(f"{owner}|{run_id}|{message_id}".encode()).hexdigest()[:24]
+
+
+def _messages(run: RunRecord) -> dict[str, tuple[datetime | None, str | None]]:
+    """(timestamp in UTC, role) of each message of a run that has an id."""
+    out: dict[str, tuple[datetime | None, str | None]] = {}
+    for m in json.loads(run.payload or "{}").get("messages") or []:
+        if m.get("id") is None:
+            continue
+        try:
+            at: datetime | None = to_utc(datetime.fromisoformat(m["at"]))
+        except (KeyError, TypeError, ValueError):
+            at = None
+        out[m["id"]] = (at, m.get("role"))
+    return out
+
+
+def store_reviewed(
     w: WriteTx, owner: str, self_id: str, chat_id: str | None, reviewed: Sequence[Reviewed],
-    t: datetime,
+    t: datetime, trail: Trail, causes: Callable[[Reviewed], list[str | None]],
 ) -> RunReview:
-    """Store reviewed proposals surfacing in `chat_id` (None: the main chat), from a run
-    or from the person directly (the MCP `remember` tool): commit the low-risk ones,
-    hold the rest with a `proposal` notification, drop suppressed ones (CONTRACT §3).
-    Idempotent on proposal id.
+    """Store reviewed proposals of a run or a sync: commit the low-risk ones, hold the rest.
+
+    Args:
+        w: the open write transaction (owner locked).
+        owner: the owner id.
+        self_id: the owner's own entity.
+        chat_id: the chat held proposals surface in (None: the main chat).
+        reviewed: the proposals with the curator's decision, in order.
+        t: the commit time.
+        trail: the commit's cause-and-effect record.
+        causes: the events each proposal came from (its curation and message, a sync).
     """
     keys = [_keys(w, owner, self_id, r.proposal) for r in reviewed]
     probe = [{"idx": i, "attribute": suppression_attribute(r.proposal.op, r.proposal.attribute),
@@ -139,9 +184,17 @@ def record_proposals(
     live = [(i, r, k) for i, (r, k) in enumerate(zip(reviewed, keys, strict=True))
             if i not in suppressed
             or (r.action == "commit" and r.proposal.provenance.source == "user_stated")]
+    for _, r, _ in live:
+        trail.event("proposal", event_id=public_id(owner, r.proposal.id), causes=causes(r),
+                    chat_id=chat_id, run_id=r.proposal.provenance.run_id,
+                    attribute=r.proposal.attribute, policy=r.policy)
     auto = [(i, r, k) for i, r, k in live if r.action == "commit"]
     held = [(i, r, k) for i, r, k in live if r.action == "hold"]
-    applied = apply_proposals(w, owner, self_id, [r.proposal for _, r, _ in auto], t)
+    decisions = [trail.event("decision", actor="policy", decision="commit", policy=r.policy,
+                             proposal_id=public_id(owner, r.proposal.id),
+                             causes=[public_id(owner, r.proposal.id)]) for _, r, _ in auto]
+    applied = apply_proposals(w, owner, self_id, [r.proposal for _, r, _ in auto], t, trail,
+                              decisions)
     items = [stored_proposal(owner, chat_id, i, r, k, "committed", a)
              for (i, r, k), a in zip(auto, applied, strict=True)]
     items += [stored_proposal(owner, chat_id, i, r, k, "pending", None) for i, r, k in held]
@@ -154,6 +207,7 @@ def record_proposals(
                  + (f' (from: "{item["evidence"]}")' if item["evidence"] else "")}
         for item in items if item["status"] == "pending" and item["id"] in created
     ], t)
+    trail.flush()
     touched = {a.entity_id for a in applied} | {a.object_id for a in applied if a.object_id}
     return RunReview(len(live), sum(a.changed for a in applied), len(held),
                      tuple(sorted(touched)))
@@ -187,18 +241,21 @@ def as_proposal(rec: ProposalRecord) -> Proposal:
 
 
 def keep(w: WriteTx, owner: str, self_id: str, proposal_id: str, by: str,
-         t: datetime) -> tuple[ProposalRecord, str | None]:
+         t: datetime, trail: Trail) -> tuple[ProposalRecord, str | None]:
     """Commit a pending proposal the person kept; return (proposal now `kept`, fact id).
 
     The fact keeps the proposal's source (`inferred`, `untrusted`, ...: CONTRACT §10).
-    Keeping clears a suppression of the same assertion (via the batch's flush).
+    Keeping clears a suppression of the same assertion (via the batch's flush). Recorded
+    as a `keep` decision by `by`, caused by the proposal's event (CONTRACT §8).
 
     Raises:
         NotFound: no such proposal for this owner.
         Conflict: it is not pending any more.
     """
     rec = _pending(w, owner, proposal_id)
-    applied = apply_proposals(w, owner, self_id, [as_proposal(rec)], t)[0]
+    decision = trail.event("decision", actor=by, decision="keep", proposal_id=proposal_id,
+                           causes=[proposal_id])
+    applied = apply_proposals(w, owner, self_id, [as_proposal(rec)], t, trail, [decision])[0]
     done = w.decide_proposal(owner, proposal_id, status="kept", by=by, fact_id=applied.fact_id,
                              entity_id=applied.entity_id, object_id=applied.object_id, t=t)
     assert done is not None  # pending was checked under the owner's lock
@@ -207,14 +264,19 @@ def keep(w: WriteTx, owner: str, self_id: str, proposal_id: str, by: str,
 
 
 def discard(w: WriteTx, owner: str, self_id: str, proposal_id: str, by: str,
-            t: datetime) -> ProposalRecord:
+            t: datetime, trail: Trail) -> ProposalRecord:
     """Discard a pending proposal and suppress its normalized assertion (CONTRACT §3).
+
+    Recorded as a `discard` decision by `by` (no rows change; CONTRACT §8).
 
     Raises:
         NotFound: no such proposal for this owner.
         Conflict: it is not pending any more.
     """
     rec = _pending(w, owner, proposal_id)
+    trail.event("decision", actor=by, decision="discard", proposal_id=proposal_id,
+                causes=[proposal_id])
+    trail.flush()
     k = _keys(w, owner, self_id, as_proposal(rec))
     if k["values"]:
         w.suppress(owner, [{"subject": k["subjects"][0],

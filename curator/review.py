@@ -134,3 +134,33 @@ def review_run(
             continue
         out.append(Reviewed(proposal=p, action=rule.action, policy=rule.name))
     return out
+
+
+def review_observations(
+    owner: str, raw: Sequence[Mapping[str, Any]], sync_id: str, at: datetime, *,
+    threshold: float, privileged: Sequence[str],
+) -> list[Reviewed]:
+    """Review an integration sync's observations like a run's (CONTRACT §3, §4).
+
+    Args:
+        owner: the owner id.
+        raw: observations in the `POST /v1/runs` shape (already validated at the edge).
+        sync_id: the sync's id (proposal ids derive from it; the rows' provenance names no
+            run: the sync's event records the cause, CONTRACT §8).
+        at: the default `valid_from` (the sync's time), aware.
+        threshold: auto-commit confidence threshold.
+        privileged: privileged categories (areas) that are always held.
+
+    Returns:
+        The proposals to store, in order, each with its decision (secrets dropped).
+    """
+    out = []
+    for p in _observations(raw, sync_id, at):
+        p = p.model_copy(update={"provenance": p.provenance.model_copy(update={"run_id": None})})
+        rule = decide(p, Context(owner=owner, speaker=None, threshold=threshold,
+                                 privileged=frozenset(privileged)))
+        if rule.action == "drop":
+            log.info("sync %s: observation dropped by rule %r", sync_id, rule.name)
+            continue
+        out.append(Reviewed(proposal=p, action=rule.action, policy=rule.name))
+    return out

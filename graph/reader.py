@@ -19,6 +19,7 @@ from neo4j import Driver, unit_of_work
 from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
 from graph.access_reads import AccessReads
+from graph.audit_reads import AuditReads
 from graph.cypher import access as ac
 from graph.cypher import entities as ec
 from graph.cypher import facts as fc
@@ -42,7 +43,7 @@ from graph.time import FAR_FUTURE, AsOf, from_store, utcnow
 T = TypeVar("T")
 
 
-class Reader(ReviewReads, AccessReads, LifecycleReads, PullReads):
+class Reader(ReviewReads, AccessReads, LifecycleReads, PullReads, AuditReads):
     """Read-only access to one owner's memory (and what is shared with it).
 
     Args:

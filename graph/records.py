@@ -6,8 +6,10 @@ here and become `None` only at the API edge.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 Scalar = str | int | float | bool
 
@@ -30,6 +32,8 @@ class EntityRecord:
     names_since: datetime | None = None
     """When its current name and aliases were recorded (None: since `created_at`); reads
     with an earlier `known_at` see the names it had then (graph/cypher/lifecycle.py)."""
+    archived_at: datetime | None = None
+    """While `archived`: when a full integration sync stopped reporting it (CONTRACT §5)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,3 +240,60 @@ class MergeSuggestionRecord:
     status: str
     created_at: datetime
     decided_at: datetime | None
+
+
+def event_key(owner: str, event_id: str) -> str:
+    """The stored key of an event: event ids are unique per owner (a run's event id is its
+    run id, a sync's its sync id: CONTRACT §10)."""
+    return f"{owner}/{event_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class EventRecord:
+    """One link of a cause-and-effect chain (CONTRACT §8).
+
+    Attributes:
+        id: the event id (a run's is its run id, a sync's its sync id).
+        owner: the owner id.
+        kind: `run`, `message`, `curation`, `proposal`, `decision`, `action`, `sync`
+            or `commit`.
+        at: when it happened, aware UTC (a message's own timestamp; else commit time).
+        actor: who acted: a worker id (curation), `policy` (an automatic decision),
+            `rest` or `chat:<id>` (the person), `integration:<name>`, `committer`.
+        detail: the kind's own fields that are set (chat_id, run_id, message_id, role,
+            proposal_id, attribute, policy, decision, action, integration,
+            full_snapshot, entity_id, fact_id, target_id, suggestion_id).
+    """
+
+    id: str
+    owner: str
+    kind: str
+    at: datetime
+    actor: str | None
+    detail: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class EffectRecord:
+    """One thing a commit did, as reached from an event (CONTRACT §8 effects).
+
+    Attributes:
+        commit_id: the commit event that did it.
+        at: its commit time, aware UTC.
+        change: `wrote` (a row recorded), `ended` (a row retracted) or `changed` (an
+            entity archived, unarchived, merged or split off).
+        op: what it was: created, remainder, restored (wrote); superseded, coalesced,
+            invalidated, retracted, moved (ended); archived, unarchived, merged, split
+            (changed).
+        cause_id: the decision, action or sync the commit did it for.
+        entity_id: the row's entity, or the entity changed.
+        fact: the row (None for an entity change).
+    """
+
+    commit_id: str
+    at: datetime
+    change: str
+    op: str
+    cause_id: str
+    entity_id: str
+    fact: FactRecord | None

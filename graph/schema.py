@@ -53,6 +53,9 @@ STATEMENTS: tuple[str, ...] = (
     "CREATE INDEX entity_owner_kind IF NOT EXISTS FOR (e:Entity) ON (e.owner, e.kind)",
     "CREATE INDEX entity_owner IF NOT EXISTS FOR (e:Entity) ON (e.owner)",
     "CREATE INDEX run_status IF NOT EXISTS FOR (r:Run) ON (r.status, r.created_at)",
+    # Cause and effect (graph/cypher/events.py): events by owner + id; erasure by owner.
+    "CREATE CONSTRAINT event_key IF NOT EXISTS FOR (v:Event) REQUIRE v.key IS UNIQUE",
+    "CREATE INDEX event_owner IF NOT EXISTS FOR (v:Event) ON (v.owner)",
     # Group sharing, resolved per read (graph/scope.py SHARED_ENTITY_IDS).
     "CREATE INDEX membership_member IF NOT EXISTS FOR (m:Membership) ON (m.member)",
     "CREATE INDEX share_group IF NOT EXISTS FOR (s:Share) ON (s.group_id)",

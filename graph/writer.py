@@ -18,6 +18,7 @@ from neo4j import Driver, ManagedTransaction
 from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
 from graph.access_writes import AccessWrites
+from graph.audit_writes import AuditWrites
 from graph.cypher import access as ac
 from graph.cypher import entities as ec
 from graph.cypher import facts as fc
@@ -40,7 +41,7 @@ T = TypeVar("T")
 TICK = timedelta(microseconds=1)
 
 
-class WriteTx(ReviewWrites, AccessWrites, ErasureWrites):
+class WriteTx(ReviewWrites, AccessWrites, ErasureWrites, AuditWrites):
     """Write primitives inside one transaction. Every query is scoped by `owner`."""
 
     def __init__(self, tx: ManagedTransaction):

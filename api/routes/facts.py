@@ -48,7 +48,7 @@ def assert_fact(
     )
     result = committer.assert_fact(owner, assertion)
     return FactCreated(fact=FactPublic.of(result.fact), effect=result.effect,  # type: ignore[arg-type]
-                       superseded=list(result.superseded))
+                       superseded=list(result.superseded), event_id=result.event_id)
 
 
 @router.get("/entities/{entity_id}/facts", response_model=FactList)
@@ -100,4 +100,5 @@ def delete_fact(
     return FactDeleted(
         retracted=list(result.retracted),
         fact=None if result.fact is None else FactPublic.of(result.fact),
+        event_id=result.event_id,
     )

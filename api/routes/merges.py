@@ -24,7 +24,8 @@ Id = Annotated[str, Path(min_length=1, max_length=200)]
 
 def _out(result: MergeResult) -> dict[str, object]:
     return {"entity": EntityPublic.of(result.survivor), "merged": EntityPublic.of(result.loser),
-            "moved": result.moved, "conflicts": list(result.conflicts)}
+            "moved": result.moved, "conflicts": list(result.conflicts),
+            "event_id": result.event_id}
 
 
 @router.get("/merge-suggestions", response_model=MergeSuggestionList)

@@ -34,6 +34,9 @@ class NewValue:
         value_norm: see `committer.rules.normalize.value_norm`.
         cardinality: "one" or "many".
         provenance: stored on the rows this value produces.
+        status: the status its row takes where the assertion's own end stands (a row
+            moved by a merge or split keeps its `superseded` or `invalidated`); rule 3
+            and coalescing decide it otherwise.
     """
 
     value: Scalar | None
@@ -41,6 +44,7 @@ class NewValue:
     value_norm: str
     cardinality: str
     provenance: Provenance
+    status: str = "active"
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +135,6 @@ def plan_assert(
     valid_from: datetime,
     valid_to: datetime,
     rows: Sequence[FactRecord],
-    closed_status: str = "active",
 ) -> Plan:
     """Plan an assertion N against the current rows of its (entity, attribute).
 
@@ -140,9 +143,6 @@ def plan_assert(
         valid_from: N's start, aware UTC (the caller defaults it to the commit time).
         valid_to: N's end, aware UTC, `FAR_FUTURE` when open.
         rows: every current row of the (entity, attribute), any value.
-        closed_status: the status of N's row when N's own end closes it: `active` for
-            an assertion; a row moved by a merge (CONTRACT §5) keeps its own
-            (`superseded`, `invalidated`), as a row recorded again does.
 
     Returns:
         The plan. Rules, in CONTRACT §2.1 order of effect: rule 3 (late knowledge)
@@ -162,7 +162,7 @@ def plan_assert(
     others = [r for r in rows if r.value_norm != new.value_norm] if one else []
 
     # Rule 3: an older fact arriving late never overrides newer knowledge.
-    end, end_status = valid_to, "active" if valid_to >= FAR_FUTURE else closed_status
+    end, end_status = valid_to, "active" if valid_to >= FAR_FUTURE else new.status
     if valid_to >= FAR_FUTURE:
         later = [r.valid_from for r in (rows if one else same) if r.valid_from > valid_from]
         if later:

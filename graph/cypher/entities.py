@@ -146,4 +146,5 @@ def entity_from_record(node: Any) -> EntityRecord:
         created_at=from_store(node["created_at"]),
         merged_at=None if node.get("merged_at") is None else from_store(node["merged_at"]),
         names_since=None if node.get("names_since") is None else from_store(node["names_since"]),
+        archived_at=None if node.get("archived_at") is None else from_store(node["archived_at"]),
     )

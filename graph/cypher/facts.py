@@ -262,11 +262,13 @@ SET k.id = c.id,
     k.reason = c.reason,
     k.confidence = c.confidence,
     k.run_id = c.run_id,
-    k.message_id = c.message_id
+    k.message_id = c.message_id,
+    k.event_id = c.event_id
 CREATE (k)-[:CORROBORATES]->(f)
 """
 """WRITE. $owner, $t, $items (maps: id, fact_id, valid_from, valid_to, source, evidence,
-reason, confidence, run_id, message_id). CONTRACT §2.1 rule 1: a duplicate writes no
+reason, confidence, run_id, message_id, event_id: the decision, action or sync it was
+asserted for, CONTRACT §8). CONTRACT §2.1 rule 1: a duplicate writes no
 new row; the assertion is linked to the row that covers it, with its own provenance."""
 
 CORROBORATIONS = """

@@ -43,6 +43,8 @@ WRITES: dict[tuple[str, str], tuple[str, Any]] = {
     ("POST", "/v1/groups/{group_id}/shares"): ("write", {"entity_id": "{other_entity_id}"}),
     ("DELETE", "/v1/groups/{group_id}/shares/{entity_id}"): ("write", None),
     ("DELETE", "/v1/owners/me"): ("admin", None),
+    ("POST", "/v1/entities/{entity_id}/split"): ("curate", {"fact_ids": ["{fact_id}"], "name": "Bo"}),
+    ("POST", "/v1/syncs"): ("write", {"id": "sync-1", "integration": "crm", "observations": []}),
 }
 """Route -> (the scope it needs, a body that would succeed). Ids in braces are filled
 from the seeded store (`seed`)."""

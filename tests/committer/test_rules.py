@@ -74,13 +74,14 @@ def fact(
     )
 
 
-def new(value: str, cardinality: str = "one") -> NewValue:
+def new(value: str, cardinality: str = "one", status: str = "active") -> NewValue:
     return NewValue(
         value=value,
         object_id=None,
         value_norm=value_norm(value, None),
         cardinality=cardinality,
         provenance={"source": "user_stated", "evidence": "new"},
+        status=status,
     )
 
 
@@ -447,8 +448,8 @@ def test_plan_assert_agrees_with_oracle(
 def test_a_moved_row_keeps_its_status_where_its_own_end_closes_it(
     rows: list[RowT], window: tuple[int, int | None], expected: list[SpecT]
 ) -> None:
-    """`closed_status` (a row moved by a merge, CONTRACT §5) is the new row's status when
+    """`NewValue.status` (a row moved by a merge, CONTRACT §5) is the new row's status when
     its own closed end ends it, as for a row recorded again; otherwise the rules decide."""
-    plan = plan_assert(new("Paris"), m(window[0]), m(window[1]), [fact(r) for r in rows],
-                       closed_status="superseded")
+    plan = plan_assert(new("Paris", status="superseded"), m(window[0]), m(window[1]),
+                       [fact(r) for r in rows])
     assert specs(plan) == expected
