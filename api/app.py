@@ -14,11 +14,12 @@ from neo4j import Driver
 from api import errors, prefetch
 from api.deps import PrincipalDep, TokenCache
 from api.limits import BodyLimit
-from api.routes import access, entities, facts, merges, notifications, proposals, runs
+from api.routes import access, entities, facts, merges, notifications, proposals, runs, search
 from api.routes import prefetch as prefetch_route
 from api.settings import Settings
 from committer.apply import Committer
 from curator.worker import CuratorWorker
+from graph.embedding import build_embedder, warm
 from graph.reader import Reader
 from graph.schema import ensure_schema
 from graph.time import utcnow
@@ -34,13 +35,16 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         driver: a driver to a running Neo4j (the caller owns and closes it).
 
     Returns:
-        The app. On start-up it creates the schema idempotently and, unless
+        The app. On start-up it creates the schema idempotently, loads the embedder
+        (`WORLDSTATE_EMBEDDER`, graph/embedding.py) and, unless
         `WORLDSTATE_CURATOR_IN_PROCESS=false`, starts a curator worker thread.
     """
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        ensure_schema(driver, settings.neo4j_database)
+        ensure_schema(driver, settings.neo4j_database,
+                      vector_dimensions=settings.vector_dimensions)
+        warm(app.state.embedder)
         _warm_up(app.state.prefetch_reader)
         worker = CuratorWorker.from_settings(app.state.committer, settings, app.state.reader)
         if settings.curator_in_process:
@@ -58,7 +62,8 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
     app.state.reader = Reader(driver, settings.neo4j_database)
     app.state.prefetch_reader = Reader(driver, settings.neo4j_database, retry=False,
                                        timeout=settings.prefetch_deadline_ms / 1000)
-    app.state.committer = Committer(driver, settings.neo4j_database)
+    app.state.embedder = build_embedder(settings)
+    app.state.committer = Committer(driver, settings.neo4j_database, app.state.embedder)
     app.state.token_cache = TokenCache(app.state.reader)
     app.state.prefetch_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="prefetch")
     errors.install(app)
@@ -77,7 +82,7 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         return JSONResponse({"owner": principal.owner, "scopes": sorted(principal.scopes)})
 
     for module in (entities, facts, runs, prefetch_route, access, proposals, notifications,
-                   merges):
+                   merges, search):
         app.include_router(module.router)
     return app
 

@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from api import commands
+from api.embedding_commands import embeddings_app
 from api.settings import Settings
 from graph.neo4j_local import (
     LocalNeo4j,
@@ -135,3 +136,4 @@ app.command("serve")(commands.serve)
 app.command("curator")(commands.curator)
 app.add_typer(commands.token_app, name="token")
 app.add_typer(commands.import_app, name="import")
+app.add_typer(embeddings_app, name="embeddings")

@@ -32,12 +32,13 @@ from graph.records import (
 )
 from graph.review_reads import ReviewReads
 from graph.scope import SHARED_ENTITY_IDS, Scope
+from graph.search_reads import SearchReads
 from graph.time import FAR_FUTURE, AsOf, from_store, utcnow
 
 T = TypeVar("T")
 
 
-class Reader(ReviewReads):
+class Reader(ReviewReads, SearchReads):
     """Read-only access to one owner's memory.
 
     Args:
