@@ -24,6 +24,8 @@ embeddings_app = typer.Typer(help="Search fields of fact rows (semantic recall).
 def embeddings_backfill(
     batch: Annotated[int, typer.Option(min=1, max=10_000, help="rows per transaction")] = (
         BACKFILL_BATCH),
+    owner: Annotated[list[str] | None, typer.Option(
+        help="only this owner (repeat for several); default every owner")] = None,
 ) -> None:
     """Embed every row that has no vector of the configured model (WORLDSTATE_EMBEDDER);
     with WORLDSTATE_EMBEDDER=none, set the full-text field only. Prints how many rows."""
@@ -31,7 +33,7 @@ def embeddings_backfill(
     embedder = build_embedder(settings)
     with open_store(settings, start_local=False) as driver:
         try:
-            done = backfill(driver, settings.neo4j_database, embedder, batch)
+            done = backfill(driver, settings.neo4j_database, embedder, batch, owner or None)
         except EmbedderUnavailable as exc:
             typer.echo(f"error: {exc} (rows done so far are kept; run it again)", err=True)
             raise typer.Exit(1) from exc

@@ -62,7 +62,7 @@ def _embed(embedder: Embedder | None, texts: list[str]) -> list[list[float]] | N
 
 
 def backfill(driver: Driver, database: str | None, embedder: Embedder | None,
-             batch: int = BACKFILL_BATCH) -> int:
+             batch: int = BACKFILL_BATCH, owners: Sequence[str] | None = None) -> int:
     """Give every row of every owner its search text and, with an embedder, a vector of
     the embedder's model (rows written before an embedder was configured, rows whose
     commit found the embedder down, rows embedded by another model).
@@ -74,6 +74,7 @@ def backfill(driver: Driver, database: str | None, embedder: Embedder | None,
         database: the Neo4j database, or None for the default.
         embedder: the process's embedder, or None to set texts only.
         batch: rows per transaction.
+        owners: only these owners (default every owner).
 
     Returns:
         How many rows were updated.
@@ -84,7 +85,8 @@ def backfill(driver: Driver, database: str | None, embedder: Embedder | None,
     writer = Writer(driver, database)
     model = embedder.model if embedder is not None else None
     done = 0
-    for owner in writer.transaction(lambda w: w.owner_ids()):
+    chosen = list(owners) if owners is not None else writer.transaction(lambda w: w.owner_ids())
+    for owner in chosen:
         while True:
             count = writer.transaction(lambda w, o=owner: _backfill_batch(w, o, embedder, model,
                                                                            batch))

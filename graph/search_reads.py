@@ -6,10 +6,12 @@ indexes hold every owner's rows, so each read checks the as-of point and the sco
 
 * semantic: the `k` nearest rows of the whole index are fetched first (over-fetched,
   `ANN_FACTOR` times what is asked, at least `ANN_MIN`). When fewer than asked survive
-  the filter while the index had more to give, the caller's own rows are ranked exactly
-  instead (`vector.similarity.cosine` over the rows the scope sees at the as-of point,
-  an index seek on the owner): other owners' rows can push the caller's out of any
-  fixed `k`, never out of the exact ranking.
+  the filter, the caller's own rows are ranked exactly instead (`vector.similarity.
+  cosine` over the rows the scope sees at the as-of point, an index seek on the owner):
+  other owners' rows can push the caller's out of any fixed `k`, never out of the exact
+  ranking. (Whether the index "had more to give" cannot be told: HNSW may return fewer
+  than `k` nodes from an index holding more.) When enough survive, they are the
+  caller's best rows up to the index's approximation.
 * full-text: the Lucene query itself is narrowed to the caller's owner and shared
   entities, so other owners' rows never fill the result; it is then exact.
 """
@@ -130,12 +132,9 @@ class SearchReads:
         base = {"vector": vector, "model": model, "valid_at": as_of.valid_at,
                 "known_at": as_of.known_at, **params(scope)}
         k = min(max(limit * ANN_FACTOR, ANN_MIN), ANN_MAX)
-        row = self._rows(sc.SEMANTIC_NEAREST, k=k, **base)[0]
-        items = row["items"]
-        if len(items) >= limit or row["fetched"] < k:
-            hits = [_hit(i["row"], i["e"], i["score"], as_of) for i in items]
-            hits.sort(key=lambda h: (-h.score, h.fact.id))
-            return hits[:limit], "index"
+        rows = self._rows(sc.SEMANTIC_NEAREST, k=k, **base)
+        if len(rows) >= limit:
+            return [_hit(r["row"], r["e"], r["score"], as_of) for r in rows[:limit]], "index"
         rows = self._rows(sc.SEMANTIC_EXACT, k=limit, **base)
         return [_hit(r["row"], r["e"], r["score"], as_of) for r in rows], "exact"
 

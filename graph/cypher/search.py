@@ -24,22 +24,16 @@ _AS_OF = """f.recorded_at <= $known_at AND f.retracted_at > $known_at
   AND f.valid_from <= $valid_at AND f.valid_to > $valid_at"""
 
 SEMANTIC_NEAREST = """
-CALL db.index.vector.queryNodes('fact_embedding', $k, $vector) YIELD node, score
-WITH collect({f: node, score: score}) AS hits
-CALL (hits) {
-  UNWIND hits AS hit
-  WITH hit.f AS f, hit.score AS score
-  WHERE f.embedding_model = $model AND """ + _AS_OF + """
-    AND """ + FACT_VISIBLE + """
-  MATCH (e:Entity {id: f.entity_id})
-  RETURN collect({row: """ + _ROW + """, e: e, score: score}) AS items
-}
-RETURN size(hits) AS fetched, items
+CALL db.index.vector.queryNodes('fact_embedding', $k, $vector) YIELD node AS f, score
+WHERE f.embedding_model = $model AND """ + _AS_OF + """
+  AND """ + FACT_VISIBLE + """
+MATCH (e:Entity {id: f.entity_id})
+RETURN """ + _ROW + """ AS row, e, score
+ORDER BY score DESC, row.id
 """
-"""READ. $vector, $k, $model, $known_at, $valid_at, **scope params -> fetched (how many
-nodes the index gave: fewer than $k means it holds no more), items (list of {row, e,
-score}): of the $k nearest rows of every owner, those the scope sees at the as-of point,
-embedded by $model, best first. One row always."""
+"""READ. $vector, $k, $model, $known_at, $valid_at, **scope params -> row, e, score: of the
+(about) $k nearest rows of every owner that the index gives (HNSW is approximate: it may
+give fewer), those the scope sees at the as-of point, embedded by $model, best first."""
 
 SEMANTIC_EXACT = """
 CALL () {
