@@ -135,22 +135,30 @@ def search(reader: Reader, embedder: Embedder | None, scope: Scope, q: str, as_o
         as_of: the point on both axes (CONTRACT §2).
         limit: how many results.
 
+    The query is embedded first (outside any transaction); both lists are then read in
+    one READ transaction, so they see the same store state.
+
     Raises:
         StoreUnavailable: Neo4j could not be reached.
     """
     n = candidates(limit)
-    fulltext = reader.fulltext(scope, q, as_of, n)
-    ranks = fulltext_ranks(q, fulltext)
+    vector, failure = None, None
+    if embedder is not None:
+        try:
+            vector = embedder.embed([q])[0]
+        except EmbedderUnavailable as exc:
+            failure = exc
+    with reader.snapshot() as snap:  # both lists from one consistent view
+        fulltext = snap.fulltext(scope, q, as_of, n)
+        semantic = (snap.semantic(scope, vector, embedder.model, as_of, n)[0]
+                    if vector is not None and embedder is not None else [])
+    fused = fuse(semantic, fulltext, limit, fulltext_ranks(q, fulltext))
     if embedder is None:
-        return Outcome(fuse([], fulltext, limit, ranks), "fulltext", False,
+        return Outcome(fused, "fulltext", False,
                        "No embedder is configured (WORLDSTATE_EMBEDDER=none): "
                        "full-text results only.", None)
-    try:
-        vector = embedder.embed([q])[0]
-    except EmbedderUnavailable as exc:
-        return Outcome(fuse([], fulltext, limit, ranks), "fulltext", True,
-                       f"Semantic recall is unavailable right now ({exc}): "
+    if failure is not None:
+        return Outcome(fused, "fulltext", True,
+                       f"Semantic recall is unavailable right now ({failure}): "
                        "full-text results only.", embedder.model)
-    semantic, _ = reader.semantic(scope, vector, embedder.model, as_of, n)
-    return Outcome(fuse(semantic, fulltext, limit, ranks), "hybrid", False, None,
-                   embedder.model)
+    return Outcome(fused, "hybrid", False, None, embedder.model)
