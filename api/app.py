@@ -26,6 +26,7 @@ from api.routes import (
     proposals,
     pull,
     runs,
+    search,
     splits,
     syncs,
 )
@@ -33,6 +34,7 @@ from api.routes import prefetch as prefetch_route
 from api.settings import Settings
 from committer.apply import Committer
 from curator.worker import CuratorWorker
+from graph.embedding import build_embedder, warm
 from graph.reader import Reader
 from graph.schema import ensure_schema
 from graph.time import utcnow
@@ -48,13 +50,16 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         driver: a driver to a running Neo4j (the caller owns and closes it).
 
     Returns:
-        The app. On start-up it creates the schema idempotently and, unless
+        The app. On start-up it creates the schema idempotently, loads the embedder
+        (`WORLDSTATE_EMBEDDER`, graph/embedding.py) and, unless
         `WORLDSTATE_CURATOR_IN_PROCESS=false`, starts a curator worker thread.
     """
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        ensure_schema(driver, settings.neo4j_database)
+        ensure_schema(driver, settings.neo4j_database,
+                      vector_dimensions=settings.vector_dimensions)
+        warm(app.state.embedder)
         _warm_up(app.state.prefetch_reader)
         worker = CuratorWorker.from_settings(app.state.committer, settings, app.state.reader)
         if settings.curator_in_process:
@@ -72,7 +77,8 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
     app.state.reader = Reader(driver, settings.neo4j_database)
     app.state.prefetch_reader = Reader(driver, settings.neo4j_database, retry=False,
                                        timeout=settings.prefetch_deadline_ms / 1000)
-    app.state.committer = Committer(driver, settings.neo4j_database)
+    app.state.embedder = build_embedder(settings)
+    app.state.committer = Committer(driver, settings.neo4j_database, app.state.embedder)
     app.state.token_cache = TokenCache(app.state.reader)
     app.state.prefetch_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="prefetch")
     errors.install(app)
@@ -90,8 +96,8 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         """The caller as its token says: `{owner, scopes}` (any valid token)."""
         return JSONResponse({"owner": principal.owner, "scopes": sorted(principal.scopes)})
 
-    for module in (entities, facts, pull, runs, syncs, prefetch_route, access, proposals,
-                   notifications, merges, splits, groups, audit, owners):
+    for module in (entities, facts, pull, search, runs, syncs, prefetch_route, access,
+                   proposals, notifications, merges, splits, groups, audit, owners):
         app.include_router(module.router)
     return app
 

@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from api import commands, mcp_command
+from api.embedding_commands import embeddings_app
 from api.settings import Settings
 from graph.neo4j_local import (
     LocalNeo4j,
@@ -137,3 +138,4 @@ app.command("mcp")(mcp_command.mcp)
 app.add_typer(commands.token_app, name="token")
 app.add_typer(commands.import_app, name="import")
 app.add_typer(commands.owner_app, name="owner")
+app.add_typer(embeddings_app, name="embeddings")

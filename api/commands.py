@@ -23,6 +23,7 @@ from neo4j import Driver
 from api.settings import Settings
 from committer.apply import Committer
 from graph.driver import connect
+from graph.embedding import build_embedder, warm
 from graph.errors import NotFound, WorldstateError
 from graph.neo4j_local import LocalNeo4jError, Neo4jLocalSettings, find_running, start, stop
 from graph.reader import Reader
@@ -68,7 +69,8 @@ def open_store(settings: Settings, *, start_local: bool) -> Iterator[Driver]:
             typer.echo(f"Neo4j ready at {running.uri}", err=True)
         driver = connect(running.uri)
     try:
-        ensure_schema(driver, settings.neo4j_database)
+        ensure_schema(driver, settings.neo4j_database,
+                      vector_dimensions=settings.vector_dimensions)
         yield driver
     finally:
         driver.close()
@@ -103,8 +105,11 @@ def curator(
 
     settings = Settings()
     with open_store(settings, start_local=False) as driver:
-        worker = CuratorWorker.from_settings(Committer(driver, settings.neo4j_database), settings,
-                                             Reader(driver, settings.neo4j_database))
+        embedder = build_embedder(settings)
+        warm(embedder)  # before the first claim: a run's lease must not pay for loading it
+        worker = CuratorWorker.from_settings(
+            Committer(driver, settings.neo4j_database, embedder), settings,
+            Reader(driver, settings.neo4j_database))
         if once:
             typer.echo(f"curated {worker.drain()} runs")
             return

@@ -26,6 +26,7 @@ from committer.proposals import Assertion, Reviewed
 from committer.review import record_run
 from committer.rules.plan import Predecessor, plan_end, plan_retract
 from committer.trail import Trail
+from graph.embedding import Embedder
 from graph.errors import Conflict, InvalidInput
 from graph.names import token_hash
 from graph.records import (
@@ -84,10 +85,14 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands)
     Args:
         driver: a connected neo4j driver.
         database: the Neo4j database, or None for the default.
+        embedder: embeds each new row in the transaction that writes it (CONTRACT §6
+            semantic recall; committer/search_index.py), or None: rows get their search
+            text only.
     """
 
-    def __init__(self, driver: Driver, database: str | None = None):
-        self._writer = Writer(driver, database)
+    def __init__(self, driver: Driver, database: str | None = None,
+                 embedder: Embedder | None = None):
+        self._writer = Writer(driver, database, embedder)
 
     # --- owners, entities, tokens --------------------------------------------------------
 

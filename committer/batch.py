@@ -16,6 +16,7 @@ from typing import Any
 from committer.proposals import Assertion, Provenance
 from committer.rules.normalize import value_norm
 from committer.rules.plan import NewValue, Plan, RowSpec, plan_assert
+from committer.search_index import index_new_rows
 from committer.trail import Trail
 from graph import attributes as registry
 from graph.errors import InvalidInput
@@ -197,11 +198,13 @@ class Batch:
                                     "object_id": a.object_id})
 
     def flush(self) -> None:
-        """Write everything queued: new rows first, then `retracted_at` on the ended ones,
-        then the corroborations of duplicates and the cause-and-effect record (§8), then
-        clear suppressions of what was asserted (CONTRACT §3) and record conflict
-        notifications (§2.1 rule 5)."""
+        """Write everything queued: new rows first (with their search text and vector,
+        committer/search_index.py), then `retracted_at` on the ended ones, then the
+        corroborations of duplicates and the cause-and-effect record (§8), then clear
+        suppressions of what was asserted (CONTRACT §3) and record conflict notifications
+        (§2.1 rule 5)."""
         self.w.create(self.owner, self._creates, self.t)
+        index_new_rows(self.w, self.owner, self._creates)
         self.w.retract(self.owner, self._retracts, self.t)
         self.w.corroborate(self.owner, self._corroborations, self.t)
         self.trail.flush()

@@ -10,9 +10,17 @@ from __future__ import annotations
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from graph.embedding import EmbeddingSettings
 
-class CuratorSettings(BaseSettings):
-    """Curator configuration read from the environment when a process starts."""
+
+# BaseSettings named again (already a base of EmbeddingSettings) so ruff sees a pydantic
+# model and does not take its list defaults for shared mutable class attributes.
+class CuratorSettings(EmbeddingSettings, BaseSettings):
+    """Curator configuration read from the environment when a process starts.
+
+    Extends `EmbeddingSettings` (WORLDSTATE_EMBEDDER, WORLDSTATE_EMBEDDING_*): the
+    committer a curator drives embeds the rows it writes.
+    """
 
     model_config = SettingsConfigDict(env_prefix="WORLDSTATE_", extra="ignore")
 

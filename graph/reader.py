@@ -38,12 +38,13 @@ from graph.records import (
 )
 from graph.review_reads import ReviewReads
 from graph.scope import SHARED_ENTITY_IDS, Scope, params
+from graph.search_reads import SearchReads
 from graph.time import FAR_FUTURE, AsOf, from_store, utcnow
 
 T = TypeVar("T")
 
 
-class Reader(ReviewReads, AccessReads, LifecycleReads, PullReads, AuditReads):
+class Reader(ReviewReads, AccessReads, LifecycleReads, PullReads, AuditReads, SearchReads):
     """Read-only access to one owner's memory (and what is shared with it).
 
     Args:

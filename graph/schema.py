@@ -1,8 +1,13 @@
-"""The schema, created idempotently at start-up (constraints and range indexes)."""
+"""The schema, created idempotently at start-up (constraints, range, vector and full-text
+indexes)."""
 
 from __future__ import annotations
 
+import logging
+
 from neo4j import Driver
+
+log = logging.getLogger("worldstate.schema")
 
 STATEMENTS: tuple[str, ...] = (
     "CREATE CONSTRAINT owner_id IF NOT EXISTS FOR (o:Owner) REQUIRE o.id IS UNIQUE",
@@ -74,16 +79,55 @@ STATEMENTS: tuple[str, ...] = (
     "CREATE INDEX membership_owner IF NOT EXISTS FOR (m:Membership) ON (m.owner)",
     "CREATE INDEX group_owner IF NOT EXISTS FOR (g:Group) ON (g.owner)",
     "CREATE INDEX event_owner IF NOT EXISTS FOR (v:Event) ON (v.owner)",
+    # Search (graph/cypher/search.py): an owner's rows as of a point (the exact semantic
+    # ranking and the backfill), and the full-text index over each row's text, with its
+    # owner and entity so a query can be narrowed to what the caller may see; accents
+    # folded ("Zurich" finds "Zürich"), English stop words dropped.
+    (
+        "CREATE INDEX fact_owner_asof IF NOT EXISTS "
+        "FOR (f:Fact) ON (f.owner, f.retracted_at, f.valid_to)"
+    ),
+    (
+        "CREATE FULLTEXT INDEX fact_text IF NOT EXISTS "
+        "FOR (f:Fact) ON EACH [f.search_text, f.owner, f.entity_id] "
+        "OPTIONS {indexConfig: {`fulltext.analyzer`: 'standard-folding'}}"
+    ),
 )
 
+VECTOR_INDEX = """
+CREATE VECTOR INDEX fact_embedding IF NOT EXISTS FOR (f:Fact) ON f.embedding
+OPTIONS {indexConfig: {`vector.dimensions`: $dimensions,
+                       `vector.similarity_function`: 'cosine',
+                       `vector.quantization.enabled`: false}}
+"""
+"""The vector index over fact rows' embeddings (cosine; unquantized, so its scores equal
+`vector.similarity.cosine` on the stored vectors). $dimensions: the embedder's size."""
 
-def ensure_schema(driver: Driver, database: str | None = None) -> None:
+VECTOR_INDEX_SIZE = """
+SHOW VECTOR INDEXES YIELD name, options
+WHERE name = 'fact_embedding'
+RETURN options.indexConfig.`vector.dimensions` AS dimensions
+"""
+
+
+def ensure_schema(driver: Driver, database: str | None = None, *,
+                  vector_dimensions: int = 384) -> None:
     """Create every constraint and index if missing, then wait for the indexes to come online.
 
     Args:
         driver: a connected driver.
         database: the Neo4j database, or None for the server's default.
+        vector_dimensions: the embedder's vector size (graph.embedding.EmbeddingSettings.
+            vector_dimensions; 384 for the local model). A vector index of another size
+            (the embedder was changed) is dropped and created again at this size: vectors
+            are derived data, and `worldstate embeddings backfill` embeds the rows again.
     """
     for statement in STATEMENTS:
         driver.execute_query(statement, database_=database)
+    found = driver.execute_query(VECTOR_INDEX_SIZE, database_=database).records
+    if found and found[0]["dimensions"] != vector_dimensions:
+        log.warning("vector index fact_embedding has %s dimensions, the embedder %s: "
+                    "recreating it", found[0]["dimensions"], vector_dimensions)
+        driver.execute_query("DROP INDEX fact_embedding IF EXISTS", database_=database)
+    driver.execute_query(VECTOR_INDEX, dimensions=vector_dimensions, database_=database)
     driver.execute_query("CALL db.awaitIndexes(300)", database_=database)

@@ -23,6 +23,7 @@ from graph.cypher import access as ac
 from graph.cypher import entities as ec
 from graph.cypher import facts as fc
 from graph.cypher import runs as rc
+from graph.embedding import Embedder
 from graph.erasure_writes import ErasureWrites
 from graph.errors import Conflict, NotFound, StoreUnavailable
 from graph.records import (
@@ -35,17 +36,23 @@ from graph.records import (
 )
 from graph.review_writes import ReviewWrites
 from graph.scope import params as own
+from graph.search_writes import SearchWrites
 from graph.time import FAR_FUTURE, epoch_parts, from_store
 
 T = TypeVar("T")
 TICK = timedelta(microseconds=1)
 
 
-class WriteTx(ReviewWrites, AccessWrites, ErasureWrites, AuditWrites):
-    """Write primitives inside one transaction. Every query is scoped by `owner`."""
+class WriteTx(ReviewWrites, AccessWrites, ErasureWrites, AuditWrites, SearchWrites):
+    """Write primitives inside one transaction. Every query is scoped by `owner`.
 
-    def __init__(self, tx: ManagedTransaction):
+    `embedder` is the process's embedder (or None), carried for the committer, which
+    embeds the rows it creates in the same transaction; graph code never calls it.
+    """
+
+    def __init__(self, tx: ManagedTransaction, embedder: Embedder | None = None):
         self._tx = tx
+        self.embedder = embedder
 
     def _run(self, query: str, **params: Any) -> list[Any]:
         return list(self._tx.run(query, params))
@@ -380,11 +387,14 @@ class Writer:
     Args:
         driver: a connected driver.
         database: the Neo4j database, or None for the default.
+        embedder: handed to every `WriteTx` (see there), or None for none.
     """
 
-    def __init__(self, driver: Driver, database: str | None = None):
+    def __init__(self, driver: Driver, database: str | None = None,
+                 embedder: Embedder | None = None):
         self._driver = driver
         self._database = database
+        self._embedder = embedder
 
     def transaction(self, work: Callable[[WriteTx], T]) -> T:
         """Run `work` in one write transaction and return its result.
@@ -397,7 +407,7 @@ class Writer:
         """
         try:
             with self._driver.session(database=self._database) as session:
-                return session.execute_write(lambda tx: work(WriteTx(tx)))
+                return session.execute_write(lambda tx: work(WriteTx(tx, self._embedder)))
         except (ServiceUnavailable, SessionExpired, OSError) as exc:
             raise StoreUnavailable(str(exc)) from exc
 

@@ -37,7 +37,7 @@ def server(neo4j_driver: Any) -> Iterator[str]:
     srv = uvicorn.Server(config)
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120  # start-up loads the local embedding model (~10-60 s)
     while not srv.started and time.monotonic() < deadline:
         time.sleep(0.05)
     yield f"http://127.0.0.1:{port}"

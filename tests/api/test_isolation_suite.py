@@ -93,6 +93,7 @@ CASES: dict[tuple[str, str], Case] = {
     ("GET", "/v1/merge-suggestions"): Case(memory=False, why="review by the person"),
     ("GET", "/v1/groups"): Case(memory=False, why="group membership, not memory"),
     ("GET", "/v1/lookup"): Case(memory=True, query={"name": "bob"}),
+    ("GET", "/v1/search"): Case(memory=True, query={"q": "bob"}),
     ("GET", "/v1/facts/{fact_id}/why"): Case(memory=True, shared=True),
     ("GET", "/v1/events/{event_id}/effects"): Case(
         memory=True, unshared="events are the owner's own: a member never reads the sharer's"),

@@ -103,7 +103,10 @@ class WorkerProcess:
 @contextlib.contextmanager
 def worker_process(neo4j_server: Any, log: Path, **settings: str) -> Iterator[WorkerProcess]:
     """Start `worldstate curator` with `WORLDSTATE_<NAME>` settings; kill it at the end."""
-    env = {**os.environ, "NEO4J_URI": neo4j_server.uri, "WORLDSTATE_CURATOR_POLL_SECONDS": "0.05"}
+    env = {**os.environ, "NEO4J_URI": neo4j_server.uri, "WORLDSTATE_CURATOR_POLL_SECONDS": "0.05",
+           # Claims and leases are under test, not search: spare each process the ~1 GB,
+           # 10-60 s load of the local embedding model.
+           "WORLDSTATE_EMBEDDER": "none"}
     if neo4j_server.auth:
         env |= {"NEO4J_USER": neo4j_server.auth[0], "NEO4J_PASSWORD": neo4j_server.auth[1]}
     env |= {f"WORLDSTATE_{k.upper()}": v for k, v in settings.items()}

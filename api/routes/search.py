@@ -1,0 +1,60 @@
+"""Semantic recall over facts: `GET /v1/search` (CONTRACT §6 "Pull", §10).
+
+A chat read route: it reads through `graph.reader` and embeds the query with the
+process's embedder (`graph.embedding`); it never imports the committer.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+
+from api import search as recall
+from api.deps import AsOfDep, ReaderDep, ScopeDep
+from api.schemas import EntityPublic, FactPublic
+from api.search_schemas import SearchItem, SearchOut
+from graph.errors import InvalidInput
+
+router = APIRouter(prefix="/v1", tags=["search"])
+
+MAX_QUERY_CHARS = 1_000
+"""Longest `q` (CONTRACT §9): longer is a 422 naming `q`."""
+
+
+@router.get("/search", response_model=SearchOut)
+def search(
+    request: Request,
+    scope: ScopeDep,
+    reader: ReaderDep,
+    as_of: AsOfDep,
+    q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS,
+                            description="what to recall, in words")],
+    limit: Annotated[int, Query(ge=1, le=100)] = 10,
+) -> SearchOut:
+    """Facts relevant to `q`, as of `(valid_at, known_at)` (both default to now).
+
+    Combines semantic similarity (the embedder's vectors) and full-text matches of the
+    words of `q`, fused by reciprocal rank fusion, ties by fact id (api/search.py).
+    Only rows visible at the as-of point (CONTRACT §2) that the chat's memory access lets
+    through (CONTRACT §7); never pending proposals (they are not facts).
+
+    Returns `{items: [{fact, entity, score, semantic_score, fulltext_score}], mode,
+    degraded, detail, embedder}`: `mode` is `hybrid`, or `fulltext` with `detail` saying
+    why (no embedder configured; or it failed, then `degraded` is true).
+    `chat_id`: the asking chat's memory access applies; `known_at` also sets which group
+    shares apply. Errors: 403 when the chat's memory access is `none`; 422 for a blank or too long `q`,
+    a `limit` outside 1-100, or a timestamp without an offset. Needs scope `read`.
+    """
+    if not q.strip():
+        raise InvalidInput("q", "must contain something to search for")
+    outcome = recall.search(reader, request.app.state.embedder, scope, q, as_of, limit)
+    return SearchOut(
+        items=[SearchItem(fact=FactPublic.of(f.fact), entity=EntityPublic.of(f.entity),
+                          score=f.score, semantic_score=f.semantic, fulltext_score=f.fulltext)
+               for f in outcome.items],
+        mode=outcome.mode,  # type: ignore[arg-type]
+        degraded=outcome.degraded,
+        detail=outcome.detail,
+        embedder=outcome.model,
+    )

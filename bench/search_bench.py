@@ -1,0 +1,228 @@
+"""Search benchmark: what the local embedder costs, and the vector index's over-fetch
+against the exact ranking of the caller's rows, in a store crowded by other owners.
+
+Prints medians and p99s (ms) beside a floor measured in the same run (a `RETURN 1` round
+trip for reads; a commit without an embedder for writes), the embedder's load time and
+the RSS of this process once the model is loaded.
+
+Usage (uses NEO4J_URI, else starts a local Neo4j in a temporary directory):
+
+    .venv/bin/python bench/search_bench.py [--owners 50] [--rows 1000] [--big 5000]
+
+The store: `--owners` other owners with `--rows` rows each (the crowd), one caller with
+100 rows and one with `--big` rows. Rows are "<name> <attribute> <value>" texts; to load
+tens of thousands of rows quickly, the real model embeds a pool of 400 distinct texts and
+each row takes a pool vector plus small noise (so no two are equal: HNSW degrades on
+duplicates). Queries are 30 questions embedded by the real model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import resource
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from neo4j import Driver
+
+from api.search import search
+from committer.apply import Committer
+from committer.proposals import Assertion, Provenance
+from graph.cypher import search as sc
+from graph.driver import connect
+from graph.embedding import LocalEmbedder, fact_text
+from graph.reader import Reader
+from graph.schema import ensure_schema
+from graph.scope import Scope, params
+from graph.time import FAR_FUTURE, AsOf
+
+T0 = datetime(2024, 1, 1, tzinfo=UTC)
+NAMES = ["Ana", "Bruno", "Chen", "Dara", "Eli", "Farah", "Gus", "Hana", "Ivo", "Jun"]
+FACTS = [("location", ["Porto", "Lisbon", "Berlin", "Kyoto", "Lima", "Oslo", "Accra"]),
+         ("occupation", ["nurse", "carpenter", "teacher", "pilot", "chef", "lawyer"]),
+         ("likes", ["jazz music", "hiking", "chess", "sourdough baking", "cycling"]),
+         ("employer", ["Acme", "the city hospital", "a bakery", "the university"]),
+         ("pet", ["a cat called Miso", "a dog called Rex", "two goldfish"]),
+         ("favorite", ["green tea", "pistachio ice cream", "old films"])]
+QUESTIONS = ["where does {n} live", "what is {n}'s job", "what does {n} enjoy",
+             "who does {n} work for", "does {n} have a pet", "what is {n}'s favourite drink"]
+
+LOAD = """
+UNWIND $rows AS r
+CREATE (f:Fact)
+SET f.id = r.id, f.owner = r.owner, f.entity_id = r.entity_id, f.attribute = r.attribute,
+    f.value = r.value, f.value_norm = r.value, f.cardinality = 'many',
+    f.valid_from = $t0, f.valid_to = $far, f.recorded_at = $t0, f.retracted_at = $far,
+    f.status = 'active', f.source = 'user_edit', f.confidence = 1.0,
+    f.search_text = r.text, f.embedding_model = $model
+WITH f, r
+CALL db.create.setNodeVectorProperty(f, 'embedding', r.embedding)
+"""
+
+
+def timed(fn: Callable[[], object], n: int) -> list[float]:
+    """Run `fn` n times after 5 warm-ups; return latencies in ms."""
+    for _ in range(5):
+        fn()
+    out = []
+    for _ in range(n):
+        start = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - start) * 1000)
+    return out
+
+
+def p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+
+
+@contextmanager
+def neo4j() -> Iterator[Driver]:
+    """A driver to NEO4J_URI, else to a local Neo4j started for this run."""
+    uri = os.environ.get("NEO4J_URI")
+    if uri:
+        driver = connect(uri, os.environ.get("NEO4J_USER"), os.environ.get("NEO4J_PASSWORD"))
+        yield driver
+        driver.close()
+        return
+    from graph.neo4j_local import start, stop
+
+    with tempfile.TemporaryDirectory() as tmp:
+        local = start(Path(tmp) / "neo4j", heap="2g", page_cache_mb=1024, detach=False)
+        driver = connect(local.uri)
+        try:
+            yield driver
+        finally:
+            driver.close()
+            stop(local)
+
+
+def load_owner(driver: Driver, owner: str, rows: int, pool: list[tuple[str, list[float]]],
+               rng: random.Random) -> None:
+    """`rows` rows of `owner` over 50 entities, each a pool text's vector plus noise."""
+    driver.execute_query("MERGE (o:Owner {id: $owner})", owner=owner)
+    entities = [f"ent_{uuid.uuid4().hex[:24]}" for _ in range(50)]
+    driver.execute_query(
+        "UNWIND $ids AS id CREATE (e:Entity {id: id, owner: $owner, name: $names[toInteger("
+        "rand() * size($names))], kind: 'person', aliases: [], search_names: [], "
+        "archived: false, created_at: $t0})", ids=entities, owner=owner, names=NAMES, t0=T0)
+    batch = []
+    for _ in range(rows):
+        text, vector = rng.choice(pool)
+        noisy = [x + rng.gauss(0, 0.01) for x in vector]
+        batch.append({"id": f"fct_{uuid.uuid4().hex[:24]}", "owner": owner,
+                      "entity_id": rng.choice(entities), "attribute": text.split()[1],
+                      "value": text, "text": text, "embedding": noisy})
+        if len(batch) == 1000:
+            driver.execute_query(LOAD, rows=batch, t0=T0, far=FAR_FUTURE, model=LocalEmbedder.model)
+            batch = []
+    if batch:
+        driver.execute_query(LOAD, rows=batch, t0=T0, far=FAR_FUTURE, model=LocalEmbedder.model)
+
+
+def main() -> None:
+    """Load, measure, print."""
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--owners", type=int, default=50)
+    ap.add_argument("--rows", type=int, default=1000)
+    ap.add_argument("--big", type=int, default=5000)
+    ap.add_argument("--samples", type=int, default=60)
+    args = ap.parse_args()
+    rng = random.Random(7)
+
+    embedder = LocalEmbedder()
+    started = time.perf_counter()
+    embedder.warm()
+    print(f"embedder: loaded in {time.perf_counter() - started:.1f} s; process RSS "
+          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+    texts = [fact_text(n, a, v) for n in NAMES for a, vs in FACTS for v in vs][:400]
+    one = timed(lambda: embedder.embed(["where does Ana live"]), args.samples)
+    started = time.perf_counter()
+    vectors = embedder.embed(texts)
+    per_text = (time.perf_counter() - started) * 1000 / len(texts)
+    print(f"embed one query: median {statistics.median(one):.1f} ms, p99 {p99(one):.1f} ms; "
+          f"batch of {len(texts)}: {per_text:.2f} ms per text")
+    pool = list(zip(texts, vectors, strict=True))
+    questions = [q.format(n=n) for q in QUESTIONS for n in NAMES[:5]]
+    qvecs = embedder.embed(questions)
+
+    with neo4j() as driver:
+        ensure_schema(driver)
+        started = time.perf_counter()
+        for _ in range(args.owners):
+            load_owner(driver, f"bench-crowd-{uuid.uuid4().hex[:8]}", args.rows, pool, rng)
+        small, big = f"bench-small-{uuid.uuid4().hex[:8]}", f"bench-big-{uuid.uuid4().hex[:8]}"
+        load_owner(driver, small, 100, pool, rng)
+        load_owner(driver, big, args.big, pool, rng)
+        driver.execute_query("CALL db.awaitIndexes(600)")
+        print(f"store: {args.owners} owners x {args.rows} rows + callers of 100 and {args.big} "
+              f"rows, loaded in {time.perf_counter() - started:.0f} s")
+
+        reader = Reader(driver)
+        now = AsOf.at()
+        floor = timed(reader.ping, args.samples)
+        table = [("floor: RETURN 1", floor)]
+
+        def raw(query: str, owner: str, **extra: object) -> Callable[[], object]:
+            i = iter(range(10**9))
+
+            def run() -> object:
+                v = qvecs[next(i) % len(qvecs)]
+                return reader.run_query(query, vector=v, model=LocalEmbedder.model,
+                                        valid_at=now.valid_at, known_at=now.known_at,
+                                        **params(Scope(owner)), **extra)
+            return run
+
+        for owner, label in ((small, "100-row caller"), (big, f"{args.big}-row caller")):
+            for k in (100, 1000):
+                table.append((f"{label}: index top-{k} then filter",
+                              timed(raw(sc.SEMANTIC_NEAREST, owner, k=k), args.samples)))
+            table.append((f"{label}: exact ranking of own rows",
+                          timed(raw(sc.SEMANTIC_EXACT, owner, k=20), args.samples)))
+            hits = [len(r) for r in (raw(sc.SEMANTIC_NEAREST, owner, k=100)() for _ in range(30))]
+            print(f"{label}: rows of the caller among the index's top 100: median "
+                  f"{statistics.median(hits):.0f} (needs 20 for the index path)")
+            words = iter(range(10**9))
+            table.append((f"{label}: full-text", timed(
+                lambda o=owner, w=words: reader.fulltext(Scope(o), questions[next(w) % 30], now, 20),
+                args.samples)))
+            table.append((f"{label}: GET /v1/search core (embed + both lists + fuse)", timed(
+                lambda o=owner, w=words: search(reader, embedder, Scope(o), questions[next(w) % 30],
+                                       now, 10), args.samples)))
+
+        committer_plain, committer_embed = Committer(driver), Committer(driver, embedder=embedder)
+        owner = f"bench-commit-{uuid.uuid4().hex[:8]}"
+        entity = committer_plain.create_entity(owner, "Ana", "person").id
+        n = iter(range(10**9))
+
+        def commit(c: Committer) -> Callable[[], object]:
+            return lambda: c.assert_fact(owner, Assertion(
+                entity_id=entity, attribute="likes", value=f"jazz record number {next(n)}",
+                provenance=Provenance(source="user_edit")))
+
+        table.append(("commit one fact, no embedder (write floor)",
+                      timed(commit(committer_plain), args.samples)))
+        table.append(("commit one fact, embedded in its transaction",
+                      timed(commit(committer_embed), args.samples)))
+
+    print(f"\n{'what':62} {'median ms':>10} {'p99 ms':>8}")
+    for label, values in table:
+        print(f"{label:62} {statistics.median(values):10.2f} {p99(values):8.2f}")
+    print(f"process RSS (max): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,112 @@
+"""The search fields of the rows the committer writes (CONTRACT §6 semantic recall).
+
+`index_new_rows` runs in the transaction that creates the rows (`Batch.flush`): each new
+row gets its text ("<entity> <attribute> <value or object name>") for the full-text
+index and, when the process has an embedder, its vector, the commit's rows embedded in
+one batch. An embedder that fails does not fail the commit: the rows are written with
+their text and no vector, and `backfill` adds the vectors later. The read side never
+embeds a row; the prefetch path never embeds at all.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from neo4j import Driver
+
+from graph.embedding import Embedder, EmbedderUnavailable, fact_text
+from graph.writer import Writer, WriteTx
+
+log = logging.getLogger("worldstate.committer")
+
+BACKFILL_BATCH = 256
+"""Rows embedded and written per transaction by `backfill`."""
+
+
+def index_new_rows(w: WriteTx, owner: str, rows: Sequence[dict[str, Any]]) -> None:
+    """Set the search text and vector of rows just created in this transaction.
+
+    Args:
+        w: the open write transaction (its `embedder` is used, if any).
+        owner: the owner id.
+        rows: the created rows as `WriteTx.create` took them (id, entity_id, attribute,
+            value, object_id, ...).
+    """
+    if not rows:
+        return
+    ids = {r["entity_id"] for r in rows} | {r["object_id"] for r in rows if r.get("object_id")}
+    names = w.entity_names(owner, sorted(ids))
+    texts = [fact_text(names.get(r["entity_id"], ""), r["attribute"],
+                       names.get(r["object_id"], r["object_id"]) if r.get("object_id")
+                       else r["value"])
+             for r in rows]
+    vectors = _embed(w.embedder, texts)
+    model = w.embedder.model if w.embedder is not None and vectors is not None else None
+    w.index_rows(owner, [
+        {"id": r["id"], "text": text, "embedding": None if vectors is None else vectors[i]}
+        for i, (r, text) in enumerate(zip(rows, texts, strict=True))
+    ], model)
+
+
+def _embed(embedder: Embedder | None, texts: list[str]) -> list[list[float]] | None:
+    if embedder is None:
+        return None
+    try:
+        return embedder.embed(texts)
+    except EmbedderUnavailable as exc:
+        log.warning("rows written without vectors (%s); `worldstate embeddings backfill` "
+                    "adds them later", exc)
+        return None
+
+
+def backfill(driver: Driver, database: str | None, embedder: Embedder | None,
+             batch: int = BACKFILL_BATCH, owners: Sequence[str] | None = None) -> int:
+    """Give every row of every owner its search text and, with an embedder, a vector of
+    the embedder's model (rows written before an embedder was configured, rows whose
+    commit found the embedder down, rows embedded by another model).
+
+    One transaction per batch of one owner; safe to interrupt and run again.
+
+    Args:
+        driver: a connected driver.
+        database: the Neo4j database, or None for the default.
+        embedder: the process's embedder, or None to set texts only.
+        batch: rows per transaction.
+        owners: only these owners (default every owner).
+
+    Returns:
+        How many rows were updated.
+
+    Raises:
+        EmbedderUnavailable: the embedder failed (what was done so far is kept).
+    """
+    writer = Writer(driver, database)
+    model = embedder.model if embedder is not None else None
+    done = 0
+    chosen = list(owners) if owners is not None else writer.transaction(lambda w: w.owner_ids())
+    for owner in chosen:
+        while True:
+            count = writer.transaction(lambda w, o=owner: _backfill_batch(w, o, embedder, model,
+                                                                           batch))
+            done += count
+            if count < batch:
+                break
+    return done
+
+
+def _backfill_batch(w: WriteTx, owner: str, embedder: Embedder | None, model: str | None,
+                    batch: int) -> int:
+    rows = w.unindexed_rows(owner, model, batch)
+    if not rows:
+        return 0
+    texts = [fact_text(r["entity_name"] or "", r["attribute"],
+                       r["object_name"] if r["object_name"] is not None else r["value"])
+             for r in rows]
+    vectors = embedder.embed(texts) if embedder is not None else None
+    w.index_rows(owner, [
+        {"id": r["id"], "text": text, "embedding": None if vectors is None else vectors[i]}
+        for i, (r, text) in enumerate(zip(rows, texts, strict=True))
+    ], model)
+    return len(rows)

@@ -1,0 +1,124 @@
+"""Cypher for semantic and full-text recall over fact rows (CONTRACT §6 "Pull", §10 search).
+
+Each fact row carries `search_text` ("<entity> <attribute> <value>", graph.embedding.
+fact_text), and when an embedder ran, `embedding` (a float vector) with `embedding_model`
+(the id of the model that made it). Both are derived index data written once by the
+committer in the transaction that creates the row (or later by the backfill); no fact
+field is ever rewritten.
+
+Two indexes serve them (graph/schema.py): the vector index `fact_embedding` (cosine)
+and the full-text index `fact_text` over `search_text`, `owner` and `entity_id`. Both
+are global across owners, so every query below ANDs the as-of point (CONTRACT §2) and
+`FACT_VISIBLE` (graph/scope.py) after the index, and the reader checks completeness
+(graph/search_reads.py). Scores: the vector index and `vector.similarity.cosine` both
+answer (1 + cosine) / 2, in [0, 1]; full-text scores are Lucene's BM25.
+"""
+
+from __future__ import annotations
+
+from graph.cypher.facts import FACT_COLUMNS
+from graph.scope import FACT_VISIBLE
+
+_ROW = "f " + FACT_COLUMNS.replace("VAR", "f")
+_AS_OF = """f.recorded_at <= $known_at AND f.retracted_at > $known_at
+  AND f.valid_from <= $valid_at AND f.valid_to > $valid_at"""
+
+SEMANTIC_NEAREST = """
+CALL db.index.vector.queryNodes('fact_embedding', $k, $vector) YIELD node AS f, score
+WHERE f.embedding_model = $model AND """ + _AS_OF + """
+  AND """ + FACT_VISIBLE + """
+MATCH (e:Entity {id: f.entity_id})
+RETURN """ + _ROW + """ AS row, e, score
+ORDER BY score DESC, row.id
+"""
+"""READ. $vector, $k, $model, $known_at, $valid_at, **scope params -> row, e, score: of the
+(about) $k nearest rows of every owner that the index gives (HNSW is approximate: it may
+give fewer), those the scope sees at the as-of point, embedded by $model, best first."""
+
+SEMANTIC_EXACT = """
+CALL () {
+  MATCH (f:Fact)
+  USING INDEX f:Fact(owner, retracted_at, valid_to)
+  WHERE f.owner = $owner AND f.retracted_at > $known_at AND f.valid_to > $valid_at
+  RETURN f
+  UNION
+  UNWIND $shared AS eid
+  MATCH (f:Fact)
+  USING INDEX f:Fact(entity_id, retracted_at, valid_to)
+  WHERE f.entity_id = eid AND f.retracted_at > $known_at AND f.valid_to > $valid_at
+  RETURN f
+}
+WITH f
+WHERE f.embedding_model = $model AND """ + _AS_OF + """
+  AND """ + FACT_VISIBLE + """
+WITH f, vector.similarity.cosine(f.embedding, $vector) AS score
+ORDER BY score DESC, f.id
+LIMIT $k
+MATCH (e:Entity {id: f.entity_id})
+RETURN """ + _ROW + """ AS row, e, score
+ORDER BY score DESC, row.id
+"""
+"""READ. $vector, $k, $model, $known_at, $valid_at, **scope params -> row, e, score: the
+$k rows nearest to $vector among the rows the scope sees at the as-of point, computed
+exactly over them (no index approximation), best first, ties by id.
+
+PROFILE: NodeIndexSeekByRange on `fact_owner_asof` (owner = $owner, retracted_at >
+$known_at) for the owner's rows, and on `fact_entity_asof` for shared entities; cost
+grows with the caller's rows only, never with other owners'."""
+
+FULLTEXT = """
+CALL db.index.fulltext.queryNodes('fact_text', $lucene) YIELD node AS f, score
+WHERE """ + _AS_OF + """
+  AND """ + FACT_VISIBLE + """
+WITH f, score
+ORDER BY score DESC, f.id
+LIMIT $k
+MATCH (e:Entity {id: f.entity_id})
+RETURN """ + _ROW + """ AS row, e, score, f.search_text AS text
+ORDER BY score DESC, row.id
+"""
+"""READ. $lucene (Lucene syntax, built by graph.search_reads.lucene_query: the words of
+the search restricted to the caller's owner and shared entities), $k, $known_at,
+$valid_at, **scope params -> row, e, score, text (the row's search_text): the best $k
+full-text hits the scope sees at the as-of point, ties by id."""
+
+INDEX_ROWS = """
+UNWIND $rows AS r
+MATCH (f:Fact {id: r.id})
+WHERE f.owner = $owner
+SET f.search_text = r.text
+WITH f, r
+WHERE r.embedding IS NOT NULL
+SET f.embedding_model = $model
+WITH f, r
+CALL db.create.setNodeVectorProperty(f, 'embedding', r.embedding)
+"""
+"""WRITE. $owner, $model, $rows (list of {id, text, embedding (list of floats, or null)})
+-> nothing. Sets the search fields of rows just created (or backfilled): the text, and
+when there is a vector, the vector (stored as 32-bit floats) and the model's id."""
+
+UNINDEXED_ROWS = """
+MATCH (f:Fact)
+USING INDEX f:Fact(owner, retracted_at, valid_to)
+WHERE f.owner = $owner AND f.retracted_at IS NOT NULL AND f.valid_to IS NOT NULL
+  AND (f.search_text IS NULL OR ($model IS NOT NULL
+       AND (f.embedding_model IS NULL OR f.embedding_model <> $model)))
+OPTIONAL MATCH (e:Entity {id: f.entity_id})
+OPTIONAL MATCH (o:Entity {id: f.object_id})
+RETURN f.id AS id, e.name AS entity_name, f.attribute AS attribute, f.value AS value,
+       o.name AS object_name
+ORDER BY f.id
+LIMIT $limit
+"""
+"""READ (inside the backfill's write transaction). $owner, $model (or null: text only),
+$limit -> id, entity_name, attribute, value, object_name: rows of the owner, on any axis,
+with no search text or with no vector of $model."""
+
+OWNER_IDS = """
+MATCH (o:Owner)
+WHERE o.id IS NOT NULL
+RETURN o.id AS id
+ORDER BY id
+"""
+"""READ. -> id of every owner (the backfill walks them). Scans the `owner_id` constraint's
+index."""

@@ -1,0 +1,139 @@
+"""Search reads against the global vector and full-text indexes (graph/search_reads.py).
+
+Rows are written by the committer with the real local model (all-MiniLM-L6-v2), so the
+vectors are the ones production stores.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from neo4j import Driver
+
+from committer.apply import Committer
+from committer.proposals import Assertion, Provenance
+from graph.embedding import LocalEmbedder
+from graph.reader import Reader
+from graph.records import MemoryAccess
+from graph.scope import Scope
+from graph.search_reads import ANN_MIN, lucene_query, words
+from graph.time import AsOf
+
+MODEL = LocalEmbedder.model
+
+
+@pytest.fixture(scope="module")
+def embedder() -> LocalEmbedder:
+    return LocalEmbedder()
+
+
+@pytest.fixture
+def committer(neo4j_driver: Driver, embedder: LocalEmbedder) -> Committer:
+    return Committer(neo4j_driver, embedder=embedder)
+
+
+def located(committer: Committer, owner: str, name: str, city: str) -> str:
+    """Create an entity `name` of `owner` living in `city`; return its id."""
+    entity = committer.create_entity(owner, name, "person")
+    committer.assert_fact(owner, Assertion(entity_id=entity.id, attribute="location", value=city,
+                                           provenance=Provenance(source="user_edit")))
+    return entity.id
+
+
+def test_other_owners_crowding_the_index_fall_back_to_the_exact_ranking(
+    committer: Committer, neo4j_driver: Driver, embedder: LocalEmbedder, owner: str
+) -> None:
+    """More than `ANN_MIN` rows of another owner sit nearer the query than the caller's
+    only row, so the over-fetched nearest rows hold none of the caller's: the reader
+    ranks the caller's rows exactly and still finds it."""
+    crowd = f"owner-{uuid.uuid4().hex}"
+    ids = [committer.create_entity(crowd, "Ana", "person").id for _ in range(ANN_MIN + 20)]
+    committer.assert_facts(crowd, [
+        Assertion(entity_id=i, attribute="location", value="Porto",
+                  provenance=Provenance(source="user_edit")) for i in ids])
+    mine = located(committer, owner, "Ana", "Lisbon")
+    [query] = embedder.embed(["Ana location Porto"])
+    hits, path = Reader(neo4j_driver).semantic(Scope(owner), query, MODEL, AsOf.at(), 5)
+    assert path == "exact"
+    assert [(h.entity.id, h.fact.value) for h in hits] == [(mine, "Lisbon")]
+    assert 0.5 < hits[0].score < 1.0
+
+
+def test_the_index_answers_when_the_callers_rows_are_nearest(
+    committer: Committer, neo4j_driver: Driver, embedder: LocalEmbedder, owner: str
+) -> None:
+    """A query nearest to the caller's own row is answered from the vector index, with
+    the same score the exact ranking gives."""
+    mine = located(committer, owner, "Zephyrine Okonkwo-Lindqvist", "a lighthouse on Svalbard")
+    [query] = embedder.embed(["Zephyrine Okonkwo-Lindqvist location a lighthouse on Svalbard"])
+    reader = Reader(neo4j_driver)
+    hits, path = reader.semantic(Scope(owner), query, MODEL, AsOf.at(), 1)
+    assert path == "index" and [h.entity.id for h in hits] == [mine]
+    assert hits[0].score == pytest.approx(1.0, abs=1e-4)
+
+
+def test_rows_of_another_model_are_never_compared(
+    committer: Committer, neo4j_driver: Driver, embedder: LocalEmbedder, owner: str
+) -> None:
+    """Only rows embedded by the query's model are ranked: under another model's id the
+    same vectors find nothing."""
+    located(committer, owner, "Ana", "Porto")
+    [query] = embedder.embed(["where does Ana live"])
+    reader = Reader(neo4j_driver)
+    assert reader.semantic(Scope(owner), query, "openai:other", AsOf.at(), 5)[0] == []
+    assert len(reader.semantic(Scope(owner), query, MODEL, AsOf.at(), 5)[0]) == 1
+
+
+def test_shared_entities_are_searched_and_nothing_else_of_their_owner(
+    committer: Committer, neo4j_driver: Driver, embedder: LocalEmbedder, owner: str
+) -> None:
+    """An entity another owner shares with the caller (`Scope.shared`) is found by both
+    lists; that owner's other entities are not."""
+    friend = f"owner-{uuid.uuid4().hex}"
+    shared = located(committer, friend, "Ana", "Porto")
+    located(committer, friend, "Ana", "Berlin")
+    scope = Scope(owner, shared=(shared,))
+    reader = Reader(neo4j_driver)
+    [query] = embedder.embed(["where does Ana live"])
+    semantic, _ = reader.semantic(scope, query, MODEL, AsOf.at(), 5)
+    assert [h.fact.value for h in semantic] == ["Porto"]
+    assert [h.fact.value for h in reader.fulltext(scope, "Ana Porto Berlin", AsOf.at(), 5)] == [
+        "Porto"]
+    assert reader.fulltext(Scope(owner), "Ana Porto Berlin", AsOf.at(), 5) == []
+
+
+def test_restricted_access_filters_both_lists(
+    committer: Committer, neo4j_driver: Driver, embedder: LocalEmbedder, owner: str
+) -> None:
+    """A scope restricted to the area `work` sees the occupation, not the location."""
+    ana = located(committer, owner, "Ana", "Porto")
+    committer.assert_fact(owner, Assertion(entity_id=ana, attribute="occupation", value="nurse",
+                                           provenance=Provenance(source="user_edit")))
+    scope = Scope(owner, MemoryAccess("restricted", ("work",), ("user_edit",)))
+    reader = Reader(neo4j_driver)
+    [query] = embedder.embed(["where does Ana live"])
+    assert [h.fact.value for h in reader.semantic(scope, query, MODEL, AsOf.at(), 5)[0]] == [
+        "nurse"]
+    assert [h.fact.value for h in reader.fulltext(scope, "Ana", AsOf.at(), 5)] == ["nurse"]
+    closed = Scope(owner, MemoryAccess("none"))
+    assert reader.semantic(closed, query, MODEL, AsOf.at(), 5)[0] == []
+    assert reader.fulltext(closed, "Ana", AsOf.at(), 5) == []
+
+
+def test_words_fold_accents_and_case_and_drop_stop_words() -> None:
+    """The query's words are what the index's analyzer keeps."""
+    assert words("Where is the Café in ZÜRICH? café!") == ["where", "cafe", "zurich"]
+    assert words("the of and") == []
+
+
+def test_lucene_query_is_narrowed_to_the_caller_and_quotes_nothing_of_the_query() -> None:
+    """Lucene operators in the query are not words; the owner and the shared entities
+    narrow the query; an owner id the analyzer cannot phrase-match leaves it un-narrowed."""
+    scope = Scope("owner-1", shared=("ent_a", "ent_b"))
+    assert lucene_query('Ana* AND "Porto" OR -x:y', scope) == (
+        '+search_text:(ana porto x y) +(owner:"owner-1" entity_id:"ent_a" '
+        'entity_id:"ent_b")')
+    assert lucene_query("the", scope) is None
+    assert lucene_query("Ana", Scope('we"ird')) == "+search_text:(ana)"
+    assert lucene_query("Ana", Scope("the")) == "+search_text:(ana)"
