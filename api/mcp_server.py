@@ -40,6 +40,7 @@ from api.remember import remember as remember_tool
 from api.schemas import Scalar, Timestamp
 from committer.apply import Committer
 from curator.remember import Policy
+from graph.embedding import Embedder
 from graph.errors import (
     Conflict,
     InvalidInput,
@@ -67,6 +68,7 @@ class McpState:
         stdio_token: the token of a stdio server (`WORLDSTATE_TOKEN`); None over HTTP,
             where each request brings its own.
         chat_id: the chat this server is pinned to (`--chat-id`), or None.
+        embedder: embeds `search` queries (graph/embedding.py), or None (full-text only).
     """
 
     reader: Reader
@@ -75,6 +77,7 @@ class McpState:
     policy: Policy
     stdio_token: str | None = None
     chat_id: str | None = None
+    embedder: Embedder | None = None
 
 
 def describe(exc: WorldstateError) -> str:
@@ -238,7 +241,20 @@ async def remember(
         attribute=attribute, value=value, valid_from=_time(valid_from, "valid_from")))
 
 
-TOOLS = (lookup_entity, current_facts, time_travel, neighbors, diff, remember)
+async def search(
+    ctx: Context, q: Annotated[str, Field(min_length=1, max_length=1_000,
+                                          description="what to recall, in words")],
+    valid_at: TimeArg = None, known_at: TimeArg = None, chat_id: ChatArg = None,
+    limit: Annotated[int, Field(ge=1, le=100)] = 10,
+) -> Json:
+    """Recall facts relevant to `q`, by meaning and by exact words:
+    {items: [{fact, entity, score, ...}], mode: hybrid|fulltext, ...}."""
+    return await _call(ctx, "read", chat_id, lambda s, c: tools.search(
+        s.reader, s.embedder, c, q, _time(valid_at, "valid_at"), _time(known_at, "known_at"),
+        limit))
+
+
+TOOLS = (lookup_entity, current_facts, time_travel, neighbors, diff, search, remember)
 """Every tool, registered by `build_server` (adding one is a function here)."""
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
 from api.schemas import EntityPublic, FactPublic
+
+if TYPE_CHECKING:
+    from api.search import Outcome
 
 
 class SearchItem(BaseModel):
@@ -30,3 +33,16 @@ class SearchOut(BaseModel):
     degraded: bool = Field(description="true when the configured embedder failed for this query")
     detail: str | None = Field(description="why the mode is fulltext, or null")
     embedder: str | None = Field(description="the embedding model's id, or null")
+
+    @classmethod
+    def of(cls, outcome: Outcome) -> SearchOut:
+        """The public shape of a search outcome (api/search.py), for REST and MCP alike."""
+        return cls(
+            items=[SearchItem(fact=FactPublic.of(f.fact), entity=EntityPublic.of(f.entity),
+                              score=f.score, semantic_score=f.semantic,
+                              fulltext_score=f.fulltext) for f in outcome.items],
+            mode=outcome.mode,  # type: ignore[arg-type]
+            degraded=outcome.degraded,
+            detail=outcome.detail,
+            embedder=outcome.model,
+        )

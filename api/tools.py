@@ -18,9 +18,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
+from api import search as recall
 from api.pull_schemas import ChangePublic, DiffOut, EntityFacts, LookupOut, Neighbor, NeighborsOut
 from api.schemas import MAX_NAME, EntityPublic, FactPublic
+from api.search_schemas import SearchOut
 from graph.diff import diff_rows
+from graph.embedding import Embedder
 from graph.errors import InvalidInput, MemoryOff, NotFound
 from graph.pull_reads import MAX_DEPTH
 from graph.reader import Reader
@@ -251,3 +254,23 @@ def diff(
                  for c in result.changed],
     )
     return out.model_dump(mode="json", by_alias=True)
+
+
+def search(
+    reader: Reader, embedder: Embedder | None, caller: Caller, q: str,
+    valid_at: datetime | None = None, known_at: datetime | None = None, limit: int = 10,
+) -> dict[str, Any]:
+    """Semantic recall over the facts the caller sees (CONTRACT §6, §10 `GET /v1/search`):
+    `{items: [{fact, entity, score, semantic_score, fulltext_score}], mode, degraded,
+    detail, embedder}`, semantic and full-text hits fused (api/search.py).
+
+    Raises:
+        MemoryOff: memory access `none`. InvalidInput: a blank `q`.
+        NaiveTimestamp: a time without an offset.
+    """
+    if not q.strip():
+        raise InvalidInput("q", "must contain something to search for")
+    as_of = AsOf.at(valid_at, known_at)
+    scope = scope_for(reader, caller, as_of.known_at)
+    return SearchOut.of(recall.search(reader, embedder, scope, q, as_of, limit)).model_dump(
+        mode="json")

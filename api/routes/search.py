@@ -12,8 +12,7 @@ from fastapi import APIRouter, Query, Request
 
 from api import search as recall
 from api.deps import AsOfDep, ReaderDep, ScopeDep
-from api.schemas import EntityPublic, FactPublic
-from api.search_schemas import SearchItem, SearchOut
+from api.search_schemas import SearchOut
 from graph.errors import InvalidInput
 
 router = APIRouter(prefix="/v1", tags=["search"])
@@ -49,12 +48,4 @@ def search(
     if not q.strip():
         raise InvalidInput("q", "must contain something to search for")
     outcome = recall.search(reader, request.app.state.embedder, scope, q, as_of, limit)
-    return SearchOut(
-        items=[SearchItem(fact=FactPublic.of(f.fact), entity=EntityPublic.of(f.entity),
-                          score=f.score, semantic_score=f.semantic, fulltext_score=f.fulltext)
-               for f in outcome.items],
-        mode=outcome.mode,  # type: ignore[arg-type]
-        degraded=outcome.degraded,
-        detail=outcome.detail,
-        embedder=outcome.model,
-    )
+    return SearchOut.of(outcome)

@@ -35,16 +35,19 @@ from tests.api.conftest import Api
 
 T = TypeVar("T")
 T0 = "2024-01-01T00:00:00Z"
-TOOLS = {"lookup_entity", "current_facts", "time_travel", "neighbors", "diff", "remember"}
+TOOLS = {"lookup_entity", "current_facts", "time_travel", "neighbors", "diff", "search",
+         "remember"}
 
 
 @pytest.fixture(scope="module")
-def mcp_url(neo4j_driver: Driver) -> Iterator[str]:
+def mcp_url(neo4j_driver: Driver, app: Any) -> Iterator[str]:
     """The streamable HTTP MCP app (as `worldstate mcp --transport http` serves it) on a
-    free loopback port, in a thread."""
+    free loopback port, in a thread, with the REST app's embedder (the real model)."""
     reader = Reader(neo4j_driver)
-    state = McpState(reader, Committer(neo4j_driver), TokenCache(reader, ttl=0.0),
-                     Policy(0.8, ("health", "finances", "credentials")))
+    embedder = app.state.embedder
+    state = McpState(reader, Committer(neo4j_driver, embedder=embedder),
+                     TokenCache(reader, ttl=0.0),
+                     Policy(0.8, ("health", "finances", "credentials")), embedder=embedder)
     port = pick_free_port()
     srv = uvicorn.Server(uvicorn.Config(http_app(state), host="127.0.0.1", port=port,
                                         log_level="warning"))
@@ -104,7 +107,7 @@ def world(api: Api) -> dict[str, str]:
 
 
 def test_http_lists_every_tool(mcp_url: str, neo4j_driver: Driver, owner: str) -> None:
-    """tools/list names the six tools, each with an input schema."""
+    """tools/list names the seven tools, each with an input schema."""
     listed = over_http(mcp_url, token(neo4j_driver, owner, "read"), lambda c: c.list_tools())
     assert {t.name for t in listed.tools} == TOOLS
     neighbors = next(t for t in listed.tools if t.name == "neighbors")
@@ -125,6 +128,8 @@ def test_http_read_tools_answer_like_rest(
                   "to_time": "2024-07-01T00:00:00Z", "known_at": "2999-01-01T00:00:00Z"},
          (f"/v1/entities/{ana}/diff?from=2024-03-01T00:00:00Z&to=2024-07-01T00:00:00Z"
           "&known_at=2999-01-01T00:00:00Z")),
+        ("search", {"q": "where does Ana live", "known_at": "2999-01-01T00:00:00Z"},
+         "/v1/search?q=where%20does%20Ana%20live&known_at=2999-01-01T00:00:00Z"),
     ]
     for name, args, url in pairs:
         assert ok(call(mcp_url, secret, name, args)) == api.get(url).json(), name
@@ -220,6 +225,7 @@ def test_http_memory_off_refuses_every_tool(
     for name, args in (("lookup_entity", {"name": "ana"}),
                        ("current_facts", {"entity_id": world["ana"]}),
                        ("neighbors", {"entity_id": world["ana"]}),
+                       ("search", {"q": "ana"}),
                        ("remember", {"text": "I live in Oslo"})):
         text = error(call(mcp_url, secret, name, {**args, "chat_id": "off"}))
         assert "memory is off in this chat" in text, name
