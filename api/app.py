@@ -11,9 +11,10 @@ from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 from neo4j import Driver
 
-from api import errors, prefetch
+from api import errors
 from api.deps import PrincipalDep, TokenCache
 from api.limits import BodyLimit
+from api.prefetch_warm import Warmer
 from api.routes import access, entities, facts, merges, notifications, proposals, runs
 from api.routes import prefetch as prefetch_route
 from api.settings import Settings
@@ -21,7 +22,6 @@ from committer.apply import Committer
 from curator.worker import CuratorWorker
 from graph.reader import Reader
 from graph.schema import ensure_schema
-from graph.time import utcnow
 
 log = logging.getLogger("worldstate.api")
 
@@ -41,7 +41,11 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         ensure_schema(driver, settings.neo4j_database)
-        _warm_up(app.state.prefetch_reader)
+        # The warmer's reader shares prefetch's pool but has no deadline: planning
+        # prefetch's query takes longer than a turn may (api/prefetch_warm.py).
+        warmer = Warmer(Reader(driver, settings.neo4j_database, retry=False),
+                        settings.prefetch_keepalive_seconds)
+        warmer.start()
         worker = CuratorWorker.from_settings(app.state.committer, settings, app.state.reader)
         if settings.curator_in_process:
             worker.start()
@@ -50,6 +54,7 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
             yield
         finally:
             worker.stop()
+            warmer.stop()
             app.state.prefetch_pool.shutdown(wait=False, cancel_futures=True)
 
     app = FastAPI(title="worldstate", version="0.1.0", lifespan=lifespan,
@@ -80,13 +85,3 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
                    merges):
         app.include_router(module.router)
     return app
-
-
-def _warm_up(reader: Reader) -> None:
-    """Run the prefetch queries once for an owner that does not exist, so the first real
-    turn does not pay for query planning (a cold first prefetch can miss its deadline).
-    Read-only; a failure here is logged and ignored: prefetch degrades on its own."""
-    try:
-        prefetch.build(reader, "\x00warm-up", "warm up", utcnow(), 2000, 40)
-    except Exception:
-        log.warning("prefetch warm-up failed", exc_info=True)

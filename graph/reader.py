@@ -21,6 +21,7 @@ from graph.cypher import entities as ec
 from graph.cypher import facts as fc
 from graph.cypher import runs as rc
 from graph.errors import NotFound, StoreUnavailable
+from graph.prefetch_reads import PrefetchReads
 from graph.records import (
     EntityRecord,
     FactRecord,
@@ -37,7 +38,7 @@ from graph.time import FAR_FUTURE, AsOf, from_store, utcnow
 T = TypeVar("T")
 
 
-class Reader(ReviewReads):
+class Reader(ReviewReads, PrefetchReads):
     """Read-only access to one owner's memory.
 
     Args:

@@ -55,6 +55,13 @@ STATEMENTS: tuple[str, ...] = (
     # Group sharing, resolved per read (graph/scope.py SHARED_ENTITY_IDS).
     "CREATE INDEX membership_member IF NOT EXISTS FOR (m:Membership) ON (m.member)",
     "CREATE INDEX share_group IF NOT EXISTS FOR (s:Share) ON (s.group_id)",
+    # Prefetch's mentions (graph/cypher/prefetch.py): each normalized name or alias one
+    # term (keyword analyzer), looked up together with the owner; an exact seek per key.
+    (
+        "CREATE FULLTEXT INDEX entity_mentions IF NOT EXISTS "
+        "FOR (e:Entity) ON EACH [e.search_names, e.owner] "
+        "OPTIONS {indexConfig: {`fulltext.analyzer`: 'keyword'}}"
+    ),
 )
 
 

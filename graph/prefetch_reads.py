@@ -1,0 +1,207 @@
+"""Prefetch's read (CONTRACT §6 push): one query for everything a message needs.
+
+A mixin of `graph.reader.Reader` (READ transactions only). The query is
+graph/cypher/prefetch.py `PREFETCH`; every part of it is scoped by graph/scope.py, so
+memory access (none/restricted/full) and group sharing hold here as on every read path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from graph.cypher import prefetch as pc
+from graph.scope import Scope, params
+from graph.time import AsOf, from_micros
+
+LUCENE_CLAUSES = 400
+"""Keys per Lucene query: below Lucene's default limit of 1,024 clauses per query."""
+
+@dataclass(frozen=True, slots=True)
+class Mentioned:
+    """An entity the message names (a seed of the neighbourhood).
+
+    Attributes:
+        id: entity id.
+        name: its name.
+        kind: person, project, place, ...
+        position: the character offset of its first mention in the normalized message.
+    """
+
+    id: str
+    name: str
+    kind: str
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
+class Neighbour:
+    """The live, visible entity at the other end of a seed's relationship row.
+
+    Attributes:
+        id: entity id.
+        name: its name.
+        kind: its kind.
+        is_self: True for the owner's own entity.
+    """
+
+    id: str
+    name: str
+    kind: str
+    is_self: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """A fact row as prefetch shows it (no evidence or reason). Times aware UTC.
+
+    Attributes:
+        subject: the name of the row's entity (preferences and events only, else None).
+        subject_is_self: the row's entity is the owner's own (preferences and events).
+        object_name: the object entity's name (events only, else None).
+    """
+
+    id: str
+    entity_id: str
+    attribute: str
+    value: Any
+    object_id: str | None
+    source: str
+    valid_from: Any
+    valid_to: Any
+    recorded_at: Any
+    subject: str | None = None
+    subject_is_self: bool = False
+    object_name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PrefetchView:
+    """What `PREFETCH` returned, parsed (see its docstring for each part)."""
+
+    self_id: str | None
+    mentioned: tuple[Mentioned, ...]
+    facts: tuple[Row, ...]
+    incoming: tuple[Row, ...]
+    neighbours: tuple[Neighbour, ...]
+    edges: tuple[tuple[str, str], ...]
+    preferences: tuple[Row, ...]
+    events: tuple[Row, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PrefetchLimits:
+    """How much `PREFETCH` may read.
+
+    Attributes:
+        entities: mentioned entities kept (first by position).
+        rows: rows per mentioned entity and direction (outgoing, incoming), newest first.
+        expand: neighbours whose own relationship rows are read for the ranking.
+        preferences: preference rows.
+        events: event rows.
+    """
+
+    entities: int = 5
+    rows: int = 100
+    expand: int = 40
+    preferences: int = 20
+    events: int = 3
+
+
+def _quote(text: str) -> str:
+    """A Lucene phrase: the text between double quotes, `\\` and `"` escaped. Inside a
+    phrase nothing else is syntax, so no user string can change the query's shape."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def lucene_queries(owner: str, keys: Sequence[str]) -> list[str]:
+    """Lucene queries over `entity_mentions` matching the owner's entities with any of
+    `keys` (normalized names, exact), at most `LUCENE_CLAUSES` keys each.
+
+    Args:
+        owner: the owner whose own entities are searched.
+        keys: normalized mention keys (graph.names.search_key form).
+
+    Returns:
+        Query strings, in order of `keys` (none when `keys` is empty).
+    """
+    out = []
+    for start in range(0, len(keys), LUCENE_CLAUSES):
+        chunk = " OR ".join(_quote(k) for k in keys[start:start + LUCENE_CLAUSES])
+        out.append(f"owner:{_quote(owner)} AND search_names:({chunk})")
+    return out
+
+
+def _row(raw: Mapping[str, Any]) -> Row:
+    return Row(
+        id=raw["id"], entity_id=raw["entity_id"], attribute=raw["attribute"],
+        value=raw.get("value"), object_id=raw.get("object_id"), source=raw["source"],
+        valid_from=from_micros(raw["vf"]), valid_to=from_micros(raw["vt"]),
+        recorded_at=from_micros(raw["rec"]), subject=raw.get("subject"),
+        subject_is_self=bool(raw.get("self")), object_name=raw.get("object"),
+    )
+
+
+class PrefetchReads:
+    """The prefetch read."""
+
+    def _rows(self, query: str, **params: Any) -> list[Any]:  # pragma: no cover - Reader's
+        raise NotImplementedError
+
+    def prefetch_view(
+        self,
+        scope: Scope,
+        positions: Mapping[str, int],
+        as_of: AsOf,
+        preference_attributes: Sequence[str],
+        event_attribute: str,
+        limits: PrefetchLimits = PrefetchLimits(),
+    ) -> PrefetchView:
+        """Read everything prefetch needs for one message, in one query (CONTRACT §6).
+
+        Args:
+            scope: who may read what (`Reader.scope`); under `none` nothing passes.
+            positions: normalized mention key -> offset of its first occurrence in the
+                message (keys of 2 characters or more; see api/prefetch_mentions.py).
+            as_of: the point on both time axes (CONTRACT §2).
+            preference_attributes: attributes that say how the assistant should behave.
+            event_attribute: the event-like attribute of "recent events".
+            limits: how much to read.
+
+        Returns:
+            The parsed view; every list in a stable order (see `PREFETCH`).
+
+        Raises:
+            StoreUnavailable: Neo4j could not be reached.
+        """
+        keys = sorted(positions, key=lambda k: (positions[k], k))
+        rows = self._rows(
+            pc.PREFETCH,
+            scope=params(scope),
+            owner=scope.owner,
+            mentions={"lucene": lucene_queries(scope.owner, keys),
+                      "positions": dict(positions)},
+            valid_at=as_of.valid_at,
+            known_at=as_of.known_at,
+            max_entities=limits.entities,
+            max_rows=limits.rows,
+            max_expand=limits.expand,
+            preference_attributes=list(preference_attributes),
+            max_preferences=limits.preferences,
+            event_attribute=event_attribute,
+            max_events=limits.events,
+        )
+        r = rows[0]
+        return PrefetchView(
+            self_id=r["self_id"] or None,
+            mentioned=tuple(Mentioned(s["id"], s["name"], s["kind"], s["pos"])
+                            for s in r["seeds"]),
+            facts=tuple(_row(x) for x in r["facts"]),
+            incoming=tuple(_row(x) for x in r["incoming"]),
+            neighbours=tuple(Neighbour(n["id"], n["name"], n["kind"], bool(n["self"]))
+                             for n in r["neighbours"]),
+            edges=tuple((a, b) for a, b in r["edges"]),
+            preferences=tuple(_row(x) for x in r["prefs"]),
+            events=tuple(_row(x) for x in r["events"]),
+        )
