@@ -24,6 +24,7 @@ from api.prefetch_rank import personalized_pagerank
 from graph.attributes import REGISTRY
 from graph.prefetch_reads import PrefetchLimits, PrefetchView, Row
 from graph.reader import Reader
+from graph.scope import Scope
 from graph.time import FAR_FUTURE, FAR_PAST, AsOf
 
 HEADER = "## Known World State"
@@ -43,7 +44,8 @@ MAX_FACTS_PER_ENTITY = 6
 MAX_RELATIONS_PER_ENTITY = 4
 MAX_EVENTS = 3
 MAX_VALUE_CHARS = 120
-LIMITS = PrefetchLimits(entities=5, preferences=20, events=MAX_EVENTS + 5)
+LIMITS = PrefetchLimits(entities=5, facts=MAX_FACTS_PER_ENTITY, rows=100, neighbours=60,
+                        expand=40, preferences=20, events=MAX_EVENTS + 5)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,9 +92,16 @@ def build(reader: Reader, owner: str, chat_id: str, message: str, at: datetime,
         scope = snap.scope(owner, chat_id, at)
         if scope.closed:
             return Prefetch("")
-        view = snap.prefetch_view(scope, positions, AsOf(at, at), PREFERENCE_ATTRIBUTES,
-                                  EVENT_ATTRIBUTE, LIMITS)
+        view = read_view(snap, scope, positions, at)
     return compose(view, at, max_chars, max_items, restricted=scope.access.mode == "restricted")
+
+
+def read_view(reader: Reader, scope: Scope, positions: dict[str, int],
+              at: datetime) -> PrefetchView:
+    """The store's part of a prefetch: one query (graph/prefetch_reads.py) at `at`."""
+    return reader.prefetch_view(
+        scope, positions, AsOf(at, at), preference_attributes=PREFERENCE_ATTRIBUTES,
+        event_attribute=EVENT_ATTRIBUTE, attribute_order=ATTRIBUTE_ORDER, limits=LIMITS)
 
 
 def compose(view: PrefetchView, at: datetime, max_chars: int, max_items: int,
@@ -186,17 +195,17 @@ def _entity_lines(view: PrefetchView, restricted: bool) -> tuple[list[Line], lis
     names = {n.id: ("you" if n.is_self else n.name) for n in view.neighbours}
     names.update({m.id: m.name for m in view.mentioned})
     seeds = [m.id for m in view.mentioned]
-    score = personalized_pagerank(names, [(r.entity_id, r.object_id) for r in view.facts
-                                          if r.object_id in names]
-                                  + [(r.entity_id, r.object_id) for r in view.incoming
-                                     if r.entity_id in names] + list(view.edges), seeds)
+    edges = [(r.entity_id, r.object_id) for r in view.relations if r.object_id in names]
+    edges += [(r.entity_id, r.object_id) for r in view.incoming
+              if r.entity_id in names and r.entity_id not in seeds]
+    score = personalized_pagerank(names, edges + list(view.edges), seeds)
     titles: list[Line] = []
     bodies: list[list[Line]] = []
     for order, m in enumerate(view.mentioned):
-        attrs = sorted((r for r in view.facts if r.entity_id == m.id and r.object_id is None),
+        attrs = sorted((r for r in view.facts if r.entity_id == m.id),
                        key=lambda r: (ATTRIBUTE_ORDER.get(r.attribute, len(ATTRIBUTE_ORDER)),
                                       r.attribute, -r.valid_from.timestamp(), r.id))
-        links = [(r, r.object_id, "out") for r in view.facts
+        links = [(r, r.object_id, "out") for r in view.relations
                  if r.entity_id == m.id and r.object_id in names]
         links += [(r, r.entity_id, "in") for r in view.incoming
                   if r.object_id == m.id and r.entity_id in names and r.entity_id not in seeds]

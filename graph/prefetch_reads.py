@@ -83,6 +83,7 @@ class PrefetchView:
     self_id: str | None
     mentioned: tuple[Mentioned, ...]
     facts: tuple[Row, ...]
+    relations: tuple[Row, ...]
     incoming: tuple[Row, ...]
     neighbours: tuple[Neighbour, ...]
     edges: tuple[tuple[str, str], ...]
@@ -96,14 +97,18 @@ class PrefetchLimits:
 
     Attributes:
         entities: mentioned entities kept (first by position).
-        rows: rows per mentioned entity and direction (outgoing, incoming), newest first.
-        expand: neighbours whose own relationship rows are read for the ranking.
+        facts: attribute rows per mentioned entity (first by the caller's attribute order).
+        rows: relationship rows per mentioned entity and direction, newest first.
+        neighbours: other ends of those rows kept (most linked first), the ranking's graph.
+        expand: neighbours whose incoming relationship rows are read for the ranking.
         preferences: preference rows.
         events: event rows.
     """
 
     entities: int = 5
+    facts: int = 6
     rows: int = 100
+    neighbours: int = 60
     expand: int = 40
     preferences: int = 20
     events: int = 3
@@ -133,13 +138,15 @@ def lucene_queries(owner: str, keys: Sequence[str]) -> list[str]:
     return out
 
 
-def _row(raw: Mapping[str, Any]) -> Row:
+def _row(raw: Sequence[Any]) -> Row:
+    """A `Row` from `PREFETCH`'s list (graph.cypher.prefetch `ROW_FIELDS`, then for
+    preferences and events: subject name, subject is the owner, object name)."""
+    extra = list(raw[9:]) + [None, False, None][len(raw) - 9:]
     return Row(
-        id=raw["id"], entity_id=raw["entity_id"], attribute=raw["attribute"],
-        value=raw.get("value"), object_id=raw.get("object_id"), source=raw["source"],
-        valid_from=from_micros(raw["vf"]), valid_to=from_micros(raw["vt"]),
-        recorded_at=from_micros(raw["rec"]), subject=raw.get("subject"),
-        subject_is_self=bool(raw.get("self")), object_name=raw.get("object"),
+        id=raw[0], entity_id=raw[1], attribute=raw[2], value=raw[3], object_id=raw[4],
+        source=raw[5], valid_from=from_micros(raw[6]), valid_to=from_micros(raw[7]),
+        recorded_at=from_micros(raw[8]), subject=extra[0], subject_is_self=bool(extra[1]),
+        object_name=extra[2],
     )
 
 
@@ -154,9 +161,11 @@ class PrefetchReads:
         scope: Scope,
         positions: Mapping[str, int],
         as_of: AsOf,
+        *,
         preference_attributes: Sequence[str],
         event_attribute: str,
-        limits: PrefetchLimits = PrefetchLimits(),
+        attribute_order: Mapping[str, int],
+        limits: PrefetchLimits,
     ) -> PrefetchView:
         """Read everything prefetch needs for one message, in one query (CONTRACT §6).
 
@@ -167,6 +176,8 @@ class PrefetchReads:
             as_of: the point on both time axes (CONTRACT §2).
             preference_attributes: attributes that say how the assistant should behave.
             event_attribute: the event-like attribute of "recent events".
+            attribute_order: attribute -> rank: which attribute rows of a mentioned
+                entity come first (unlisted ones after, by name).
             limits: how much to read.
 
         Returns:
@@ -181,11 +192,13 @@ class PrefetchReads:
             scope=params(scope),
             owner=scope.owner,
             mentions={"lucene": lucene_queries(scope.owner, keys),
-                      "positions": dict(positions)},
+                      "positions": dict(positions), "attribute_order": dict(attribute_order)},
             valid_at=as_of.valid_at,
             known_at=as_of.known_at,
             max_entities=limits.entities,
+            max_facts=limits.facts,
             max_rows=limits.rows,
+            max_neighbours=limits.neighbours,
             max_expand=limits.expand,
             preference_attributes=list(preference_attributes),
             max_preferences=limits.preferences,
@@ -195,12 +208,11 @@ class PrefetchReads:
         r = rows[0]
         return PrefetchView(
             self_id=r["self_id"] or None,
-            mentioned=tuple(Mentioned(s["id"], s["name"], s["kind"], s["pos"])
-                            for s in r["seeds"]),
-            facts=tuple(_row(x) for x in r["facts"]),
+            mentioned=tuple(Mentioned(*s) for s in r["seeds"]),
+            facts=tuple(_row(x) for x in r["attrs"]),
+            relations=tuple(_row(x) for x in r["rels"]),
             incoming=tuple(_row(x) for x in r["incoming"]),
-            neighbours=tuple(Neighbour(n["id"], n["name"], n["kind"], bool(n["self"]))
-                             for n in r["neighbours"]),
+            neighbours=tuple(Neighbour(i, n, k, bool(s)) for i, n, k, s in r["neighbours"]),
             edges=tuple((a, b) for a, b in r["edges"]),
             preferences=tuple(_row(x) for x in r["prefs"]),
             events=tuple(_row(x) for x in r["events"]),

@@ -27,17 +27,23 @@ from graph import scope
 MENTION_INDEX = "entity_mentions"
 """The full-text index on `Entity.search_names` and `Entity.owner` (keyword analyzer)."""
 
-_ROW = """{.id, .entity_id, .attribute, .value, .object_id, .source,
-  vf: (VAR.valid_from.epochSeconds - CASE WHEN VAR.valid_from.nanosecond > 0
+_ROW = """[VAR.id, VAR.entity_id, VAR.attribute, VAR.value, VAR.object_id, VAR.source,
+  (VAR.valid_from.epochSeconds - CASE WHEN VAR.valid_from.nanosecond > 0
     AND VAR.valid_from < datetime({epochSeconds: 0}) THEN 1 ELSE 0 END) * 1000000
     + VAR.valid_from.microsecond,
-  vt: (VAR.valid_to.epochSeconds - CASE WHEN VAR.valid_to.nanosecond > 0
+  (VAR.valid_to.epochSeconds - CASE WHEN VAR.valid_to.nanosecond > 0
     AND VAR.valid_to < datetime({epochSeconds: 0}) THEN 1 ELSE 0 END) * 1000000
     + VAR.valid_to.microsecond,
-  rec: VAR.recorded_at.epochSeconds * 1000000 + VAR.recorded_at.microsecond"""
-"""A compact fact row: no evidence or reason (they can be 20,000 characters and the block
-never shows them); times as integer microseconds since the epoch (decoding a DATETIME
-costs the Python driver ~0.2 ms each, integers nothing)."""
+  VAR.recorded_at.epochSeconds * 1000000 + VAR.recorded_at.microsecond"""
+"""A compact fact row, a LIST (no keys to send and decode): id, entity_id, attribute,
+value, object_id, source, valid_from, valid_to, recorded_at, the times as integer
+microseconds since the epoch (decoding a DATETIME costs the Python driver ~0.2 ms,
+integers nothing). No evidence or reason: they can be 20,000 characters and the block
+never shows them."""
+
+ROW_FIELDS = ("id", "entity_id", "attribute", "value", "object_id", "source", "valid_from",
+              "valid_to", "recorded_at")
+"""The positions of `_ROW`'s items (graph/prefetch_reads.py reads them by position)."""
 
 
 def _in_map(predicate: str) -> str:
@@ -64,7 +70,7 @@ def entity_visible(var: str) -> str:
 
 
 def _row(var: str, extra: str = "") -> str:
-    return var + " " + _ROW.replace("VAR", var) + extra + "}"
+    return _ROW.replace("VAR", var) + extra + "]"
 
 
 def _as_of(var: str) -> str:
@@ -98,47 +104,58 @@ CALL (self_id) {
   WHERE pos >= 0 AND e.id <> self_id AND """ + entity_visible("e") + """
     AND """ + _live("e") + """
   WITH e, pos ORDER BY pos, e.id LIMIT $max_entities
-  RETURN collect(e {.id, .name, .kind, pos: pos}) AS seeds
+  RETURN collect([e.id, e.name, e.kind, pos]) AS seeds
 }
 CALL (seeds) {
   UNWIND seeds AS s
   CALL (s) {
     MATCH (f:Fact)
     USING INDEX f:Fact(entity_id, retracted_at, valid_to)
-    WHERE f.entity_id = s.id AND """ + _as_of("f") + """
+    WHERE f.entity_id = s[0] AND """ + _as_of("f") + """ AND f.object_id IS NULL
       AND """ + fact_visible("f") + """
-    WITH f ORDER BY f.valid_from DESC, f.id LIMIT $max_rows
+    WITH f ORDER BY coalesce($mentions.attribute_order[f.attribute], 1000), f.attribute,
+                    f.valid_from DESC, f.id
+    LIMIT $max_facts
     RETURN f
   }
-  RETURN collect(""" + _row("f") + """) AS facts
+  RETURN collect(""" + _row("f") + """) AS attrs
 }
 CALL (seeds) {
   UNWIND seeds AS s
   CALL (s) {
-    MATCH (:Entity {id: s.id})<-[:OBJECT]-(f:Fact)
+    MATCH (f:Fact)
+    USING INDEX f:Fact(entity_id, retracted_at, valid_to)
+    WHERE f.entity_id = s[0] AND """ + _as_of("f") + """ AND f.object_id IS NOT NULL
+      AND """ + fact_visible("f") + """
+    WITH f ORDER BY f.valid_from DESC, f.id LIMIT $max_rows
+    RETURN f
+  }
+  RETURN collect(""" + _row("f") + """) AS rels
+}
+CALL (seeds) {
+  UNWIND seeds AS s
+  CALL (s) {
+    MATCH (:Entity {id: s[0]})<-[:OBJECT]-(f:Fact)
     WHERE """ + _as_of("f") + """ AND """ + fact_visible("f") + """
     WITH f ORDER BY f.valid_from DESC, f.id LIMIT $max_rows
     RETURN f
   }
   RETURN collect(""" + _row("f") + """) AS incoming
 }
-CALL (self_id, seeds, facts, incoming) {
-  UNWIND [r IN facts WHERE r.object_id IS NOT NULL | r.object_id]
-         + [r IN incoming | r.entity_id] AS nid
+CALL (self_id, seeds, rels, incoming) {
+  UNWIND [r IN rels | r[4]] + [r IN incoming | r[1]] AS nid
   WITH self_id, nid, count(*) AS links
-  WHERE NOT nid IN [s IN seeds | s.id]
+  WHERE NOT nid IN [s IN seeds | s[0]]
   MATCH (n:Entity {id: nid})
   WHERE """ + entity_visible("n") + """ AND """ + _live("n") + """
-  WITH n, links, n.id = self_id AS is_self ORDER BY links DESC, n.id
-  RETURN collect(n {.id, .name, .kind, self: is_self}) AS neighbours
+  WITH n, links, n.id = self_id AS is_self ORDER BY links DESC, n.id LIMIT $max_neighbours
+  RETURN collect([n.id, n.name, n.kind, is_self]) AS neighbours
 }
 CALL (seeds, neighbours) {
-  WITH [x IN seeds + neighbours | x.id] AS ids
-  UNWIND neighbours[..$max_expand] AS n
-  MATCH (f:Fact)
-  USING INDEX f:Fact(entity_id, retracted_at, valid_to)
-  WHERE f.entity_id = n.id AND """ + _as_of("f") + """
-    AND f.object_id IN ids AND """ + fact_visible("f") + """
+  WITH [x IN neighbours | x[0]] AS others
+  UNWIND others[..$max_expand] AS nid
+  MATCH (:Entity {id: nid})<-[:OBJECT]-(f:Fact)
+  WHERE f.entity_id IN others AND """ + _as_of("f") + """ AND """ + fact_visible("f") + """
   RETURN collect([f.entity_id, f.object_id]) AS edges
 }
 CALL (self_id) {
@@ -150,7 +167,7 @@ CALL (self_id) {
   MATCH (pe:Entity {id: f.entity_id})
   WHERE """ + _live("pe") + """
   WITH f, pe ORDER BY f.valid_from DESC, f.id LIMIT $max_preferences
-  RETURN collect(""" + _row("f", ", subject: pe.name, self: pe.id = self_id") + """) AS prefs
+  RETURN collect(""" + _row("f", ", pe.name, pe.id = self_id") + """) AS prefs
 }
 CALL (self_id) {
   MATCH (f:Fact)
@@ -163,30 +180,35 @@ CALL (self_id) {
   OPTIONAL MATCH (vo:Entity {id: f.object_id})
   WITH f, ve, vo WHERE vo IS NULL OR (""" + _live("vo") + """ AND """ + entity_visible("vo") + """)
   WITH f, ve, vo ORDER BY f.valid_from DESC, f.id LIMIT $max_events
-  RETURN collect(""" + _row(
-    "f", ", subject: ve.name, self: ve.id = self_id, object: vo.name") + """) AS events
+  RETURN collect(""" + _row("f", ", ve.name, ve.id = self_id, vo.name") + """) AS events
 }
-RETURN self_id, seeds, facts, incoming, neighbours, edges, prefs, events
+RETURN self_id, seeds, attrs, rels, incoming, neighbours, edges, prefs, events
 """
 """READ. $scope (the map `graph.scope.params(scope)`), $owner (the same owner), plus
 $mentions: {lucene: Lucene queries over `entity_mentions` (see
 `graph.prefetch_reads.lucene_queries`), positions: normalized mention key -> its first
-character offset in the message} (a map, like $scope: see `_in_map`), $valid_at,
-$known_at, $max_entities, $max_rows (rows per seed and direction), $max_expand
-(neighbours whose own edges are read), $preference_attributes, $max_preferences,
+character offset in the message, attribute_order: attribute -> its rank among a
+mentioned entity's facts} (a map, like $scope: see `_in_map`), $valid_at, $known_at,
+$max_entities, $max_facts (attribute rows per seed), $max_rows (relationship rows per
+seed and direction), $max_neighbours, $max_expand (neighbours whose incoming
+relationship rows are read for the ranking), $preference_attributes, $max_preferences,
 $event_attribute, $max_events.
 
-Returns exactly one row:
+Returns exactly one row (rows are `_ROW` lists):
   self_id: the owner's own entity id ('' when unknown);
-  seeds: [{id, name, kind, pos}] the mentioned entities, by first position then id;
-  facts: compact rows (`_ROW`) of the seeds, visible at the as-of point;
-  incoming: compact relationship rows whose object is a seed;
-  neighbours: [{id, name, kind, self}] the live, visible other ends, by links then id;
-  edges: [[subject, object]] relationship rows among seeds and the first $max_expand
-    neighbours (the neighbourhood the ranking runs on);
-  prefs: compact rows of the preference attributes, with subject (entity name) and self;
-  events: the latest $max_events rows of $event_attribute started by $valid_at, with
-    subject, self and object (the object entity's name, or null).
+  seeds: [[id, name, kind, pos]] the mentioned entities, by first position then id;
+  attrs: the seeds' attribute rows (no object), the first $max_facts of each by
+    attribute_order, attribute, newest, id;
+  rels: the seeds' relationship rows, newest first;
+  incoming: relationship rows whose object is a seed, newest first;
+  neighbours: [[id, name, kind, is_self]] the live, visible other ends of rels and
+    incoming, by number of links then id, at most $max_neighbours;
+  edges: [[subject, object]] relationship rows between two neighbours whose object is
+    one of the first $max_expand (with rels and incoming: the neighbourhood the ranking
+    runs on, each row once);
+  prefs: rows of the preference attributes + [subject name, subject is the owner];
+  events: the latest $max_events rows of $event_attribute started by $valid_at
+    + [subject name, subject is the owner, object name or null].
 
 `CYPHER replan=skip`: the plan is made once per process (at warm-up, api/prefetch_warm.py)
 and kept. Planning this query takes about a second (the scope predicates' disjunctions
@@ -197,6 +219,6 @@ so the plan does not depend on statistics.
 PROFILE (Neo4j 5.26): the full-text seek per Lucene query, NodeUniqueIndexSeek on
 Entity.id for shared ids and neighbours, NodeIndexSeekByRange on `fact_entity_asof`
 (entity_id = x, retracted_at > $known_at: under current knowledge only the open rows)
-per seed and per expanded neighbour, an Expand(Into) over OBJECT for incoming rows, and
+per seed, Expand(All) over OBJECT from a unique seek for incoming rows and edges, and
 NodeIndexSeekByRange on `fact_owner_attribute` for preferences and events.
 """
