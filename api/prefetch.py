@@ -15,8 +15,10 @@ ranking that fits both budgets; a line is never cut.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 from api.prefetch_mentions import mention_keys
@@ -25,7 +27,7 @@ from graph.attributes import REGISTRY
 from graph.prefetch_reads import PrefetchLimits, PrefetchView, Row
 from graph.reader import Reader
 from graph.scope import Scope
-from graph.time import FAR_FUTURE, FAR_PAST, AsOf
+from graph.time import EPOCH, FAR_FUTURE, FAR_PAST, AsOf
 
 HEADER = "## Known World State"
 PREAMBLE = (
@@ -44,6 +46,8 @@ MAX_FACTS_PER_ENTITY = 6
 MAX_RELATIONS_PER_ENTITY = 4
 MAX_EVENTS = 3
 MAX_VALUE_CHARS = 120
+_FAR_PAST_US = (FAR_PAST - EPOCH) // timedelta(microseconds=1)
+_FAR_FUTURE_US = (FAR_FUTURE - EPOCH) // timedelta(microseconds=1)
 LIMITS = PrefetchLimits(entities=5, facts=MAX_FACTS_PER_ENTITY, rows=100, neighbours=60,
                         expand=40, preferences=20, events=MAX_EVENTS + 5)
 
@@ -59,12 +63,14 @@ class Prefetch:
 @dataclass(frozen=True, slots=True)
 class Line:
     """One ranked line: its section (index into SECTIONS), where it sits in the section
-    (`place`, sorted), its text, and its JSON item."""
+    (`place`, sorted), its text, the fact it shows (None for a title), and how to make
+    its JSON item (made only for the lines kept)."""
 
     section: int
     place: tuple[Any, ...]
     text: str
-    item: dict[str, Any]
+    fact_id: str | None
+    item: Callable[[], dict[str, Any]]
 
 
 def build(reader: Reader, owner: str, chat_id: str, message: str, at: datetime,
@@ -158,9 +164,9 @@ def tag(source: str) -> str:
 
 
 def _when(row: Row) -> str:
-    start = (f"noted {_day(row.recorded_at)}" if row.valid_from <= FAR_PAST
+    start = (f"noted {_day(row.recorded_at)}" if row.vf <= _FAR_PAST_US
              else f"since {_day(row.valid_from)}")
-    return start + ("" if row.valid_to >= FAR_FUTURE else f" until {_day(row.valid_to)}")
+    return start + ("" if row.vt >= _FAR_FUTURE_US else f" until {_day(row.valid_to)}")
 
 
 def _item(kind: str, row: Row, value: str, **extra: Any) -> dict[str, Any]:
@@ -168,7 +174,7 @@ def _item(kind: str, row: Row, value: str, **extra: Any) -> dict[str, Any]:
         "kind": kind, "fact_id": row.id, "entity_id": row.entity_id,
         "attribute": row.attribute, "value": value, "object_id": row.object_id,
         "valid_from": _z(row.valid_from),
-        "valid_to": None if row.valid_to >= FAR_FUTURE else _z(row.valid_to),
+        "valid_to": None if row.vt >= _FAR_FUTURE_US else _z(row.valid_to),
         "recorded_at": _z(row.recorded_at), "source": row.source, "tag": tag(row.source),
         **extra,
     }
@@ -181,12 +187,13 @@ def _preference_lines(view: PrefetchView) -> list[Line]:
     order = {a: i for i, a in enumerate(PREFERENCE_ATTRIBUTES)}
     rows = sorted(view.preferences, key=lambda r: (
         not r.subject_is_self, order.get(r.attribute, len(order)),
-        -r.valid_from.timestamp(), r.id))
+        -r.vf, r.id))
     lines = []
     for i, r in enumerate(rows[:MAX_PREFERENCES]):
         value = _scalar(r.value)
         text = f"- {r.attribute}: {value} ({_when(r)}; {tag(r.source)})"
-        lines.append(Line(0, (i,), text, _item("preference", r, value, entity=r.subject)))
+        lines.append(Line(0, (i,), text, r.id,
+                          partial(_item, "preference", r, value, entity=r.subject)))
     return lines
 
 
@@ -204,7 +211,7 @@ def _entity_lines(view: PrefetchView, restricted: bool) -> tuple[list[Line], lis
     for order, m in enumerate(view.mentioned):
         attrs = sorted((r for r in view.facts if r.entity_id == m.id),
                        key=lambda r: (ATTRIBUTE_ORDER.get(r.attribute, len(ATTRIBUTE_ORDER)),
-                                      r.attribute, -r.valid_from.timestamp(), r.id))
+                                      r.attribute, -r.vf, r.id))
         links = [(r, r.object_id, "out") for r in view.relations
                  if r.entity_id == m.id and r.object_id in names]
         links += [(r, r.entity_id, "in") for r in view.incoming
@@ -214,20 +221,21 @@ def _entity_lines(view: PrefetchView, restricted: bool) -> tuple[list[Line], lis
         for i, r in enumerate(attrs[:MAX_FACTS_PER_ENTITY]):
             value = _scalar(r.value)
             text = f"- {r.attribute}: {value} ({_when(r)}; {tag(r.source)})"
-            facts.append(Line(1, (order, 1, 0, i), text, _item("fact", r, value, entity=m.name)))
+            facts.append(Line(1, (order, 1, 0, i), text, r.id,
+                              partial(_item, "fact", r, value, entity=m.name)))
         relations = []
         for i, (r, other, direction) in enumerate(links[:MAX_RELATIONS_PER_ENTITY]):
             arrow = "→" if direction == "out" else "←"
             text = f"- {r.attribute} {arrow} {_clip(names[other])} ({_when(r)}; {tag(r.source)})"
-            relations.append(Line(1, (order, 1, 1, i), text, _item(
-                "relationship", r, names[other], entity=m.name, direction=direction,
+            relations.append(Line(1, (order, 1, 1, i), text, r.id, partial(
+                _item, "relationship", r, names[other], entity=m.name, direction=direction,
                 other_id=other, score=score.get(other, 0.0))))
         body = [x for pair in zip(facts, relations, strict=False) for x in pair]
         body += facts[len(relations):] + relations[len(facts):]
         if restricted and not body:
             continue
-        titles.append(Line(1, (order, 0), f"**{_clip(m.name)}** ({m.kind})", {
-            "kind": "entity", "entity_id": m.id, "name": m.name, "entity_kind": m.kind}))
+        titles.append(Line(1, (order, 0), f"**{_clip(m.name)}** ({m.kind})", None, partial(
+            dict, kind="entity", entity_id=m.id, name=m.name, entity_kind=m.kind)))
         bodies.append(body)
     return titles, bodies
 
@@ -241,7 +249,8 @@ def _event_lines(view: PrefetchView, shown: set[str]) -> list[Line]:
         value = _clip(r.object_name) if r.object_id is not None and r.object_name else _scalar(
             r.value)
         text = f"- {_day(r.valid_from)} {who}: {value} ({tag(r.source)})"
-        lines.append(Line(2, (len(lines),), text, _item("event", r, value, entity=who)))
+        lines.append(Line(2, (len(lines),), text, r.id,
+                          partial(_item, "event", r, value, entity=who)))
     return lines
 
 
@@ -257,9 +266,9 @@ def rank_lines(view: PrefetchView, restricted: bool = False) -> list[Line]:
     titles, bodies = _entity_lines(view, restricted)
     spread = [body[k] for k in range(max(map(len, bodies), default=0))
               for body in bodies if k < len(body)]
-    shown = {ln.item["fact_id"] for ln in prefs}
-    spread = [ln for ln in spread if ln.item["fact_id"] not in shown]
-    shown |= {ln.item["fact_id"] for ln in spread}
+    shown = {ln.fact_id for ln in prefs}
+    spread = [ln for ln in spread if ln.fact_id not in shown]
+    shown |= {ln.fact_id for ln in spread}
     return prefs + titles + spread + _event_lines(view, shown)
 
 
@@ -295,7 +304,7 @@ def render(lines: list[Line], at: datetime, max_chars: int, max_items: int) -> P
         for rank, line in chosen:
             out.append(line.text + "\n")
             items.append({"rank": rank, "section": title.lower(), "line": line.text,
-                          **line.item})
+                          **line.item()})
     if not lines:
         out.append(f"\n{NOTHING}\n")
     return Prefetch("".join(out), items)

@@ -1,13 +1,14 @@
 """Ranking a mentioned entity's relationships: personalized PageRank on its neighbourhood.
 
 The neighbourhood is small (the mentioned entities, the entities their relationship rows
-reach, and the relationship rows among those), so PageRank personalized on the
-mentioned entities is solved exactly rather than iterated: with `P` the column-
-stochastic transition matrix of the undirected neighbourhood graph (networkx builds its
-adjacency, parallel rows adding weight), the scores are the solution of
-`(I - a P) x = (1 - a) p`, `p` uniform on the mentioned entities, dangling columns
-jumping back to `p` (networkx's `pagerank` reaches the same fixed point by power
-iteration; its scipy path costs milliseconds per call, this a fraction of one).
+reach, and the relationship rows among those: at most ~65 nodes), so PageRank
+personalized on the mentioned entities is solved exactly rather than iterated: with `P`
+the column-stochastic transition matrix of the undirected neighbourhood graph (each row
+between two entities adds 1 to their edge's weight), the scores are the solution of
+`(I - a P) x = (1 - a) p`, `p` uniform on the mentioned entities, dangling columns jumping
+back to `p`. This is the fixed point networkx's `pagerank(G, personalization=p)` iterates
+towards (its scipy path costs milliseconds per call; this dense solve a fraction of one,
+and needs numpy only); tests/api/test_prefetch_rank.py checks the two agree.
 
 Deterministic: nodes are laid out sorted by id, and scores are rounded to 12 decimal
 places before they are compared, so equal scores tie exactly and ties are broken by id.
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-import networkx as nx
 import numpy as np
 
 ALPHA = 0.85
@@ -34,9 +34,9 @@ def personalized_pagerank(
     """Personalized PageRank of every node, restarting uniformly at `seeds`.
 
     Args:
-        nodes: the neighbourhood's entity ids (seeds included).
+        nodes: the neighbourhood's entity ids (seeds and edge ends are added).
         edges: relationship rows as (subject, object); direction is ignored, each row
-            adds 1 to its pair's weight, self-loops are ignored, unknown ids are added.
+            adds 1 to its pair's weight, self-loops are ignored.
         seeds: the mentioned entity ids (the restart set); none -> uniform restart.
         alpha: damping factor in (0, 1).
 
@@ -44,19 +44,19 @@ def personalized_pagerank(
         node id -> score in [0, 1], rounded to `DECIMALS` places; the scores sum to 1
         (up to rounding). Empty when there are no nodes.
     """
-    graph = nx.Graph()
-    graph.add_nodes_from(sorted(set(nodes) | set(seeds)))
-    for a, b in edges:
-        if a == b:
-            continue
-        weight = graph.get_edge_data(a, b, {"weight": 0})["weight"]
-        graph.add_edge(a, b, weight=weight + 1)
-    order = sorted(graph)
+    pairs = [(a, b) for a, b in edges if a != b]
+    order = sorted(set(nodes) | set(seeds) | {x for pair in pairs for x in pair})
     if not order:
         return {}
-    adjacency = nx.to_numpy_array(graph, nodelist=order, weight="weight")
+    index = {n: i for i, n in enumerate(order)}
+    adjacency = np.zeros((len(order), len(order)))
+    for a, b in pairs:
+        adjacency[index[a], index[b]] += 1.0
+        adjacency[index[b], index[a]] += 1.0
     degree = adjacency.sum(axis=0)
-    restart = np.array([1.0 if n in set(seeds) else 0.0 for n in order])
+    restart = np.zeros(len(order))
+    for seed in seeds:
+        restart[index[seed]] = 1.0
     restart = restart / restart.sum() if restart.any() else np.full(len(order), 1 / len(order))
     dangling = degree == 0
     transition = adjacency / np.where(dangling, 1.0, degree)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from graph.cypher import prefetch as pc
@@ -54,9 +55,12 @@ class Neighbour:
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    """A fact row as prefetch shows it (no evidence or reason). Times aware UTC.
+    """A fact row as prefetch shows it (no evidence or reason).
 
     Attributes:
+        vf, vt, rec: valid_from, valid_to and recorded_at in integer microseconds since
+            the epoch (UTC); the properties of the same names give aware datetimes (only
+            the rows shown need them).
         subject: the name of the row's entity (preferences and events only, else None).
         subject_is_self: the row's entity is the owner's own (preferences and events).
         object_name: the object entity's name (events only, else None).
@@ -68,12 +72,27 @@ class Row:
     value: Any
     object_id: str | None
     source: str
-    valid_from: Any
-    valid_to: Any
-    recorded_at: Any
+    vf: int
+    vt: int
+    rec: int
     subject: str | None = None
     subject_is_self: bool = False
     object_name: str | None = None
+
+    @property
+    def valid_from(self) -> datetime:
+        """`vf` as an aware UTC datetime."""
+        return from_micros(self.vf)
+
+    @property
+    def valid_to(self) -> datetime:
+        """`vt` as an aware UTC datetime (FAR_FUTURE when open)."""
+        return from_micros(self.vt)
+
+    @property
+    def recorded_at(self) -> datetime:
+        """`rec` as an aware UTC datetime."""
+        return from_micros(self.rec)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,9 +163,8 @@ def _row(raw: Sequence[Any]) -> Row:
     extra = list(raw[9:]) + [None, False, None][len(raw) - 9:]
     return Row(
         id=raw[0], entity_id=raw[1], attribute=raw[2], value=raw[3], object_id=raw[4],
-        source=raw[5], valid_from=from_micros(raw[6]), valid_to=from_micros(raw[7]),
-        recorded_at=from_micros(raw[8]), subject=extra[0], subject_is_self=bool(extra[1]),
-        object_name=extra[2],
+        source=raw[5], vf=raw[6], vt=raw[7], rec=raw[8], subject=extra[0],
+        subject_is_self=bool(extra[1]), object_name=extra[2],
     )
 
 
