@@ -95,7 +95,7 @@ def build(reader: Reader, owner: str, chat_id: str, message: str, at: datetime,
     """
     positions = mention_keys(message)
     with reader.snapshot() as snap:
-        scope = snap.scope(owner, chat_id, at)
+        scope = snap.prefetch_scope(owner, chat_id, at)
         if scope.closed:
             return Prefetch("")
         view = read_view(snap, scope, positions, at)

@@ -13,6 +13,8 @@ from datetime import datetime
 from typing import Any
 
 from graph.cypher import prefetch as pc
+from graph.cypher.access import access_from_record
+from graph.records import chat_key
 from graph.scope import Scope, params
 from graph.time import AsOf, from_micros
 
@@ -173,6 +175,18 @@ class PrefetchReads:
 
     def _rows(self, query: str, **params: Any) -> list[Any]:  # pragma: no cover - Reader's
         raise NotImplementedError
+
+    def prefetch_scope(self, owner: str, chat_id: str, known_at: datetime) -> Scope:
+        """What prefetch may read (CONTRACT §7), as `Reader.scope(owner, chat_id,
+        known_at)` resolves it, in one query instead of two (`PREFETCH_SCOPE`).
+
+        Raises:
+            StoreUnavailable: Neo4j could not be reached.
+        """
+        row = self._rows(pc.PREFETCH_SCOPE, owner=owner, chat_key=chat_key(owner, chat_id),
+                         known_at=known_at)[0]
+        return Scope(owner, access_from_record(row["profile"], row["chat"]),
+                     tuple(sorted(row["ids"])))
 
     def prefetch_view(
         self,

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 
 from graph import scope
+from graph.cypher.access import MEMORY_ACCESS
 
 MENTION_INDEX = "entity_mentions"
 """The full-text index on `Entity.search_names` and `Entity.owner` (keyword analyzer)."""
@@ -222,3 +223,13 @@ Entity.id for shared ids and neighbours, NodeIndexSeekByRange on `fact_entity_as
 per seed, Expand(All) over OBJECT from a unique seek for incoming rows and edges, and
 NodeIndexSeekByRange on `fact_owner_attribute` for preferences and events.
 """
+
+PREFETCH_SCOPE = """
+CALL () {""" + MEMORY_ACCESS + """}
+CALL () {""" + scope.SHARED_ENTITY_IDS + """}
+RETURN profile, chat, ids
+"""
+"""READ. $owner, $chat_key, $known_at -> profile, chat, ids: `Reader.scope`'s two reads
+(graph/cypher/access.py MEMORY_ACCESS and graph/scope.py SHARED_ENTITY_IDS, the same
+text) in one statement, so prefetch resolves its scope in one round trip.
+tests/graph/test_prefetch_reads.py checks it resolves exactly what `Reader.scope` does."""
