@@ -224,12 +224,13 @@ per seed, Expand(All) over OBJECT from a unique seek for incoming rows and edges
 NodeIndexSeekByRange on `fact_owner_attribute` for preferences and events.
 """
 
-PREFETCH_SCOPE = """
+PREFETCH_SCOPE = """CYPHER replan=skip
 CALL () {""" + MEMORY_ACCESS + """}
 CALL () {""" + scope.SHARED_ENTITY_IDS + """}
 RETURN profile, chat, ids
 """
 """READ. $owner, $chat_key, $known_at -> profile, chat, ids: `Reader.scope`'s two reads
 (graph/cypher/access.py MEMORY_ACCESS and graph/scope.py SHARED_ENTITY_IDS, the same
-text) in one statement, so prefetch resolves its scope in one round trip.
+text) in one statement, so prefetch resolves its scope in one round trip. Unique and
+range index seeks only, so its plan is kept like `PREFETCH`'s (`replan=skip`).
 tests/graph/test_prefetch_reads.py checks it resolves exactly what `Reader.scope` does."""
