@@ -49,7 +49,7 @@ MAX_VALUE_CHARS = 120
 _FAR_PAST_US = (FAR_PAST - EPOCH) // timedelta(microseconds=1)
 _FAR_FUTURE_US = (FAR_FUTURE - EPOCH) // timedelta(microseconds=1)
 LIMITS = PrefetchLimits(entities=5, facts=MAX_FACTS_PER_ENTITY, rows=100, neighbours=60,
-                        expand=40, preferences=20, events=MAX_EVENTS + 5)
+                        expand=20, preferences=20, events=MAX_EVENTS + 5)
 
 
 @dataclass(frozen=True, slots=True)

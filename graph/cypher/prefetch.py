@@ -112,26 +112,18 @@ CALL (seeds) {
   CALL (s) {
     MATCH (f:Fact)
     USING INDEX f:Fact(entity_id, retracted_at, valid_to)
-    WHERE f.entity_id = s[0] AND """ + _as_of("f") + """ AND f.object_id IS NULL
-      AND """ + fact_visible("f") + """
+    WHERE f.entity_id = s[0] AND """ + _as_of("f") + """
+    WITH DISTINCT f
+    WHERE """ + fact_visible("f") + """
     WITH f ORDER BY coalesce($mentions.attribute_order[f.attribute], 1000), f.attribute,
                     f.valid_from DESC, f.id
-    LIMIT $max_facts
-    RETURN f
+    WITH collect(f) AS fs
+    RETURN [x IN fs WHERE x.object_id IS NULL][..$max_facts] AS a,
+           [x IN fs WHERE x.object_id IS NOT NULL][..$max_rows] AS b
   }
-  RETURN collect(""" + _row("f") + """) AS attrs
-}
-CALL (seeds) {
-  UNWIND seeds AS s
-  CALL (s) {
-    MATCH (f:Fact)
-    USING INDEX f:Fact(entity_id, retracted_at, valid_to)
-    WHERE f.entity_id = s[0] AND """ + _as_of("f") + """ AND f.object_id IS NOT NULL
-      AND """ + fact_visible("f") + """
-    WITH f ORDER BY f.valid_from DESC, f.id LIMIT $max_rows
-    RETURN f
-  }
-  RETURN collect(""" + _row("f") + """) AS rels
+  WITH collect(a) AS a, collect(b) AS b
+  RETURN reduce(out = [], l IN a | out + [x IN l | """ + _row("x") + """]) AS attrs,
+         reduce(out = [], l IN b | out + [x IN l | """ + _row("x") + """]) AS rels
 }
 CALL (seeds) {
   UNWIND seeds AS s
@@ -156,7 +148,9 @@ CALL (seeds, neighbours) {
   WITH [x IN neighbours | x[0]] AS others
   UNWIND others[..$max_expand] AS nid
   MATCH (:Entity {id: nid})<-[:OBJECT]-(f:Fact)
-  WHERE f.entity_id IN others AND """ + _as_of("f") + """ AND """ + fact_visible("f") + """
+  WHERE f.entity_id IN others
+  WITH DISTINCT f
+  WHERE """ + _as_of("f") + """ AND """ + fact_visible("f") + """
   RETURN collect([f.entity_id, f.object_id]) AS edges
 }
 CALL (self_id) {
@@ -164,7 +158,8 @@ CALL (self_id) {
   MATCH (f:Fact)
   USING INDEX f:Fact(owner, attribute, retracted_at)
   WHERE f.owner = $owner AND f.attribute = attribute AND """ + _as_of("f") + """
-    AND """ + fact_visible("f") + """
+  WITH DISTINCT self_id, f
+  WHERE """ + fact_visible("f") + """
   MATCH (pe:Entity {id: f.entity_id})
   WHERE """ + _live("pe") + """
   WITH f, pe ORDER BY f.valid_from DESC, f.id LIMIT $max_preferences
@@ -175,7 +170,9 @@ CALL (self_id) {
   USING INDEX f:Fact(owner, attribute, retracted_at)
   WHERE f.owner = $owner AND f.attribute = $event_attribute
     AND f.retracted_at > $known_at AND f.recorded_at <= $known_at
-    AND f.valid_from <= $valid_at AND """ + fact_visible("f") + """
+    AND f.valid_from <= $valid_at
+  WITH DISTINCT self_id, f
+  WHERE """ + fact_visible("f") + """
   MATCH (ve:Entity {id: f.entity_id})
   WHERE """ + _live("ve") + """
   OPTIONAL MATCH (vo:Entity {id: f.object_id})
@@ -200,7 +197,7 @@ Returns exactly one row (rows are `_ROW` lists):
   seeds: [[id, name, kind, pos]] the mentioned entities, by first position then id;
   attrs: the seeds' attribute rows (no object), the first $max_facts of each by
     attribute_order, attribute, newest, id;
-  rels: the seeds' relationship rows, newest first;
+  rels: the seeds' relationship rows, the first $max_rows of each in the same order;
   incoming: relationship rows whose object is a seed, newest first;
   neighbours: [[id, name, kind, is_self]] the live, visible other ends of rels and
     incoming, by number of links then id, at most $max_neighbours;
@@ -210,6 +207,12 @@ Returns exactly one row (rows are `_ROW` lists):
   prefs: rows of the preference attributes + [subject name, subject is the owner];
   events: the latest $max_events rows of $event_attribute started by $valid_at
     + [subject name, subject is the owner, object name or null].
+
+`WITH DISTINCT f` between an index seek and the scope predicate: without it the planner
+turns the predicate's `f.owner = $owner OR f.entity_id IN $shared` into a union of two
+seeks of the same index, reading every row twice; after the projection it is one Filter.
+For the neighbourhood's edges it also makes the cheap test (is the subject a neighbour?)
+run before the time and scope tests, on the few rows that pass it.
 
 `CYPHER replan=skip`: the plan is made once per process (at warm-up, api/prefetch_warm.py)
 and kept. Planning this query takes about a second (the scope predicates' disjunctions
