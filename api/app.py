@@ -11,9 +11,10 @@ from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 from neo4j import Driver
 
-from api import errors, prefetch
+from api import errors
 from api.deps import PrincipalDep, TokenCache
 from api.limits import BodyLimit
+from api.prefetch_warm import Warmer
 from api.routes import (
     access,
     audit,
@@ -37,7 +38,6 @@ from curator.worker import CuratorWorker
 from graph.embedding import build_embedder, warm
 from graph.reader import Reader
 from graph.schema import ensure_schema
-from graph.time import utcnow
 
 log = logging.getLogger("worldstate.api")
 
@@ -60,7 +60,11 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         ensure_schema(driver, settings.neo4j_database,
                       vector_dimensions=settings.vector_dimensions)
         warm(app.state.embedder)
-        _warm_up(app.state.prefetch_reader)
+        # The warmer's reader shares prefetch's pool but has no deadline: planning
+        # prefetch's query takes longer than a turn may (api/prefetch_warm.py).
+        warmer = Warmer(Reader(driver, settings.neo4j_database, retry=False),
+                        settings.prefetch_keepalive_seconds)
+        warmer.start()
         worker = CuratorWorker.from_settings(app.state.committer, settings, app.state.reader)
         if settings.curator_in_process:
             worker.start()
@@ -69,6 +73,7 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
             yield
         finally:
             worker.stop()
+            warmer.stop()
             app.state.prefetch_pool.shutdown(wait=False, cancel_futures=True)
 
     app = FastAPI(title="worldstate", version="0.1.0", lifespan=lifespan,
@@ -100,13 +105,3 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
                    proposals, notifications, merges, splits, groups, audit, owners):
         app.include_router(module.router)
     return app
-
-
-def _warm_up(reader: Reader) -> None:
-    """Run the prefetch queries once for an owner that does not exist, so the first real
-    turn does not pay for query planning (a cold first prefetch can miss its deadline).
-    Read-only; a failure here is logged and ignored: prefetch degrades on its own."""
-    try:
-        prefetch.build(reader, "\x00warm-up", "warm up", utcnow(), 2000, 40)
-    except Exception:
-        log.warning("prefetch warm-up failed", exc_info=True)

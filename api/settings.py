@@ -22,5 +22,8 @@ class Settings(CuratorSettings):
     """Prefetch answers degraded after this long (CONTRACT §6)."""
     prefetch_max_chars: int = 2000
     prefetch_max_items: int = 40
+    prefetch_keepalive_seconds: float = 5.0
+    """Prefetch runs for nobody this often, keeping its connection and plans warm
+    (api/prefetch_warm.py); 0 warms once at start-up only."""
     max_body_bytes: int = 2_000_000
     """Requests larger than this are refused with 413 (CONTRACT §9)."""

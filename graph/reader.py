@@ -26,6 +26,7 @@ from graph.cypher import facts as fc
 from graph.cypher import runs as rc
 from graph.errors import NotFound, StoreUnavailable
 from graph.lifecycle_reads import LifecycleReads
+from graph.prefetch_reads import PrefetchReads
 from graph.pull_reads import PullReads
 from graph.records import (
     EntityRecord,
@@ -44,7 +45,8 @@ from graph.time import FAR_FUTURE, AsOf, from_store, utcnow
 T = TypeVar("T")
 
 
-class Reader(ReviewReads, AccessReads, LifecycleReads, PullReads, AuditReads, SearchReads):
+class Reader(ReviewReads, AccessReads, LifecycleReads, PullReads, AuditReads, SearchReads,
+             PrefetchReads):
     """Read-only access to one owner's memory (and what is shared with it).
 
     Args:

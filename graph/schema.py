@@ -92,6 +92,13 @@ STATEMENTS: tuple[str, ...] = (
         "FOR (f:Fact) ON EACH [f.search_text, f.owner, f.entity_id] "
         "OPTIONS {indexConfig: {`fulltext.analyzer`: 'standard-folding'}}"
     ),
+    # Prefetch's mentions (graph/cypher/prefetch.py): each normalized name or alias one
+    # term (keyword analyzer), looked up together with the owner; an exact seek per key.
+    (
+        "CREATE FULLTEXT INDEX entity_mentions IF NOT EXISTS "
+        "FOR (e:Entity) ON EACH [e.search_names, e.owner] "
+        "OPTIONS {indexConfig: {`fulltext.analyzer`: 'keyword'}}"
+    ),
 )
 
 VECTOR_INDEX = """

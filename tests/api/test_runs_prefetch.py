@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from neo4j import GraphDatabase
-
-from graph.reader import Reader
 from tests.api.conftest import Api
 
 
@@ -77,21 +74,6 @@ def test_prefetch_block(api: Api) -> None:
     # `at` is a point on both axes: in 2023 none of this was true, nor known.
     past = api.post("/v1/prefetch", dict(body, at="2023-06-01T00:00:00Z")).json()["block"]
     assert "Porto" not in past and "Ana Sousa" not in past
-
-
-def test_prefetch_degrades_when_the_store_fails(api: Api, app: Any) -> None:
-    """CONTRACT §6: a store failure answers 200 with an empty block and degraded=true."""
-    body = {"chat_id": "c", "message": "hello"}
-    assert api.post("/v1/prefetch", body).json()["degraded"] is False
-    dead = GraphDatabase.driver("bolt://127.0.0.1:9", auth=None, connection_timeout=0.5)
-    healthy = app.state.prefetch_reader
-    app.state.prefetch_reader = Reader(dead, retry=False)
-    try:
-        r = api.post("/v1/prefetch", body)
-    finally:
-        app.state.prefetch_reader = healthy
-        dead.close()
-    assert r.status_code == 200 and r.json() == {"block": "", "items": [], "degraded": True}
 
 
 def test_same_run_in_another_offset_is_the_same_run(api: Api) -> None:

@@ -1,0 +1,126 @@
+"""Memory never breaks a run (CONTRACT §6): past the deadline, or with the store gone,
+prefetch answers 200 with an empty block and `"degraded": true`; and the warm-up keeps
+the first turn after start-up or idle from paying for planning.
+
+The test that stops Neo4j starts its own (graph.neo4j_local, small heap and page cache)
+so the session's Neo4j is never touched.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from neo4j import GraphDatabase
+
+from api.prefetch_warm import Warmer
+from graph.driver import connect
+from graph.neo4j_local import Neo4jLocalSettings, start, stop
+from graph.reader import Reader
+from graph.schema import ensure_schema
+from tests.api.conftest import Api
+
+DEGRADED = {"block": "", "items": [], "degraded": True}
+
+
+@pytest.fixture
+def own_neo4j(tmp_path: Path) -> Iterator[Any]:
+    """A Neo4j for this test alone (stopped by the test, and again at its end)."""
+    local = Neo4jLocalSettings()
+    instance = start(tmp_path / "neo4j", heap="512m", page_cache_mb=32,
+                     cache_dir=local.neo4j_cache, detach=False)
+    try:
+        yield instance
+    finally:
+        stop(instance, timeout_s=20)
+
+
+@pytest.mark.slow
+def test_store_stopped_answers_degraded_within_the_deadline(
+    api: Api, app: Any, own_neo4j: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Prefetch served by a Neo4j that is then stopped answers 200, empty and degraded,
+    within its deadline (plus the HTTP round trip), never a 5xx."""
+    body = {"chat_id": "c", "message": "How is Ana?"}
+    healthy_reader = app.state.prefetch_reader
+    with connect(own_neo4j.uri) as driver:
+        ensure_schema(driver)
+        app.state.prefetch_reader = Reader(driver, retry=False)
+        try:
+            monkeypatch.setattr(app.state.settings, "prefetch_deadline_ms", 60_000)  # cold JVM
+            healthy = api.post("/v1/prefetch", body).json()
+            assert healthy["degraded"] is False and "Nothing relevant" in healthy["block"]
+            stop(own_neo4j, timeout_s=20)
+            monkeypatch.setattr(app.state.settings, "prefetch_deadline_ms", 1000)
+            began = time.monotonic()
+            r = api.post("/v1/prefetch", body)
+            took = time.monotonic() - began
+        finally:
+            app.state.prefetch_reader = healthy_reader
+    assert r.status_code == 200 and r.json() == DEGRADED
+    assert took < 1.5, took
+
+
+def test_past_the_deadline_answers_degraded(api: Api, app: Any,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A deadline of 0 ms cannot be met: 200, empty block, degraded."""
+    api.entity("Ana")
+    monkeypatch.setattr(app.state.settings, "prefetch_deadline_ms", 0)
+    r = api.post("/v1/prefetch", {"chat_id": "c", "message": "How is Ana?"})
+    assert r.status_code == 200 and r.json() == DEGRADED
+
+
+def test_unreachable_store_answers_degraded(api: Api, app: Any) -> None:
+    """A driver that cannot connect at all: 200, empty block, degraded."""
+    body = {"chat_id": "c", "message": "hello"}
+    dead = GraphDatabase.driver("bolt://127.0.0.1:9", auth=None, connection_timeout=0.5)
+    healthy = app.state.prefetch_reader
+    app.state.prefetch_reader = Reader(dead, retry=False)
+    try:
+        r = api.post("/v1/prefetch", body)
+    finally:
+        app.state.prefetch_reader = healthy
+        dead.close()
+    assert r.status_code == 200 and r.json() == DEGRADED
+
+
+class _Counting(Warmer):
+    def __init__(self, reader: Reader, interval: float):
+        super().__init__(reader, interval)
+        self.runs = 0
+        self.ok: list[bool] = []
+        self.ticked = threading.Event()
+
+    def warm(self) -> bool:
+        ok = super().warm()
+        self.runs += 1
+        self.ok.append(ok)
+        if self.runs >= 4:
+            self.ticked.set()
+        return ok
+
+
+def test_warmer_runs_at_start_and_keeps_warm(neo4j_driver: Any) -> None:
+    """The warmer runs prefetch twice before the API serves (plan, then run the cached
+    plan), then again every interval, each time successfully."""
+    warmer = _Counting(Reader(neo4j_driver, retry=False), interval=0.05)
+    warmer.start()
+    try:
+        assert warmer.runs >= 2  # synchronously, before start() returned
+        assert warmer.ticked.wait(10)
+    finally:
+        warmer.stop()
+    assert all(warmer.ok)
+
+
+def test_warmer_survives_a_dead_store() -> None:
+    """A warm-up that cannot reach the store reports False and raises nothing."""
+    dead = GraphDatabase.driver("bolt://127.0.0.1:9", auth=None, connection_timeout=0.5)
+    try:
+        assert Warmer(Reader(dead, retry=False), interval=0).warm() is False
+    finally:
+        dead.close()
