@@ -99,7 +99,12 @@ CALL (self_id) {
     MATCH (e:Entity {id: sid})
     RETURN e
   }
-  WITH self_id, e, reduce(p = -1, k IN coalesce(e.search_names, []) |
+  WITH self_id, e, CASE WHEN coalesce(e.names_since, e.created_at) <= $known_at
+       THEN e.search_names
+       ELSE head([(e)-[:HAD_NAMES]->(v:EntityNames)
+                  WHERE v.recorded_at <= $known_at AND v.retracted_at > $known_at
+                  | v.search_names]) END AS names
+  WITH self_id, e, reduce(p = -1, k IN coalesce(names, []) |
        CASE WHEN $mentions.positions[k] IS NOT NULL AND (p < 0 OR $mentions.positions[k] < p)
             THEN $mentions.positions[k] ELSE p END) AS pos
   WHERE pos >= 0 AND e.id <> self_id AND """ + entity_visible("e") + """
@@ -194,7 +199,11 @@ $event_attribute, $max_events.
 
 Returns exactly one row (rows are `_ROW` lists):
   self_id: the owner's own entity id ('' when unknown);
-  seeds: [[id, name, kind, pos]] the mentioned entities, by first position then id;
+  seeds: [[id, name, kind, pos]] the mentioned entities, by first position then id,
+    each matched on the names it had at $known_at (CONTRACT §5: before a merge the
+    survivor does not answer to the loser's names; at the present no name version is
+    read). Candidates come from the current names, so a name an entity lost since
+    $known_at (moved off by a split) is not found in the past;
   attrs: the seeds' attribute rows (no object), the first $max_facts of each by
     attribute_order, attribute, newest, id;
   rels: the seeds' relationship rows, the first $max_rows of each in the same order;
