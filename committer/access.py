@@ -91,7 +91,7 @@ class AccessCommands:
         Raises:
             NotFound: no such group for `owner`.
             Forbidden: `owner` is a member but not the group's creator.
-            InvalidInput: `member` is empty or too long.
+            InvalidInput: `member` is empty, too long, or not an existing owner.
         """
         member = member.strip()
         if not member or len(member) > MAX_OWNER_ID:
@@ -100,6 +100,8 @@ class AccessCommands:
         def work(w: WriteTx, creator: str, t: datetime) -> GroupRecord:
             if creator != owner:
                 raise Forbidden("Only the group's creator adds or removes members.")
+            if not w.owner_exists(member):  # a typo must not pre-grant a future owner
+                raise InvalidInput("owner", f"no owner {member!r}")
             if not w.is_member(group_id, member):
                 w.add_member(group_id, member, membership_id=new_id("mem"), by=owner, t=t)
             return self._seen_by(w, owner, group_id)

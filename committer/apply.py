@@ -26,6 +26,7 @@ from committer.proposals import Assertion, Reviewed
 from committer.review import record_run
 from committer.rules.plan import Predecessor, plan_end, plan_retract
 from committer.trail import Trail
+from graph.attributes import DEFAULT, REGISTRY
 from graph.embedding import Embedder
 from graph.errors import Conflict, InvalidInput
 from graph.names import token_hash
@@ -77,6 +78,11 @@ class RunOutcome:
     held: int
     entity_ids: tuple[str, ...] = ()
     """Entities the committed proposals touched (for merge suggestions)."""
+
+
+SOURCES = ("user_stated", "user_edit", "inferred", "untrusted", "integration")
+"""Sources a restricted memory access may list (CONTRACT §10 Fact.source; `integration`
+admits every `integration:<name>`, graph/scope.py)."""
 
 
 class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands):
@@ -418,11 +424,21 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands)
             The stored setting.
 
         Raises:
-            InvalidInput: an unknown mode.
+            InvalidInput: an unknown mode, area (graph/attributes.py) or source.
             Conflict: the chat id collides with another owner's chat key.
         """
         if mode not in MEMORY_MODES:
             raise InvalidInput("mode", f"must be one of {', '.join(MEMORY_MODES)}")
+        known_areas = {spec.area for spec in REGISTRY.values()} | {DEFAULT.area}
+        for area in areas:  # a typo would silently let nothing through (fail-closed)
+            if area not in known_areas:
+                raise InvalidInput("areas", f"unknown area {area!r}; known: "
+                                            f"{', '.join(sorted(known_areas))}")
+        for source in sources:
+            if source not in SOURCES and not (source.startswith("integration:")
+                                              and len(source) > len("integration:")):
+                raise InvalidInput("sources", f"unknown source {source!r}; known: "
+                                              f"{', '.join(SOURCES)}, integration:<name>")
 
         def work(w: WriteTx) -> MemoryAccess:
             ensure_owner(w, owner)

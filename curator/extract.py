@@ -216,9 +216,13 @@ def _valid_time(found: Found, at: datetime) -> tuple[datetime, datetime | None]:
     return at, None
 
 
-def _proposal_id(run_id: str, message_id: str | None, index: int, found: Found) -> str:
+def _proposal_id(run_id: str, message_id: str | None, index: int, found: Found,
+                 speaker: str | None) -> str:
+    """A proposal's id: the same statement in the same run gives the same id (idempotent
+    re-curation); the speaker is part of it, so two people saying the same words in one
+    run are two proposals, not one (messages need not carry ids)."""
     value = found.value if found.obj is None else f"@{found.obj.name}"
-    about = f"{found.subject.name}|" if found.subject is not None else ""
+    about = f"{found.subject.name}|" if found.subject is not None else f"~{speaker or ''}|"
     key = f"{run_id}|{message_id or ''}|{index}|{about}{found.op}|{found.attribute}|{value}"
     return hashlib.sha256(key.encode()).hexdigest()[:24]
 
@@ -274,7 +278,7 @@ def extract_message(
             )
             out.append(
                 Proposal(
-                    id=_proposal_id(run_id, message_id, len(out), found),
+                    id=_proposal_id(run_id, message_id, len(out), found, speaker),
                     op=found.op,
                     subject=found.subject or subject,
                     attribute=found.attribute,

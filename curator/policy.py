@@ -11,7 +11,7 @@ One table, read top to bottom; the first rule that applies decides:
 | 3 | inferred                  | the curator inferred it (source `inferred`)               | hold   |
 | 4 | privileged category       | health, finances, credentials (configurable:              | hold   |
 |   |                           | `WORLDSTATE_PRIVILEGED_AREAS`), by attribute or by value  |        |
-| 5 | another person's private  | about someone who is neither the owner nor the speaker,   | hold   |
+| 5 | another person's private  | about a person who is neither the owner nor the speaker,  | hold   |
 |   | detail                    | in a private area (where they live, family, identity)     |        |
 | 6 | low confidence            | confidence below `WORLDSTATE_AUTO_COMMIT_THRESHOLD`       | hold   |
 | 7 | unknown source            | any source other than `user_stated`, `user_edit`,         | hold   |
@@ -122,6 +122,8 @@ def _privileged(p: Proposal, ctx: Context) -> bool:
 
 def _about_someone_else(p: Proposal, ctx: Context) -> bool:
     name = p.subject.name
+    if p.subject.kind != "person":  # a device's or a place's location is no one's privacy
+        return False
     if p.subject.id is not None or not name or not name.strip():
         return False
     key = search_key(name)

@@ -11,6 +11,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
+from graph.cypher import entities as ec
 from graph.cypher import groups as gc
 from graph.cypher import runs as rc
 from graph.records import GroupRecord, ShareRecord, TokenRecord
@@ -41,6 +42,10 @@ class AccessWrites:
         creator, or None when no such group exists."""
         rows = self._run(gc.LOCK_GROUP, group_id=group_id, tx_id=uuid.uuid4().hex)
         return rows[0]["owner"] if rows else None
+
+    def owner_exists(self, owner: str) -> bool:
+        """True when an Owner node with this id exists (graph/cypher/entities.py OWNER)."""
+        return bool(self._run(ec.OWNER, owner=owner))
 
     def is_member(self, group_id: str, member: str) -> bool:
         """True when `member` belongs to the group now."""

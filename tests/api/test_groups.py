@@ -192,3 +192,12 @@ def test_a_shared_entity_merged_into_an_unshared_one_names_no_other_id(
     assert api.post(f"/v1/entities/{loser['id']}/merge", {"into": survivor["id"]}).status_code == 200
     r = other.get(f"/v1/entities/{loser['id']}")
     assert r.status_code == 404 and survivor["id"] not in r.text and loser["id"] in r.text
+
+
+def test_a_member_must_be_an_existing_owner(api: Api) -> None:
+    """Adding an owner that does not exist is a 422 naming `owner`: a typo must not
+    pre-grant the group's shares to whoever takes that name later."""
+    group = api.post("/v1/groups", {"name": "typo"}).json()
+    r = api.post(f"/v1/groups/{group['id']}/members", {"owner": "nobody-" + group["id"]})
+    assert r.status_code == 422 and "owner" in r.text
+    assert all("nobody-" not in str(g["members"]) for g in api.get("/v1/groups").json()["items"])

@@ -46,7 +46,7 @@ def test_restricted_without_lists_lets_nothing_through(api: Api) -> None:
 
 def test_lists_with_mode_full_are_accepted(api: Api) -> None:
     """Lists given with `full` are stored as they are; they do not restrict anything."""
-    r = put(api, "/v1/chats/c1/memory-access", {"mode": "full", "areas": ["health"]})
+    r = put(api, "/v1/chats/c1/memory-access", {"mode": "full", "areas": ["place"]})
     assert r.status_code == 200 and r.json()["mode"] == "full"
 
 
@@ -101,3 +101,19 @@ def test_run_from_a_none_chat_is_skipped(api: Api, app: Any) -> None:
     me = next(e for e in api.get("/v1/entities", params={"q": api.owner}).json()["items"]
               if e["name"] == api.owner)["id"]
     assert api.get(f"/v1/entities/{me}/facts").json()["items"] == []
+
+
+def test_unknown_areas_and_sources_are_rejected(api: Api) -> None:
+    """A typo in `areas` or `sources` is a 422 naming the list, not a chat that silently
+    sees nothing (CONTRACT §9); `integration` and `integration:<name>` are sources."""
+    put = api.client.put
+    r = put("/v1/chats/t1/memory-access", headers=api.headers,
+            json={"mode": "restricted", "areas": ["nonsense"], "sources": ["user_edit"]})
+    assert r.status_code == 422 and "areas" in r.text
+    r = put("/v1/chats/t1/memory-access", headers=api.headers,
+            json={"mode": "restricted", "areas": ["place"], "sources": ["gossip"]})
+    assert r.status_code == 422 and "sources" in r.text
+    r = put("/v1/chats/t1/memory-access", headers=api.headers,
+            json={"mode": "restricted", "areas": ["place", "general"],
+                  "sources": ["integration", "integration:crm", "user_stated"]})
+    assert r.status_code == 200, r.text

@@ -78,6 +78,8 @@ def seed(api: Api, app: Any) -> dict[str, str]:
     notes = api.get("/v1/notifications", params={"chat_id": "c1"}).json()["items"]
     [suggestion] = api.get("/v1/merge-suggestions").json()["items"]
     group = api.post("/v1/groups", {"name": "seeded"}).json()
+    for other in ("member-x", "someone-else"):  # members must be owners that exist
+        app.state.committer.create_token(other, ["read"])
     assert api.post(f"/v1/groups/{group['id']}/members", {"owner": "member-x"}).status_code == 201
     assert api.post(f"/v1/groups/{group['id']}/shares", {"entity_id": bob["id"]}).status_code == 201
     return {"entity_id": bob["id"], "other_entity_id": john["id"], "fact_id": fact["id"],

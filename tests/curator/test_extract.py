@@ -519,3 +519,15 @@ def test_run_accepts_objects():
         role, text, at, speaker, id = "user", "I live in Oslo.", AT, None, "x"
 
     assert [p.value for p in extract_run([Msg()], "r")] == ["Oslo"]
+
+
+def test_two_speakers_saying_the_same_words_are_two_proposals():
+    """Messages without ids: the same sentence from two speakers in one run gives two
+    proposal ids (a regression: they collided and one statement was lost)."""
+    at = datetime(2026, 11, 20, 10, tzinfo=UTC)
+    [a] = extract_message("I live in Leeds.", at=at, speaker="Catherine Mills",
+                          message_id=None, run_id="ms1")
+    [b] = extract_message("I live in Leeds.", at=at, speaker="Katherine Mills",
+                          message_id=None, run_id="ms1")
+    assert a.id != b.id and (a.subject.name, b.subject.name) == ("Catherine Mills",
+                                                                  "Katherine Mills")

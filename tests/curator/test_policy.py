@@ -50,6 +50,11 @@ def proposal(attribute: str = "location", value: str = "Porto", *, source: str =
     (proposal("likes", "jazz", subject=EntityRef(name="Ana")), CTX, "clear and low-risk",
      "commit"),
     (proposal(subject=EntityRef(name="Dana")), CTX, "clear and low-risk", "commit"),
+    # ... only people have privacy: a lamp's location from an integration commits
+    # (a regression: it was held as "another person's private detail").
+    (proposal("location", "Kitchen", source="integration:homeassistant",
+              subject=EntityRef(name="Lamp Zeta", kind="device")), CTX,
+     "clear and low-risk", "commit"),
     # 6 low confidence.
     (proposal(confidence=0.79), CTX, "low confidence", "hold"),
     (proposal(confidence=0.8), CTX, "clear and low-risk", "commit"),
