@@ -66,7 +66,7 @@ def _facts(rows: list[FactRecord]) -> list[FactPublic]:
 
 
 def _entity_facts(reader: Reader, scope: Scope, entity_id: str, as_of: AsOf) -> EntityFacts:
-    entity = reader.resolve_entity(scope, entity_id, as_of.known_at)
+    entity = reader.resolve(scope, entity_id, as_of.known_at).entity
     rows = reader.entity_rows(scope, [entity.id], as_of.known_at, as_of.valid_at)
     return EntityFacts(entity=EntityPublic.of(entity), facts=_facts(rows),
                        merged_from=entity_id if entity.id != entity_id else None)
@@ -169,7 +169,7 @@ def neighbors(
         raise InvalidInput("depth", f"must be an integer from 1 to {MAX_DEPTH}")
     as_of = AsOf.at(valid_at, known_at)
     scope = scope_for(reader, caller, as_of.known_at)
-    start = reader.resolve_entity(scope, entity_id, as_of.known_at)
+    start = reader.resolve(scope, entity_id, as_of.known_at).entity
     found = reader.neighbors(scope, start.id, depth, as_of)
     items = [Neighbor(entity=EntityPublic.of(e), via=_facts(list(path))) for e, path in found]
     return NeighborsOut(items=items).model_dump(mode="json")
@@ -181,7 +181,7 @@ def _rows_at(reader: Reader, caller: Caller, entity_id: str, known_at: datetime,
     was not visible then)."""
     scope = scope_for(reader, caller, known_at)
     try:
-        entity = reader.resolve_entity(scope, entity_id, known_at)
+        entity = reader.resolve(scope, entity_id, known_at).entity
     except NotFound:
         return None, []
     return entity, reader.entity_rows(scope, [entity.id], known_at, valid_at)

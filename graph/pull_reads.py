@@ -16,8 +16,6 @@ from typing import Any
 
 from graph.cypher import facts as fc
 from graph.cypher import pull as pc
-from graph.errors import NotFound
-from graph.lifecycle_reads import Resolved
 from graph.names import search_key
 from graph.paths import shortest_paths
 from graph.records import EntityRecord, FactRecord
@@ -37,38 +35,6 @@ class PullReads:
 
     def snapshot(self) -> AbstractContextManager[Any]:  # pragma: no cover - Reader's
         raise NotImplementedError
-
-    def resolve(self, owner: str | Scope, entity_id: str,
-                known_at: datetime | None = None) -> Resolved:  # pragma: no cover - Reader's
-        raise NotImplementedError
-
-    def visible_entity(self, scope: Scope, entity_id: str, known_at: datetime) -> EntityRecord:
-        """Return an entity the scope may see, as known at `known_at` (aware UTC).
-
-        A merge later than `known_at` is not shown (`merged_into` None): CONTRACT §5,
-        reads before a merge see two entities.
-
-        Raises:
-            NotFound: no such entity, not yet created at `known_at`, or not visible
-                (another owner's ids look absent, CONTRACT §7).
-        """
-        rows = self._rows(pc.VISIBLE_ENTITY, entity_id=entity_id, known_at=known_at,
-                          **params(scope))
-        if not rows:
-            raise NotFound("entity", entity_id)
-        found = pc.entity_from_row(rows[0]["e"])
-        if found.merged_at is not None and known_at < found.merged_at:
-            return replace(found, merged_into=None, merged_at=None)
-        return found
-
-    def resolve_entity(self, scope: Scope, entity_id: str, known_at: datetime) -> EntityRecord:
-        """Return the entity `entity_id` stands for at `known_at`: itself, or the survivor
-        of the merges it went through by then (CONTRACT §5).
-
-        Raises:
-            NotFound: `entity_id` (or a survivor) is not visible under `scope`.
-        """
-        return self.resolve(scope, entity_id, known_at).entity  # graph/lifecycle_reads.py
 
     def entities_named(
         self, scope: Scope, name: str, known_at: datetime, limit: int = 20
@@ -133,7 +99,7 @@ class PullReads:
         if not 1 <= depth <= MAX_DEPTH:
             raise ValueError(f"depth must be 1..{MAX_DEPTH}")
         with self.snapshot() as tx:
-            start = tx.visible_entity(scope, entity_id, as_of.known_at)
+            start = tx.entity(scope, entity_id, as_of.known_at)  # graph/reader.py
             rows = _expand(tx._rows, scope, start.id, depth, as_of)
             paths = shortest_paths(start.id, rows, depth)
             found = tx.visible_entities(scope, sorted(paths), as_of.known_at)

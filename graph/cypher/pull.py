@@ -40,15 +40,6 @@ def entity_from_row(row: Any) -> EntityRecord:
     )
 
 
-VISIBLE_ENTITY = """
-MATCH (e:Entity {id: $entity_id})
-WHERE """ + entity_visible("e") + """ AND e.created_at <= $known_at
-RETURN """ + ENTITY_COLUMNS + """ AS e
-"""
-"""READ. $entity_id, $known_at, scope params -> e (0 or 1): the entity if the caller may
-see it (its own, or shared with it through a group) and it existed at $known_at.
-Unique-constraint seek on Entity.id."""
-
 VISIBLE_ENTITIES = """
 UNWIND $entity_ids AS eid
 MATCH (e:Entity {id: eid})
