@@ -12,8 +12,9 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from api import tools
 from api.schemas import Timestamp
-from graph.errors import MemoryOff, StoreUnavailable
+from graph.errors import StoreUnavailable
 from graph.names import token_hash
 from graph.reader import Reader
 from graph.records import TokenRecord
@@ -176,10 +177,7 @@ def get_scope(owner: ReadOwner, reader: ReaderDep, known_at: KnownAtDep,
         MemoryOff: 403 when the chat's memory access is `none` (read tools are refused
             in a clean-room chat), the same answer as the read tools (api/tools.py).
     """
-    scope = reader.scope(owner, chat_id, known_at)
-    if scope.closed:
-        raise MemoryOff(chat_id)
-    return scope
+    return tools.scope_for(reader, tools.Caller(owner, chat_id), known_at)
 
 
 ScopeDep = Annotated[Scope, Depends(get_scope)]
