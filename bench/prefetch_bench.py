@@ -34,7 +34,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,7 @@ from neo4j import Driver
 from api import prefetch
 from api.app import create_app
 from api.settings import Settings
+from bench.measure import p, rss_mb, timed
 from bench.prefetch_store import META, load
 from committer.apply import Committer
 from graph.cypher.prefetch import PREFETCH
@@ -56,30 +57,6 @@ from graph.schema import ensure_schema
 from graph.time import utcnow
 
 # --- measuring ---------------------------------------------------------------------------
-
-
-def p(values: list[float], q: float) -> float:
-    """The q-quantile (0..1) of `values`."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def rss_mb(pid: int) -> float:
-    """Resident set size of a process in MiB (Linux /proc)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
-def timed(fn: Callable[[], object], n: int) -> list[float]:
-    """Run `fn` n times; return latencies in ms."""
-    out = []
-    for _ in range(n):
-        began = time.perf_counter()
-        fn()
-        out.append((time.perf_counter() - began) * 1000)
-    return out
 
 
 class BoltCounter(logging.Handler):

@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from neo4j import Driver
 
 from api.search import search
+from bench.measure import p, timed
 from committer.apply import Committer
 from committer.proposals import Assertion, Provenance
 from graph.cypher import search as sc
@@ -71,21 +72,8 @@ CALL db.create.setNodeVectorProperty(f, 'embedding', r.embedding)
 """
 
 
-def timed(fn: Callable[[], object], n: int) -> list[float]:
-    """Run `fn` n times after 5 warm-ups; return latencies in ms."""
-    for _ in range(5):
-        fn()
-    out = []
-    for _ in range(n):
-        start = time.perf_counter()
-        fn()
-        out.append((time.perf_counter() - start) * 1000)
-    return out
-
-
-def p99(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+WARMUPS = 5
+"""Unmeasured calls before each measured series."""
 
 
 @contextmanager
@@ -149,11 +137,11 @@ def main() -> None:
     print(f"embedder: loaded in {time.perf_counter() - started:.1f} s; process RSS "
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
     texts = [fact_text(n, a, v) for n in NAMES for a, vs in FACTS for v in vs][:400]
-    one = timed(lambda: embedder.embed(["where does Ana live"]), args.samples)
+    one = timed(lambda: embedder.embed(["where does Ana live"]), args.samples, WARMUPS)
     started = time.perf_counter()
     vectors = embedder.embed(texts)
     per_text = (time.perf_counter() - started) * 1000 / len(texts)
-    print(f"embed one query: median {statistics.median(one):.1f} ms, p99 {p99(one):.1f} ms; "
+    print(f"embed one query: median {statistics.median(one):.1f} ms, p99 {p(one, 0.99):.1f} ms; "
           f"batch of {len(texts)}: {per_text:.2f} ms per text")
     pool = list(zip(texts, vectors, strict=True))
     questions = [q.format(n=n) for q in QUESTIONS for n in NAMES[:5]]
@@ -173,7 +161,7 @@ def main() -> None:
 
         reader = Reader(driver)
         now = AsOf.at()
-        floor = timed(reader.ping, args.samples)
+        floor = timed(reader.ping, args.samples, WARMUPS)
         table = [("floor: RETURN 1", floor)]
 
         def raw(query: str, owner: str, **extra: object) -> Callable[[], object]:
@@ -189,19 +177,19 @@ def main() -> None:
         for owner, label in ((small, "100-row caller"), (big, f"{args.big}-row caller")):
             for k in (100, 1000):
                 table.append((f"{label}: index top-{k} then filter",
-                              timed(raw(sc.SEMANTIC_NEAREST, owner, k=k), args.samples)))
+                              timed(raw(sc.SEMANTIC_NEAREST, owner, k=k), args.samples, WARMUPS)))
             table.append((f"{label}: exact ranking of own rows",
-                          timed(raw(sc.SEMANTIC_EXACT, owner, k=20), args.samples)))
+                          timed(raw(sc.SEMANTIC_EXACT, owner, k=20), args.samples, WARMUPS)))
             hits = [len(r) for r in (raw(sc.SEMANTIC_NEAREST, owner, k=100)() for _ in range(30))]
             print(f"{label}: rows of the caller among the index's top 100: median "
                   f"{statistics.median(hits):.0f} (needs 20 for the index path)")
             words = iter(range(10**9))
             table.append((f"{label}: full-text", timed(
                 lambda o=owner, w=words: reader.fulltext(Scope(o), questions[next(w) % 30], now, 20),
-                args.samples)))
+                args.samples, WARMUPS)))
             table.append((f"{label}: GET /v1/search core (embed + both lists + fuse)", timed(
                 lambda o=owner, w=words: search(reader, embedder, Scope(o), questions[next(w) % 30],
-                                       now, 10), args.samples)))
+                                       now, 10), args.samples, WARMUPS)))
 
         committer_plain, committer_embed = Committer(driver), Committer(driver, embedder=embedder)
         owner = f"bench-commit-{uuid.uuid4().hex[:8]}"
@@ -214,13 +202,13 @@ def main() -> None:
                 provenance=Provenance(source="user_edit")))
 
         table.append(("commit one fact, no embedder (write floor)",
-                      timed(commit(committer_plain), args.samples)))
+                      timed(commit(committer_plain), args.samples, WARMUPS)))
         table.append(("commit one fact, embedded in its transaction",
-                      timed(commit(committer_embed), args.samples)))
+                      timed(commit(committer_embed), args.samples, WARMUPS)))
 
     print(f"\n{'what':62} {'median ms':>10} {'p99 ms':>8}")
     for label, values in table:
-        print(f"{label:62} {statistics.median(values):10.2f} {p99(values):8.2f}")
+        print(f"{label:62} {statistics.median(values):10.2f} {p(values, 0.99):8.2f}")
     print(f"process RSS (max): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
 
 

@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from neo4j import Driver
 
+from bench.measure import p, rss_mb, timed
 from committer.apply import Committer
 from committer.proposals import Assertion
 from graph.driver import connect
@@ -48,14 +49,6 @@ T0 = datetime(2020, 1, 1, tzinfo=UTC)
 R0 = datetime(2024, 1, 1, tzinfo=UTC)
 SHALLOW_ATTRS = 30
 DEEP_VERSIONS = 1000
-
-
-def rss_mb(pid: int) -> float:
-    """Resident set size of a process in MiB (Linux /proc)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def row(owner: str, entity: str, attribute: str, value: str, vf: datetime, vt: datetime,
@@ -129,23 +122,8 @@ def load(driver: Driver, owner: str, entities: list[str], deep: set[str],
     return total
 
 
-def timed(fn: Callable[[], object], n: int) -> list[float]:
-    """Run `fn` n times (after 20 warm-ups); return latencies in ms."""
-    for _ in range(20):
-        fn()
-    out = []
-    for _ in range(n):
-        start = time.perf_counter()
-        fn()
-        out.append((time.perf_counter() - start) * 1000)
-    return out
-
-
-def p(values: list[float], q: float) -> float:
-    """The q-quantile (0..1) of `values`."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
+WARMUPS = 20
+"""Unmeasured calls before each measured series."""
 
 @contextmanager
 def neo4j() -> Iterator[tuple[Driver, int | None]]:
@@ -199,17 +177,17 @@ def main() -> None:
         table: list[tuple[str, float, float, str]] = []
 
         def read_row(name: str, fn: Callable[[], object], floor_p50: float) -> float:
-            lat = timed(fn, args.samples)
+            lat = timed(fn, args.samples, WARMUPS)
             med = statistics.median(lat)
             table.append((name, med, p(lat, 0.99), f"{med / floor_p50:.1f}x floor"))
             return med
 
         # The floor is sampled twice, before and after the reads, and pooled: right after the
         # bulk load Neo4j is still busy in the background, which would flatter the ratios.
-        floor = timed(reader.ping, args.samples)
-        warm = [timed(lambda: reader.facts(owner, rng.choice(shallow), AsOf.at()), 1)[0]
+        floor = timed(reader.ping, args.samples, WARMUPS)
+        warm = [timed(lambda: reader.facts(owner, rng.choice(shallow), AsOf.at()), 1, WARMUPS)[0]
                 for _ in range(200)]
-        floor += timed(reader.ping, args.samples)
+        floor += timed(reader.ping, args.samples, WARMUPS)
         floor_p50 = statistics.median(floor)
         del warm
         table.append(("RETURN 1 round trip (floor)", floor_p50, p(floor, 0.99), "1.0x floor"))
@@ -255,7 +233,7 @@ def main() -> None:
             value=f"moved-{i}", cardinality="one"))
         single = timed(lambda: committer.assert_fact(owner, Assertion(
             entity_id=rng.choice(shallow), attribute="single", value=str(rng.random()),
-            cardinality="one")), 200)
+            cardinality="one")), 200, WARMUPS)
 
         print()
         print(f"{'measure':58} {'p50 ms':>8} {'p99 ms':>8}  vs floor")
