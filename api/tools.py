@@ -268,9 +268,20 @@ def search(
         MemoryOff: memory access `none`. InvalidInput: a blank `q`.
         NaiveTimestamp: a time without an offset.
     """
+    as_of = AsOf.at(valid_at, known_at)
+    return search_in(reader, embedder, scope_for(reader, caller, as_of.known_at), q, as_of,
+                     limit)
+
+
+def search_in(reader: Reader, embedder: Embedder | None, scope: Scope, q: str, as_of: AsOf,
+              limit: int) -> dict[str, Any]:
+    """`search` for an already resolved (open) scope: the REST route's, whose `ScopeDep`
+    resolved it. Same shape.
+
+    Raises:
+        InvalidInput: a blank `q`.
+    """
     if not q.strip():
         raise InvalidInput("q", "must contain something to search for")
-    as_of = AsOf.at(valid_at, known_at)
-    scope = scope_for(reader, caller, as_of.known_at)
     return SearchOut.of(recall.search(reader, embedder, scope, q, as_of, limit)).model_dump(
         mode="json")

@@ -6,14 +6,13 @@ process's embedder (`graph.embedding`); it never imports the committer.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 
-from api import search as recall
+from api import tools
 from api.deps import AsOfDep, ReaderDep, ScopeDep
 from api.search_schemas import SearchOut
-from graph.errors import InvalidInput
 
 router = APIRouter(prefix="/v1", tags=["search"])
 
@@ -30,7 +29,7 @@ def search(
     q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS,
                             description="what to recall, in words")],
     limit: Annotated[int, Query(ge=1, le=100)] = 10,
-) -> SearchOut:
+) -> Any:
     """Facts relevant to `q`, as of `(valid_at, known_at)` (both default to now).
 
     Combines semantic similarity (the embedder's vectors) and full-text matches of the
@@ -42,10 +41,8 @@ def search(
     degraded, detail, embedder}`: `mode` is `hybrid`, or `fulltext` with `detail` saying
     why (no embedder configured; or it failed, then `degraded` is true).
     `chat_id`: the asking chat's memory access applies; `known_at` also sets which group
-    shares apply. Errors: 403 when the chat's memory access is `none`; 422 for a blank or too long `q`,
-    a `limit` outside 1-100, or a timestamp without an offset. Needs scope `read`.
+    shares apply. The MCP tool `search` answers the same (api/tools.py). Errors: 403
+    when the chat's memory access is `none`; 422 for a blank or too long `q`, a `limit`
+    outside 1-100, or a timestamp without an offset. Needs scope `read`.
     """
-    if not q.strip():
-        raise InvalidInput("q", "must contain something to search for")
-    outcome = recall.search(reader, request.app.state.embedder, scope, q, as_of, limit)
-    return SearchOut.of(outcome)
+    return tools.search_in(reader, request.app.state.embedder, scope, q, as_of, limit)
