@@ -194,7 +194,7 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands)
             batch.load([(a.entity_id, a.attribute, start_of(a.valid_from, t)) for a in current])
             results = [batch.assert_(a) for a in current]
             batch.flush()
-            return results
+            return [batch.settle(r) for r in results]
 
         return self._writer.transaction(work)
 

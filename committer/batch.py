@@ -9,7 +9,7 @@ run's worth of proposals.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -22,7 +22,7 @@ from graph import attributes as registry
 from graph.errors import InvalidInput
 from graph.records import FactRecord
 from graph.time import FAR_FUTURE, open_end, to_utc
-from graph.writer import WriteTx, new_id
+from graph.writer import LINK_FIELDS, WriteTx, new_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +109,12 @@ class Batch:
     supersede at the present reads one row, however deep the history). Every row
     recorded or retracted is noted on `trail` as an effect of its current cause, and
     written with the rows (CONTRACT §8).
+
+    A row this batch recorded and a later write folds into a row of its value (a merge
+    moving two windows that a survivor's row bridges; two adjacent windows asserted in
+    one call) never existed on its own: it is not written, the row that folded it in
+    takes over its links, corroborations and trail, and `final` names that row wherever
+    a caller kept the first id. Nothing is recorded and retracted at one instant.
     """
 
     def __init__(self, w: WriteTx, owner: str, t: datetime, trail: Trail):
@@ -120,6 +126,9 @@ class Batch:
         self._corroborations: list[dict[str, Any]] = []
         self._asserted: list[tuple[str, str, str, str | None]] = []
         self._conflicts: list[dict[str, Any]] = []
+        self._pending: dict[str, dict[str, Any]] = {}
+        self._records: dict[str, FactRecord] = {}
+        self._folded: dict[str, str] = {}
 
     def load(self, needs: Sequence[tuple[str, str, datetime]]) -> None:
         """Make sure each (entity, attribute) has its current rows ending at or after `since`."""
@@ -156,16 +165,50 @@ class Batch:
                 for a merge or split.
         """
         specs = [_row(spec, entity_id, attribute) for spec in plan.record]
-        self.trail.ended((i, ended or ended_op(plan, i)) for i in plan.retract)
+        ops = {i: ended or ended_op(plan, i) for i in plan.retract}
+        folded = {i for i, op in ops.items() if op == "coalesced" and i in self._pending}
+        self.trail.ended((i, op) for i, op in ops.items() if i not in folded)
         self.trail.wrote((row["id"], WRITTEN[spec.role]) for row, spec in zip(
             specs, plan.record, strict=True))
+        for i in folded:
+            self._fold(i, next(row for row in specs if _links_to(row, i)))
         records = [_record(self.owner, spec, self.t) for spec in specs]
         gone = set(plan.retract)
         pair = (entity_id, attribute)
         self._state[pair] = [r for r in self._state.get(pair, []) if r.id not in gone] + records
         self._creates.extend(specs)
-        self._retracts.extend(plan.retract)
+        self._retracts.extend(i for i in plan.retract if i not in folded)
+        self._pending.update((row["id"], row) for row in specs)
+        self._records.update((r.id, r) for r in records)
         return records
+
+    def _fold(self, row_id: str, into: dict[str, Any]) -> None:
+        """Drop a row recorded earlier in this batch that `into` folds in: `into`
+        continues, pushes out and folds in what it did, and takes its corroborations
+        and its place in the trail."""
+        gone = self._pending.pop(row_id)
+        self._creates.remove(gone)
+        for kind in LINK_FIELDS:
+            into[kind] = list(dict.fromkeys([i for i in into[kind] if i != row_id] + gone[kind]))
+        for c in self._corroborations:
+            if c["fact_id"] == row_id:
+                c["fact_id"] = into["id"]
+        self.trail.fold(row_id, into["id"])
+        self._folded[row_id] = into["id"]
+
+    def final(self, fact_id: str) -> str:
+        """The row that stands for `fact_id` once the batch is written: itself, or the
+        row of its value that a later write of this batch folded it into."""
+        while fact_id in self._folded:
+            fact_id = self._folded[fact_id]
+        return fact_id
+
+    def settle(self, result: CommitResult) -> CommitResult:
+        """`result` with its row replaced by the row that stands for it (`final`)."""
+        fact_id = self.final(result.fact.id)
+        if fact_id == result.fact.id:
+            return result
+        return replace(result, fact=self._records[fact_id])
 
     def assert_(self, a: Assertion) -> CommitResult:
         """Plan and queue one assertion (CONTRACT §2.1 rules 1-4); `a.status` is its row's
@@ -186,7 +229,8 @@ class Batch:
         self._note_conflicts([r for r in rows if r.id in plan.superseded], a)
         created = self.execute(plan, a.entity_id, a.attribute)
         assert plan.primary is not None
-        return CommitResult(created[plan.primary], plan.effect, plan.superseded, plan.retract,
+        retracted = tuple(i for i in plan.retract if i not in self._folded)
+        return CommitResult(created[plan.primary], plan.effect, plan.superseded, retracted,
                             self.t, self.trail.cause)
 
     def _note_conflicts(self, superseded: list[FactRecord], a: Assertion) -> None:
@@ -211,7 +255,7 @@ class Batch:
         self._clear_suppressions()
         self._notify_conflicts()
         self._creates, self._retracts, self._corroborations = [], [], []
-        self._asserted, self._conflicts = [], []
+        self._asserted, self._conflicts, self._pending = [], [], {}
 
     def _clear_suppressions(self) -> None:
         self.w.clear_suppressions(self.owner, [
@@ -240,6 +284,10 @@ class Batch:
                 "text": f"I updated something you'd said differently before: {label} {olds} → {new}",
             })
         self.w.notify(self.owner, items, self.t)
+
+
+def _links_to(row: dict[str, Any], row_id: str) -> bool:
+    return any(row_id in row[kind] for kind in LINK_FIELDS)
 
 
 def _row(spec: RowSpec, entity_id: str, attribute: str) -> dict[str, Any]:

@@ -7,7 +7,7 @@ then every proposal goes through one `Batch`, so a run is one transaction.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from committer.batch import Batch, start_of
@@ -110,7 +110,7 @@ def apply_proposals(
         result = batch.assert_(assertion)
         out.append(Applied(subject, obj, result.fact.id, result.effect != "duplicate"))
     batch.flush()
-    return out
+    return [replace(a, fact_id=batch.final(a.fact_id)) if a.fact_id else a for a in out]
 
 
 def _end(batch: Batch, entity_id: str, p: Proposal) -> tuple[list[str], bool]:

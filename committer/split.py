@@ -136,4 +136,5 @@ def split_entity(
         w.set_names(owner, source.id, name=source.name, aliases=staying,
                     search_names=list(dict.fromkeys(search_key(n) for n in names)), t=t)
         source = w.entity(owner, source.id)  # names versioned: reads before t see the old
-    return SplitResult(target, source, tuple(dict.fromkeys(moved)), trail.cause)
+    return SplitResult(target, source, tuple(dict.fromkeys(map(batch.final, moved))),
+                       trail.cause)

@@ -114,6 +114,16 @@ class Trail:
         if new_fact_id != old_fact_id:
             self._moved.append({"from": new_fact_id, "to": old_fact_id})
 
+    def fold(self, gone: str, into: str) -> None:
+        """A row queued as written is not written after all: `into`, written in the
+        same commit, folded it in (committer/batch.py). Its effect is dropped and the
+        rows it was moved from are recorded for `into` (for `why`)."""
+        self._wrote = [w for w in self._wrote if w["fact_id"] != gone]
+        self._ended = [e for e in self._ended if e["fact_id"] != gone]
+        moved = [{"from": into if m["from"] == gone else m["from"], "to": m["to"]}
+                 for m in self._moved]
+        self._moved = [m for i, m in enumerate(moved) if m not in moved[:i]]
+
     def _cause(self) -> str:
         cause = self.cause or self.commit_id
         self._served.add(cause)

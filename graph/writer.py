@@ -412,12 +412,13 @@ class Writer:
             raise StoreUnavailable(str(exc)) from exc
 
 
-_LINKS = ("replaces", "supersedes", "coalesces")
+LINK_FIELDS = ("replaces", "supersedes", "coalesces")
+"""The fields of a row to create that name the rows it continues, pushes out or folds in."""
 
 
 def _wire(row: dict[str, Any]) -> dict[str, Any]:
     """A row as CREATE_ROWS takes it: links dropped, valid times as epoch parts."""
-    out = {k: v for k, v in row.items() if k not in _LINKS}
+    out = {k: v for k, v in row.items() if k not in LINK_FIELDS}
     for key in ("valid_from", "valid_to"):
         if key in out:
             out[key + "_s"], out[key + "_ns"] = epoch_parts(out.pop(key))

@@ -267,7 +267,8 @@ class Oracle:
         retracted.extend(joined.retracted)
         new = self._record(
             t, entity, attribute, value, key, cardinality, joined.start, joined.stop,
-            joined.status, provenance, pushed=[r.id for r in pushed], folded=joined.joined,
+            joined.status, provenance, pushed=[*(r.id for r in pushed), *joined.pushed],
+            folded=joined.joined,
         )
         recorded.append(new)
         return Outcome(
@@ -382,8 +383,9 @@ class Oracle:
         """Widen [start, stop) over touching current rows of `key`, to a fixed point.
 
         Rows recorded before this commit are retracted. A row recorded earlier in this
-        same commit (a part brought back by the same retract) never existed on its own:
-        it is dropped, and the new row continues what it continued.
+        same commit (a part brought back by the same retract, a window moved by the same
+        merge) never existed on its own: it is dropped, and the new row continues, pushes
+        out and folds in what it did.
         """
         out = _Joined(start, stop, status)
         changed = True
@@ -397,6 +399,8 @@ class Oracle:
                     del self._by_id[r.id]
                     out.dropped.add(r.id)
                     out.continues.extend(r.continues)
+                    out.pushed.extend(r.pushed)
+                    out.joined.extend(r.folded)
                     if out.first is None or r.valid_from < out.first.valid_from:
                         out.first = r
                 else:
@@ -464,6 +468,7 @@ class _Joined:
     retracted: list[Row] = field(default_factory=list)
     dropped: set[str] = field(default_factory=set)
     joined: list[str] = field(default_factory=list)
+    pushed: list[str] = field(default_factory=list)
     continues: list[str] = field(default_factory=list)
     first: Row | None = None
 
