@@ -60,10 +60,7 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         ensure_schema(driver, settings.neo4j_database,
                       vector_dimensions=settings.vector_dimensions)
         warm(app.state.embedder)
-        # The warmer's reader shares prefetch's pool but has no deadline: planning
-        # prefetch's query takes longer than a turn may (api/prefetch_warm.py).
-        warmer = Warmer(Reader(driver, settings.neo4j_database, retry=False),
-                        settings.prefetch_keepalive_seconds)
+        warmer = app.state.warmer
         warmer.start()
         worker = CuratorWorker.from_settings(app.state.committer, settings, app.state.reader)
         if settings.curator_in_process:
@@ -86,6 +83,10 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
     app.state.committer = Committer(driver, settings.neo4j_database, app.state.embedder)
     app.state.token_cache = TokenCache(app.state.reader)
     app.state.prefetch_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="prefetch")
+    # The warmer's reader shares prefetch's pool but has no deadline: planning
+    # prefetch's query takes longer than a turn may (api/prefetch_warm.py).
+    app.state.warmer = Warmer(Reader(driver, settings.neo4j_database, retry=False),
+                              settings.prefetch_keepalive_seconds)
     errors.install(app)
 
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)

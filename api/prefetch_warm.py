@@ -8,12 +8,22 @@ statistics have moved), and the JIT of the server's code paths. `Warmer` runs th
 prefetch, through the same reader, for an owner that does not exist: once before the API
 serves, then every `interval` seconds in a daemon thread, so those costs fall on the
 warmer, not on a user's turn. Read-only; a failure is logged and retried next tick.
+
+Neo4j caches a plan per query text *and* per shape of its parameters (their types, and
+size classes of strings and lists), so a turn whose owner id, chat id or message falls
+in a class the warm-up never used still plans (2-3 s for prefetch's query). Inside the
+turn's deadline that planning is killed with the transaction and never cached, so every
+later turn of that shape would be degraded too. `replan` breaks the loop: a turn past
+its deadline hands its own arguments to the warmer, which runs them once without a
+deadline in the background; the plan is cached and the next such turn is served.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
+from datetime import datetime
 
 from api import prefetch
 from graph.reader import Reader
@@ -37,11 +47,18 @@ class Warmer:
         interval: seconds between warm-ups; 0 warms once at start-up only.
     """
 
+    REPLAN_GAP_S = 1.0
+    """At most one background replan starts per this many seconds (and one at a time)."""
+
     def __init__(self, reader: Reader, interval: float):
         self._reader = reader
         self._interval = interval
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._replanning = threading.Lock()
+        self._replanned_at = float("-inf")
+        self.replans = 0
+        """Background replans that answered (for tests and logs)."""
 
     def warm(self) -> bool:
         """Run one prefetch for nobody; return True when it answered."""
@@ -51,6 +68,35 @@ class Warmer:
             log.warning("prefetch warm-up failed", exc_info=True)
             return False
         return True
+
+    def replan(self, owner: str, chat_id: str, message: str, at: datetime, max_chars: int,
+               max_items: int) -> threading.Thread | None:
+        """Run one prefetch with a turn's own arguments, without a deadline, in a daemon
+        thread, so Neo4j plans and caches the plan for their shape (module docstring).
+
+        Called by `POST /v1/prefetch` when a turn misses its deadline. Read-only; the
+        result is discarded. Skipped (returns None) while another replan runs or within
+        `REPLAN_GAP_S` of the last one started, so a slow store gets at most one extra
+        query at a time. Returns the thread it started.
+        """
+        now = time.monotonic()
+        if now - self._replanned_at < self.REPLAN_GAP_S or not self._replanning.acquire(
+                blocking=False):
+            return None
+        self._replanned_at = now
+
+        def run() -> None:
+            try:
+                prefetch.build(self._reader, owner, chat_id, message, at, max_chars, max_items)
+                self.replans += 1
+            except Exception:
+                log.warning("prefetch replan failed", exc_info=True)
+            finally:
+                self._replanning.release()
+
+        thread = threading.Thread(target=run, name="prefetch-replan", daemon=True)
+        thread.start()
+        return thread
 
     def start(self) -> None:
         """Warm up now (twice: a first run plans, a second runs the cached plan), then

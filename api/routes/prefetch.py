@@ -2,7 +2,9 @@
 
 Never a 5xx: past the deadline, or on any failure of the store, it answers 200 with an
 empty block and `"degraded": true` (CONTRACT §6 "Memory never breaks a run"). A chat
-whose memory access is `none` gets an empty block, not degraded (CONTRACT §7).
+whose memory access is `none` gets an empty block, not degraded (CONTRACT §7). A turn
+past its deadline has the warmer run its arguments once without one, so a query shape
+that needed planning is served from then on (api/prefetch_warm.py).
 """
 
 from __future__ import annotations
@@ -47,7 +49,10 @@ def post_prefetch(body: PrefetchIn, owner: ReadOwner, request: Request) -> Prefe
         answer = future.result(timeout=settings.prefetch_deadline_ms / 1000)
     except FutureTimeout:
         future.cancel()
-        log.warning("prefetch past its deadline; answering degraded")
+        replan = request.app.state.warmer.replan(owner, body.chat_id, body.message, at,
+                                                 max_chars, max_items)
+        log.warning("prefetch past its deadline; answering degraded%s",
+                    "; planning its shape in the background" if replan else "")
         return PrefetchOut(block="", items=[], degraded=True)
     except Exception:
         log.exception("prefetch failed; answering degraded")

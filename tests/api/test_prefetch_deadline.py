@@ -22,6 +22,7 @@ from graph.driver import connect
 from graph.neo4j_local import Neo4jLocalSettings, start, stop
 from graph.reader import Reader
 from graph.schema import ensure_schema
+from graph.time import utcnow
 from tests.api.conftest import Api
 
 DEGRADED = {"block": "", "items": [], "degraded": True}
@@ -72,6 +73,49 @@ def test_past_the_deadline_answers_degraded(api: Api, app: Any,
     monkeypatch.setattr(app.state.settings, "prefetch_deadline_ms", 0)
     r = api.post("/v1/prefetch", {"chat_id": "c", "message": "How is Ana?"})
     assert r.status_code == 200 and r.json() == DEGRADED
+
+
+def test_a_turn_past_its_deadline_has_its_shape_planned(
+    api: Api, app: Any, neo4j_driver: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found running the README demo on a fresh store: every turn was degraded. Neo4j
+    plans per parameter shape, the warm-up's shape was not the turns', and a plan begun
+    inside a turn's deadline died with its transaction. Now a turn past its deadline
+    has the warmer run its arguments once without one; the next turn is served."""
+    api.entity("Ana")
+    body = {"chat_id": "c", "message": "How is Ana?"}
+    warmer = app.state.warmer
+    monkeypatch.setattr(warmer, "warm", lambda: True)  # its ticks would plan the shape too
+    monkeypatch.setattr(warmer, "REPLAN_GAP_S", 0)
+    # As served: the transaction's timeout is the 150 ms deadline (the suite's is 2 s).
+    healthy_reader = app.state.prefetch_reader
+    app.state.prefetch_reader = Reader(neo4j_driver, retry=False, timeout=0.15)
+    try:
+        with neo4j_driver.session() as session:
+            session.run("CALL db.clearQueryCaches()").consume()
+        replans = warmer.replans
+        monkeypatch.setattr(app.state.settings, "prefetch_deadline_ms", 0)
+        assert api.post("/v1/prefetch", body).json() == DEGRADED
+        waited = time.monotonic() + 60
+        while warmer.replans == replans and time.monotonic() < waited:
+            time.sleep(0.05)
+        assert warmer.replans == replans + 1, "the missed turn was planned in the background"
+        monkeypatch.setattr(app.state.settings, "prefetch_deadline_ms", 150)
+        served = api.post("/v1/prefetch", body).json()
+    finally:
+        app.state.prefetch_reader = healthy_reader
+    assert served["degraded"] is False and "Ana" in served["block"]
+
+
+def test_replans_are_one_at_a_time(neo4j_driver: Any) -> None:
+    """While a replan runs, or within `REPLAN_GAP_S` of the last, another is skipped."""
+    warmer = Warmer(Reader(neo4j_driver, retry=False), interval=0)
+    args = ("nobody", "c", "How is Ana?", utcnow(), 2000, 40)
+    first = warmer.replan(*args)
+    assert first is not None
+    assert warmer.replan(*args) is None
+    first.join(60)
+    assert warmer.replans == 1
 
 
 def test_unreachable_store_answers_degraded(api: Api, app: Any) -> None:
