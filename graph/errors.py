@@ -85,3 +85,8 @@ class MemoryOff(WorldstateError):
 
 class StoreUnavailable(WorldstateError):
     """Neo4j cannot be reached or answered with a transient failure (maps to 503, CONTRACT §9)."""
+
+
+class QueryTimedOut(StoreUnavailable):
+    """A read ran past its transaction's timeout (`Reader(timeout=...)`: prefetch's
+    deadline) and Neo4j ended it; a plan it was making is not cached (api/prefetch_warm.py)."""

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from neo4j import Driver, unit_of_work
-from neo4j.exceptions import ServiceUnavailable, SessionExpired
+from neo4j.exceptions import ClientError, ServiceUnavailable, SessionExpired
 
 from graph.access_reads import AccessReads
 from graph.audit_reads import AuditReads
@@ -24,7 +24,7 @@ from graph.cypher import access as ac
 from graph.cypher import entities as ec
 from graph.cypher import facts as fc
 from graph.cypher import runs as rc
-from graph.errors import NotFound, StoreUnavailable
+from graph.errors import NotFound, QueryTimedOut, StoreUnavailable
 from graph.lifecycle_reads import LifecycleReads
 from graph.prefetch_reads import PrefetchReads
 from graph.pull_reads import PullReads
@@ -77,29 +77,28 @@ class Reader(ReviewReads, AccessReads, LifecycleReads, PullReads, AuditReads, Se
 
         Raises:
             StoreUnavailable: Neo4j could not be reached.
+            QueryTimedOut: the transaction ran past this reader's timeout.
         """
-        try:
-            with (
-                self._driver.session(database=self._database, default_access_mode="READ") as s,
-                s.begin_transaction(timeout=self._timeout) as tx,
-            ):
-                bound = Reader(self._driver, self._database, self._timeout, self._retry)
-                bound._tx = tx
-                yield bound
-        except (ServiceUnavailable, SessionExpired, OSError) as exc:
-            raise StoreUnavailable(str(exc)) from exc
+        with (
+            _store_errors(),
+            self._driver.session(database=self._database, default_access_mode="READ") as s,
+            s.begin_transaction(timeout=self._timeout) as tx,
+        ):
+            bound = Reader(self._driver, self._database, self._timeout, self._retry)
+            bound._tx = tx
+            yield bound
 
     def _read(self, work: Callable[[Any], T]) -> T:
         if self._tx is not None:
             return work(self._tx)
-        try:
-            with self._driver.session(database=self._database, default_access_mode="READ") as s:
-                if self._retry:
-                    return s.execute_read(unit_of_work(timeout=self._timeout)(work))
-                with s.begin_transaction(timeout=self._timeout) as tx:
-                    return work(tx)
-        except (ServiceUnavailable, SessionExpired, OSError) as exc:
-            raise StoreUnavailable(str(exc)) from exc
+        with (
+            _store_errors(),
+            self._driver.session(database=self._database, default_access_mode="READ") as s,
+        ):
+            if self._retry:
+                return s.execute_read(unit_of_work(timeout=self._timeout)(work))
+            with s.begin_transaction(timeout=self._timeout) as tx:
+                return work(tx)
 
     def _rows(self, query: str, **params: Any) -> list[Any]:
         def work(tx: Any) -> list[Any]:
@@ -316,6 +315,20 @@ class Reader(ReviewReads, AccessReads, LifecycleReads, PullReads, AuditReads, Se
             StoreUnavailable: Neo4j did not answer.
         """
         self._rows("RETURN 1 AS one")
+
+
+@contextmanager
+def _store_errors() -> Iterator[None]:
+    """Translate the driver's failures: unreachable -> `StoreUnavailable`, a transaction
+    past its timeout -> `QueryTimedOut`; any other error passes unchanged."""
+    try:
+        yield
+    except (ServiceUnavailable, SessionExpired, OSError) as exc:
+        raise StoreUnavailable(str(exc)) from exc
+    except ClientError as exc:
+        if "TransactionTimedOut" in (exc.code or ""):
+            raise QueryTimedOut(str(exc)) from exc
+        raise
 
 
 __all__ = ["FAR_FUTURE", "Reader", "run_key"]

@@ -17,6 +17,7 @@ from fastapi import APIRouter, Request
 from api import prefetch
 from api.deps import ReadOwner
 from api.schemas import PrefetchIn, PrefetchOut
+from graph.errors import QueryTimedOut
 from graph.time import to_utc, utcnow
 
 router = APIRouter(prefix="/v1", tags=["prefetch"])
@@ -47,7 +48,7 @@ def post_prefetch(body: PrefetchIn, owner: ReadOwner, request: Request) -> Prefe
     )
     try:
         answer = future.result(timeout=settings.prefetch_deadline_ms / 1000)
-    except FutureTimeout:
+    except (FutureTimeout, QueryTimedOut):  # ours, or the transaction's (same deadline)
         future.cancel()
         replan = request.app.state.warmer.replan(owner, body.chat_id, body.message, at,
                                                  max_chars, max_items)

@@ -17,8 +17,10 @@ from typing import Any
 import pytest
 from neo4j import GraphDatabase
 
+from api import prefetch
 from api.prefetch_warm import Warmer
 from graph.driver import connect
+from graph.errors import QueryTimedOut
 from graph.neo4j_local import Neo4jLocalSettings, start, stop
 from graph.reader import Reader
 from graph.schema import ensure_schema
@@ -105,6 +107,22 @@ def test_a_turn_past_its_deadline_has_its_shape_planned(
     finally:
         app.state.prefetch_reader = healthy_reader
     assert served["degraded"] is False and "Ana" in served["block"]
+
+
+def test_a_transaction_past_its_timeout_replans_too(
+    api: Api, app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Neo4j may end the turn's transaction (same deadline) before the route's own timer
+    fires: that is a missed deadline too, degraded and replanned with the turn's args."""
+    def timed_out(*_: Any) -> None:
+        raise QueryTimedOut("Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration")
+
+    calls: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(prefetch, "build", timed_out)
+    monkeypatch.setattr(app.state.warmer, "replan", lambda *args: calls.append(args))
+    r = api.post("/v1/prefetch", {"chat_id": "c", "message": "How is Ana?"})
+    assert r.status_code == 200 and r.json() == DEGRADED
+    assert [c[:3] for c in calls] == [(api.owner, "c", "How is Ana?")]
 
 
 def test_replans_are_one_at_a_time(neo4j_driver: Any) -> None:

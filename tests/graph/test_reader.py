@@ -10,6 +10,7 @@ from neo4j import Driver
 from neo4j.exceptions import ClientError
 
 from graph.cypher import facts as fc
+from graph.errors import QueryTimedOut, StoreUnavailable
 from graph.reader import Reader
 from graph.schema import ensure_schema
 from graph.time import FAR_FUTURE
@@ -24,6 +25,22 @@ def test_a_write_through_the_reader_fails(neo4j_driver: Driver, owner: str) -> N
     rows, _, _ = neo4j_driver.execute_query(
         "MATCH (n:Intruder {owner: $owner}) RETURN count(n) AS n", owner=owner)
     assert rows[0]["n"] == 0
+
+
+SLOW = "UNWIND range(1, $n) AS x WITH x WHERE x % 7 = 3 RETURN count(x) AS n"
+"""Hundreds of millions of rows: seconds of work, far past a 200 ms timeout."""
+
+
+def test_a_read_past_its_timeout_is_query_timed_out(neo4j_driver: Driver) -> None:
+    """A transaction Neo4j ends at the reader's timeout is `QueryTimedOut` (a
+    `StoreUnavailable`), alone or in a snapshot; prefetch replans on it."""
+    reader = Reader(neo4j_driver, retry=False, timeout=0.2)
+    with pytest.raises(QueryTimedOut):
+        reader.run_query(SLOW, n=400_000_000)
+    with pytest.raises(QueryTimedOut), reader.snapshot() as snap:
+        snap.run_query(SLOW, n=400_000_000)
+    assert issubclass(QueryTimedOut, StoreUnavailable)
+    assert reader.run_query("RETURN 1 AS one") == [{"one": 1}]
 
 
 def _operators(plan: Any) -> list[tuple[str, str]]:
