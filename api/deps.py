@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Query, Request
+from fastapi import Depends, HTTPException, Path, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from api import tools
@@ -38,6 +38,9 @@ def get_reader(request: Request) -> Reader:
 
 
 ReaderDep = Annotated[Reader, Depends(get_reader)]
+
+PathId = Annotated[str, Path(min_length=1, max_length=200)]
+"""An id in a route's path (entity, fact, event, proposal, group, chat...): 1-200 characters."""
 
 
 TOKEN_CACHE_SECONDS = 5.0

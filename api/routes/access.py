@@ -10,17 +10,14 @@ and must not be able to lift its own chat's clean room.
 
 from __future__ import annotations
 
-from typing import Annotated
+from fastapi import APIRouter
 
-from fastapi import APIRouter, Path
-
-from api.deps import AdminOwner, ReaderDep, ReadOwner
+from api.deps import AdminOwner, PathId, ReaderDep, ReadOwner
 from api.schemas import MemoryAccessIn, MemoryAccessPublic
 from api.write_deps import CommitterDep
 from graph.records import MemoryAccess
 
 router = APIRouter(tags=["memory access"])
-ChatId = Annotated[str, Path(min_length=1, max_length=200)]
 
 
 def _public(access: MemoryAccess) -> MemoryAccessPublic:
@@ -37,7 +34,7 @@ def _store(committer: CommitterDep, owner: str, chat_id: str | None,
 
 
 @router.put("/v1/chats/{chat_id}/memory-access", response_model=MemoryAccessPublic)
-def put_chat_access(chat_id: ChatId, body: MemoryAccessIn, owner: AdminOwner,
+def put_chat_access(chat_id: PathId, body: MemoryAccessIn, owner: AdminOwner,
                     committer: CommitterDep) -> MemoryAccessPublic:
     """Set one chat's memory access, overriding the owner's default.
 
@@ -49,7 +46,7 @@ def put_chat_access(chat_id: ChatId, body: MemoryAccessIn, owner: AdminOwner,
 
 
 @router.get("/v1/chats/{chat_id}/memory-access", response_model=MemoryAccessPublic)
-def get_chat_access(chat_id: ChatId, owner: ReadOwner, reader: ReaderDep) -> MemoryAccessPublic:
+def get_chat_access(chat_id: PathId, owner: ReadOwner, reader: ReaderDep) -> MemoryAccessPublic:
     """A chat's effective memory access: its own, else the owner's default, else `full`.
 
     `origin` says which. Any chat id answers (a chat never configured inherits).

@@ -4,19 +4,18 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Query
 
 from api.audit_schemas import EffectPublic, EffectsOut, EventPublic, WhyOut
-from api.deps import ReaderDep, ScopeDep
+from api.deps import PathId, ReaderDep, ScopeDep
 from api.schemas import CorroborationPublic, FactPublic
 
 router = APIRouter(prefix="/v1", tags=["audit"])
-Id = Annotated[str, Path(min_length=1, max_length=200)]
 MAX_PAGE = 500
 
 
 @router.get("/facts/{fact_id}/why", response_model=WhyOut)
-def why(fact_id: Id, scope: ScopeDep, reader: ReaderDep) -> WhyOut:
+def why(fact_id: PathId, scope: ScopeDep, reader: ReaderDep) -> WhyOut:
     """Why a row exists: `{fact, source, reason, evidence, chain, trigger, decided_by,
     corroborations}` (CONTRACT §8, §10).
 
@@ -43,7 +42,7 @@ def why(fact_id: Id, scope: ScopeDep, reader: ReaderDep) -> WhyOut:
 
 @router.get("/events/{event_id}/effects", response_model=EffectsOut)
 def effects(
-    event_id: Id,
+    event_id: PathId,
     scope: ScopeDep,
     reader: ReaderDep,
     cursor: Annotated[int, Query(ge=0, description="offset of the page")] = 0,

@@ -13,7 +13,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 
-from api.deps import ReaderDep, ReadOwner, WriteOwner
+from api.deps import PathId, ReaderDep, ReadOwner, WriteOwner
 from api.group_schemas import (
     MAX_OWNER_ID,
     GroupCreate,
@@ -26,7 +26,6 @@ from api.group_schemas import (
 from api.write_deps import CommitterDep
 
 router = APIRouter(prefix="/v1/groups", tags=["groups"])
-Id = Annotated[str, Path(min_length=1, max_length=200)]
 OwnerId = Annotated[str, Path(min_length=1, max_length=MAX_OWNER_ID)]
 
 
@@ -48,7 +47,7 @@ def list_groups(owner: ReadOwner, reader: ReaderDep) -> GroupList:
 
 
 @router.post("/{group_id}/members", status_code=201, response_model=GroupPublic)
-def add_member(group_id: Id, body: MemberAdd, owner: WriteOwner,
+def add_member(group_id: PathId, body: MemberAdd, owner: WriteOwner,
                committer: CommitterDep) -> GroupPublic:
     """Add an owner to the group (a current member is left as it is); returns the group.
 
@@ -60,7 +59,7 @@ def add_member(group_id: Id, body: MemberAdd, owner: WriteOwner,
 
 
 @router.delete("/{group_id}/members/{member}", response_model=GroupPublic)
-def remove_member(group_id: Id, member: OwnerId, owner: WriteOwner,
+def remove_member(group_id: PathId, member: OwnerId, owner: WriteOwner,
                   committer: CommitterDep) -> GroupPublic:
     """Remove an owner from the group; the shares it made there end with it. Returns the
     group. Errors: 404 unknown group (for the caller) or not a member; 403 the caller is
@@ -70,7 +69,7 @@ def remove_member(group_id: Id, member: OwnerId, owner: WriteOwner,
 
 
 @router.post("/{group_id}/shares", status_code=201, response_model=SharePublic)
-def share(group_id: Id, body: ShareCreate, owner: WriteOwner,
+def share(group_id: PathId, body: ShareCreate, owner: WriteOwner,
           committer: CommitterDep) -> SharePublic:
     """Share one of the caller's own entities with a group it belongs to (idempotent).
 
@@ -84,7 +83,7 @@ def share(group_id: Id, body: ShareCreate, owner: WriteOwner,
 
 
 @router.delete("/{group_id}/shares/{entity_id}", response_model=SharePublic)
-def unshare(group_id: Id, entity_id: Id, owner: WriteOwner,
+def unshare(group_id: PathId, entity_id: PathId, owner: WriteOwner,
             committer: CommitterDep) -> SharePublic:
     """Stop sharing an entity with the group: members stop seeing it from now (reads with
     `known_at` before now still do). Returns the share with its `unshared_at`.

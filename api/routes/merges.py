@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Query
 
-from api.deps import CurateOwner, ReaderDep, ReadOwner
+from api.deps import CurateOwner, PathId, ReaderDep, ReadOwner
 from api.review_schemas import (
     MergeIn,
     MergeOut,
@@ -19,7 +19,6 @@ from api.write_deps import CommitterDep
 from committer.merge import MergeResult
 
 router = APIRouter(prefix="/v1", tags=["merges"])
-Id = Annotated[str, Path(min_length=1, max_length=200)]
 
 
 def _out(result: MergeResult) -> dict[str, object]:
@@ -41,7 +40,7 @@ def list_suggestions(
 
 
 @router.post("/merge-suggestions/{suggestion_id}/confirm", response_model=SuggestionConfirmed)
-def confirm(suggestion_id: Id, owner: CurateOwner, committer: CommitterDep) -> SuggestionConfirmed:
+def confirm(suggestion_id: PathId, owner: CurateOwner, committer: CommitterDep) -> SuggestionConfirmed:
     """Confirm: the younger entity merges into the older (the owner's own entity always
     survives), CONTRACT §5. Returns the suggestion and the merge's outcome.
     Errors: 404 unknown id; 409 not open, or an entity was merged since. Needs `curate`."""
@@ -50,14 +49,14 @@ def confirm(suggestion_id: Id, owner: CurateOwner, committer: CommitterDep) -> S
 
 
 @router.post("/merge-suggestions/{suggestion_id}/decline", response_model=MergeSuggestionPublic)
-def decline(suggestion_id: Id, owner: CurateOwner, committer: CommitterDep) -> MergeSuggestionPublic:
+def decline(suggestion_id: PathId, owner: CurateOwner, committer: CommitterDep) -> MergeSuggestionPublic:
     """Decline: recorded, and the pair is never suggested again (CONTRACT §4).
     Errors: 404 unknown id; 409 not open. Needs scope `curate`."""
     return MergeSuggestionPublic.of(committer.decline_suggestion(owner, suggestion_id))
 
 
 @router.post("/entities/{entity_id}/merge", response_model=MergeOut)
-def merge(entity_id: Id, body: MergeIn, owner: CurateOwner, committer: CommitterDep) -> MergeOut:
+def merge(entity_id: PathId, body: MergeIn, owner: CurateOwner, committer: CommitterDep) -> MergeOut:
     """Merge this entity into `into` (CONTRACT §5): its current facts move to `into`
     (deduplicated; a conflicting `one` value becomes a pending proposal and a conflict
     notification), relationships that pointed at it point at `into`, its names become

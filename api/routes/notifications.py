@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Query
 
-from api.deps import CurateOwner, ReaderDep, ReadOwner
+from api.deps import CurateOwner, PathId, ReaderDep, ReadOwner
 from api.review_schemas import NotificationList, NotificationPublic
 from api.write_deps import CommitterDep
 
@@ -41,7 +41,7 @@ def list_notifications(
 
 @router.post("/{notification_id}/acknowledge", response_model=NotificationPublic)
 def acknowledge(
-    notification_id: Annotated[str, Path(min_length=1, max_length=200)],
+    notification_id: PathId,
     owner: CurateOwner,
     reader: ReaderDep,
     committer: CommitterDep,

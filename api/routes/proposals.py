@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Query
 
-from api.deps import CurateOwner, ReaderDep, ReadOwner
+from api.deps import CurateOwner, PathId, ReaderDep, ReadOwner
 from api.review_schemas import (
     ProposalDiscarded,
     ProposalKept,
@@ -21,7 +21,6 @@ from curator.replies import read_reply
 
 router = APIRouter(prefix="/v1", tags=["proposals"])
 MAX_PAGE = 500
-Id = Annotated[str, Path(min_length=1, max_length=200)]
 
 
 @router.get("/proposals", response_model=ProposalList)
@@ -49,13 +48,13 @@ def list_proposals(
 
 
 @router.get("/proposals/{proposal_id}", response_model=ProposalPublic)
-def get_proposal(proposal_id: Id, owner: ReadOwner, reader: ReaderDep) -> ProposalPublic:
+def get_proposal(proposal_id: PathId, owner: ReadOwner, reader: ReaderDep) -> ProposalPublic:
     """One proposal. 404 if it is not the owner's. Needs scope `read`."""
     return ProposalPublic.of(reader.proposal(owner, proposal_id))
 
 
 @router.post("/proposals/{proposal_id}/keep", response_model=ProposalKept)
-def keep_proposal(proposal_id: Id, owner: CurateOwner, committer: CommitterDep) -> ProposalKept:
+def keep_proposal(proposal_id: PathId, owner: CurateOwner, committer: CommitterDep) -> ProposalKept:
     """Keep a pending proposal: the committer writes it, with the proposal's source
     (CONTRACT §3). Returns `{proposal, fact}` (`fact` null for an `end` that found
     nothing to end). Errors: 404 unknown id; 409 not pending. Needs scope `curate`.
@@ -67,7 +66,7 @@ def keep_proposal(proposal_id: Id, owner: CurateOwner, committer: CommitterDep) 
 
 @router.post("/proposals/{proposal_id}/discard", response_model=ProposalDiscarded)
 def discard_proposal(
-    proposal_id: Id, owner: CurateOwner, committer: CommitterDep
+    proposal_id: PathId, owner: CurateOwner, committer: CommitterDep
 ) -> ProposalDiscarded:
     """Discard a pending proposal; its normalized assertion is suppressed, so the curator
     never proposes it again in any chat of the owner (CONTRACT §3). Returns
@@ -79,7 +78,7 @@ def discard_proposal(
 
 @router.post("/chats/{chat_id}/replies", response_model=ReplyOut)
 def reply(
-    chat_id: Id, body: ReplyIn, owner: CurateOwner, reader: ReaderDep, committer: CommitterDep
+    chat_id: PathId, body: ReplyIn, owner: CurateOwner, reader: ReaderDep, committer: CommitterDep
 ) -> ReplyOut:
     """Read a short reply ("yes", "no", "keep the first one", "forget it") against the
     proposals last surfaced in this chat: the pending proposals of its most recently

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Path
+from fastapi import APIRouter
 
 from api.audit_schemas import SplitIn
-from api.deps import CurateOwner
+from api.deps import CurateOwner, PathId
 from api.schemas import EntityPublic
 from api.write_deps import CommitterDep
 
 router = APIRouter(prefix="/v1/entities", tags=["merges"])
-Id = Annotated[str, Path(min_length=1, max_length=200)]
 
 
 @router.post("/{entity_id}/split", status_code=201, response_model=EntityPublic)
-def split(entity_id: Id, body: SplitIn, owner: CurateOwner, committer: CommitterDep
+def split(entity_id: PathId, body: SplitIn, owner: CurateOwner, committer: CommitterDep
           ) -> EntityPublic:
     """Move chosen facts (and aliases) off an entity into a new one: `{fact_ids, name,
     aliases?}` -> 201 Entity, the new one (CONTRACT §5).
