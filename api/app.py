@@ -57,8 +57,7 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        ensure_schema(driver, settings.neo4j_database,
-                      vector_dimensions=settings.vector_dimensions)
+        ensure_schema(driver, settings.neo4j_database, vector_dimensions=settings.vector_dimensions)
         warm(app.state.embedder)
         warmer = app.state.warmer
         warmer.start()
@@ -73,20 +72,26 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
             warmer.stop()
             app.state.prefetch_pool.shutdown(wait=False, cancel_futures=True)
 
-    app = FastAPI(title="worldstate", version="0.1.0", lifespan=lifespan,
-                  description="A bitemporal memory service for AI assistants.")
+    app = FastAPI(
+        title="worldstate",
+        version="0.1.0",
+        lifespan=lifespan,
+        description="A bitemporal memory service for AI assistants.",
+    )
     app.state.settings = settings
     app.state.reader = Reader(driver, settings.neo4j_database)
-    app.state.prefetch_reader = Reader(driver, settings.neo4j_database, retry=False,
-                                       timeout=settings.prefetch_deadline_ms / 1000)
+    app.state.prefetch_reader = Reader(
+        driver, settings.neo4j_database, retry=False, timeout=settings.prefetch_deadline_ms / 1000
+    )
     app.state.embedder = build_embedder(settings)
     app.state.committer = Committer(driver, settings.neo4j_database, app.state.embedder)
     app.state.token_cache = TokenCache(app.state.reader)
     app.state.prefetch_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="prefetch")
     # The warmer's reader shares prefetch's pool but has no deadline: planning
     # prefetch's query takes longer than a turn may (api/prefetch_warm.py).
-    app.state.warmer = Warmer(Reader(driver, settings.neo4j_database, retry=False),
-                              settings.prefetch_keepalive_seconds)
+    app.state.warmer = Warmer(
+        Reader(driver, settings.neo4j_database, retry=False), settings.prefetch_keepalive_seconds
+    )
     errors.install(app)
 
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
@@ -102,7 +107,22 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         """The caller as its token says: `{owner, scopes}` (any valid token)."""
         return JSONResponse({"owner": principal.owner, "scopes": sorted(principal.scopes)})
 
-    for module in (entities, facts, pull, search, runs, syncs, prefetch_route, access,
-                   proposals, notifications, merges, splits, groups, audit, owners):
+    for module in (
+        entities,
+        facts,
+        pull,
+        search,
+        runs,
+        syncs,
+        prefetch_route,
+        access,
+        proposals,
+        notifications,
+        merges,
+        splits,
+        groups,
+        audit,
+        owners,
+    ):
         app.include_router(module.router)
     return app

@@ -96,9 +96,16 @@ class EffectPublic(BaseModel):
     @classmethod
     def of(cls, e: EffectRecord) -> EffectPublic:
         """Build from an internal record."""
-        return cls(fact_id=None if e.fact is None else e.fact.id, entity_id=e.entity_id,
-                   op=e.op, change=e.change, at=e.at, commit_id=e.commit_id,  # type: ignore[arg-type]
-                   cause_id=e.cause_id, fact=None if e.fact is None else FactPublic.of(e.fact))
+        return cls(
+            fact_id=None if e.fact is None else e.fact.id,
+            entity_id=e.entity_id,
+            op=e.op,
+            change=e.change,
+            at=e.at,
+            commit_id=e.commit_id,  # type: ignore[arg-type]
+            cause_id=e.cause_id,
+            fact=None if e.fact is None else FactPublic.of(e.fact),
+        )
 
 
 class EffectsOut(BaseModel):
@@ -114,17 +121,20 @@ class SplitIn(RequestModel):
     """`POST /v1/entities/{id}/split` body (CONTRACT §5, §10)."""
 
     fact_ids: list[Annotated[str, Field(min_length=1, max_length=100)]] = Field(
-        default_factory=list, max_length=MAX_SPLIT)
+        default_factory=list, max_length=MAX_SPLIT
+    )
     name: str = Field(min_length=1, max_length=MAX_NAME, pattern=r"\S")
     aliases: list[Annotated[str, Field(min_length=1, max_length=MAX_NAME)]] = Field(
-        default_factory=list, max_length=50)
+        default_factory=list, max_length=50
+    )
 
 
 class SyncObservation(ObservationIn):
     """An observation in a sync: the run shape, `integration` defaulting to the sync's."""
 
     integration: str | None = Field(  # type: ignore[assignment]
-        default=None, min_length=1, max_length=100, pattern=r"^[a-z0-9][a-z0-9_.\-]*$")
+        default=None, min_length=1, max_length=100, pattern=r"^[a-z0-9][a-z0-9_.\-]*$"
+    )
 
 
 class SyncIn(RequestModel):
@@ -139,8 +149,9 @@ class SyncIn(RequestModel):
     integration: str = Field(min_length=1, max_length=100, pattern=r"^[a-z0-9][a-z0-9_.\-]*$")
     full_snapshot: bool = False
     at: Timestamp | None = None
-    observations: list[SyncObservation] = Field(default_factory=list,
-                                                max_length=MAX_SYNC_OBSERVATIONS)
+    observations: list[SyncObservation] = Field(
+        default_factory=list, max_length=MAX_SYNC_OBSERVATIONS
+    )
 
 
 class SyncOut(BaseModel):

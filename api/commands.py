@@ -56,12 +56,19 @@ def open_store(settings: Settings, *, start_local: bool) -> Iterator[Driver]:
     else:
         running = find_running(local.data_dir)
         if running is None:
-            typer.echo(f"starting a local Neo4j in {local.data_dir} "
-                       "(the first start downloads it from Maven Central) ...", err=True)
+            typer.echo(
+                f"starting a local Neo4j in {local.data_dir} "
+                "(the first start downloads it from Maven Central) ...",
+                err=True,
+            )
             try:
-                running = start(local.data_dir, heap=local.neo4j_heap,
-                                page_cache_mb=local.neo4j_page_cache_mb,
-                                cache_dir=local.neo4j_cache, detach=not start_local)
+                running = start(
+                    local.data_dir,
+                    heap=local.neo4j_heap,
+                    page_cache_mb=local.neo4j_page_cache_mb,
+                    cache_dir=local.neo4j_cache,
+                    detach=not start_local,
+                )
             except LocalNeo4jError as exc:
                 typer.echo(f"error: {exc}", err=True)
                 raise typer.Exit(1) from exc
@@ -69,8 +76,7 @@ def open_store(settings: Settings, *, start_local: bool) -> Iterator[Driver]:
             typer.echo(f"Neo4j ready at {running.uri}", err=True)
         driver = connect(running.uri)
     try:
-        ensure_schema(driver, settings.neo4j_database,
-                      vector_dimensions=settings.vector_dimensions)
+        ensure_schema(driver, settings.neo4j_database, vector_dimensions=settings.vector_dimensions)
         yield driver
     finally:
         driver.close()
@@ -108,14 +114,17 @@ def curator(
         embedder = build_embedder(settings)
         warm(embedder)  # before the first claim: a run's lease must not pay for loading it
         worker = CuratorWorker.from_settings(
-            Committer(driver, settings.neo4j_database, embedder), settings,
-            Reader(driver, settings.neo4j_database))
+            Committer(driver, settings.neo4j_database, embedder),
+            settings,
+            Reader(driver, settings.neo4j_database),
+        )
         if once:
             typer.echo(f"curated {worker.drain()} runs")
             return
         _stop_on_signals(worker.stop)
-        typer.echo(f"curator worker {worker.worker_id} running; SIGTERM or Ctrl-C to stop",
-                   err=True)
+        typer.echo(
+            f"curator worker {worker.worker_id} running; SIGTERM or Ctrl-C to stop", err=True
+        )
         worker.serve_forever()
         typer.echo(f"curator worker {worker.worker_id} stopped", err=True)
 
@@ -210,11 +219,16 @@ def owner_erase(
 def import_locomo(
     file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="LoCoMo JSON file")],
     owner: Annotated[str, typer.Option(help="the owner whose memory receives it")],
-    api: Annotated[str, typer.Option(help="base URL of a running `worldstate serve`")] =
-        "http://127.0.0.1:8000",
-    token: Annotated[str | None, typer.Option(envvar="WORLDSTATE_TOKEN",
-                                              help="a write token (default: mint one)")] = None,
-    wait: Annotated[bool, typer.Option(help="wait until the curator has processed every run")] = True,
+    api: Annotated[
+        str, typer.Option(help="base URL of a running `worldstate serve`")
+    ] = "http://127.0.0.1:8000",
+    token: Annotated[
+        str | None,
+        typer.Option(envvar="WORLDSTATE_TOKEN", help="a write token (default: mint one)"),
+    ] = None,
+    wait: Annotated[
+        bool, typer.Option(help="wait until the curator has processed every run")
+    ] = True,
     timeout: Annotated[float, typer.Option(help="seconds to wait for the curator")] = 600.0,
 ) -> None:
     """Post each session of a LoCoMo conversation as a run (its date as the messages' time, UTC)."""
@@ -230,18 +244,27 @@ def import_locomo(
         settings = Settings()
         with open_store(settings, start_local=False) as driver:
             token, _ = Committer(driver, settings.neo4j_database).create_token(
-                owner, ["read", "write"])
+                owner, ["read", "write"]
+            )
     headers = {"Authorization": f"Bearer {token}"}
     try:
         with httpx.Client(base_url=api, headers=headers, timeout=60.0) as client:
             _post_runs(client, runs, file, owner, wait, timeout)
     except httpx.HTTPError as exc:
-        _fail(f"cannot reach the worldstate API at {api} ({exc}); is `worldstate serve` "
-              "running there? Use --api to point at it.")
+        _fail(
+            f"cannot reach the worldstate API at {api} ({exc}); is `worldstate serve` "
+            "running there? Use --api to point at it."
+        )
 
 
-def _post_runs(client: httpx.Client, runs: list[dict[str, Any]], file: Path, owner: str,
-               wait: bool, timeout: float) -> None:
+def _post_runs(
+    client: httpx.Client,
+    runs: list[dict[str, Any]],
+    file: Path,
+    owner: str,
+    wait: bool,
+    timeout: float,
+) -> None:
     """Post the runs, then (with `wait`) follow them until the curator has taken each."""
     me = client.get("/v1/me")
     if me.status_code != 200:

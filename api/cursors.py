@@ -45,18 +45,27 @@ def _query(entity_id: str, attribute: str | None, include_retracted: bool) -> li
     return [entity_id, attribute, include_retracted]
 
 
-def encode_history(entity_id: str, attribute: str | None, include_retracted: bool,
-                   known_at: datetime, last: HistoryKey) -> str:
+def encode_history(
+    entity_id: str,
+    attribute: str | None,
+    include_retracted: bool,
+    known_at: datetime,
+    last: HistoryKey,
+) -> str:
     """The cursor of the page after `last` in this history listing."""
-    body = {"k": KIND, "q": _query(entity_id, attribute, include_retracted),
-            "t": _micros(known_at),
-            "p": [_micros(last.valid_from), _micros(last.recorded_at), last.attribute, last.id]}
+    body = {
+        "k": KIND,
+        "q": _query(entity_id, attribute, include_retracted),
+        "t": _micros(known_at),
+        "p": [_micros(last.valid_from), _micros(last.recorded_at), last.attribute, last.id],
+    }
     raw = json.dumps(body, separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def decode_history(cursor: str, entity_id: str, attribute: str | None,
-                   include_retracted: bool) -> HistoryCursor:
+def decode_history(
+    cursor: str, entity_id: str, attribute: str | None, include_retracted: bool
+) -> HistoryCursor:
     """Decode a cursor given back for this history listing.
 
     Raises:
@@ -65,13 +74,21 @@ def decode_history(cursor: str, entity_id: str, attribute: str | None,
     try:
         body = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
         vf, ra, attr, row_id = body["p"]
-        ok = (body["k"] == KIND and body["q"] == _query(entity_id, attribute, include_retracted)
-              and all(isinstance(x, int) and not isinstance(x, bool) for x in (vf, ra, body["t"]))
-              and isinstance(attr, str) and isinstance(row_id, str))
+        ok = (
+            body["k"] == KIND
+            and body["q"] == _query(entity_id, attribute, include_retracted)
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in (vf, ra, body["t"]))
+            and isinstance(attr, str)
+            and isinstance(row_id, str)
+        )
         if ok:
-            return HistoryCursor(from_micros(body["t"]),
-                                 HistoryKey(from_micros(vf), from_micros(ra), attr, row_id))
+            return HistoryCursor(
+                from_micros(body["t"]), HistoryKey(from_micros(vf), from_micros(ra), attr, row_id)
+            )
     except (ValueError, TypeError, KeyError, binascii.Error, OverflowError):
         pass
-    raise InvalidInput("cursor", "not a cursor of this listing (another entity, attribute or "
-                                 "include_retracted, or altered); ask again without cursor")
+    raise InvalidInput(
+        "cursor",
+        "not a cursor of this listing (another entity, attribute or "
+        "include_retracted, or altered); ask again without cursor",
+    )

@@ -65,8 +65,12 @@ class TokenCache:
         clock: monotonic seconds (injected by tests).
     """
 
-    def __init__(self, reader: Reader, ttl: float = TOKEN_CACHE_SECONDS,
-                 clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        reader: Reader,
+        ttl: float = TOKEN_CACHE_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self._reader = reader
         self._ttl = ttl
         self._clock = clock
@@ -110,12 +114,16 @@ def get_principal(
         HTTPException: 401 when the header is missing or the token unknown or revoked.
     """
     if credentials is None or credentials.scheme.lower() != "bearer":
-        raise HTTPException(401, "Send Authorization: Bearer <token> (see `worldstate token create`).",
-                            headers={"WWW-Authenticate": "Bearer"})
+        raise HTTPException(
+            401,
+            "Send Authorization: Bearer <token> (see `worldstate token create`).",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
     token = request.app.state.token_cache.lookup(token_hash(credentials.credentials))
     if token is None:
-        raise HTTPException(401, "The bearer token is unknown or revoked.",
-                            headers={"WWW-Authenticate": "Bearer"})
+        raise HTTPException(
+            401, "The bearer token is unknown or revoked.", headers={"WWW-Authenticate": "Bearer"}
+        )
     return Principal(token.owner, frozenset(token.scopes))
 
 
@@ -164,13 +172,19 @@ def known_at_param(
 KnownAtDep = Annotated[datetime | None, Depends(known_at_param)]
 
 
-ChatIdQuery = Annotated[str | None, Query(
-    min_length=1, max_length=200,
-    description="the chat asking: its memory access (CONTRACT §7) applies; none = the owner")]
+ChatIdQuery = Annotated[
+    str | None,
+    Query(
+        min_length=1,
+        max_length=200,
+        description="the chat asking: its memory access (CONTRACT §7) applies; none = the owner",
+    ),
+]
 
 
-def get_scope(owner: ReadOwner, reader: ReaderDep, known_at: KnownAtDep,
-              chat_id: ChatIdQuery = None) -> Scope:
+def get_scope(
+    owner: ReadOwner, reader: ReaderDep, known_at: KnownAtDep, chat_id: ChatIdQuery = None
+) -> Scope:
     """What this read may see (CONTRACT §7; graph/scope.py): the token's owner, the memory
     access of `chat_id` (its own setting, else the owner's default; `full` without a
     chat), and the entities shared with the owner through groups as known at `known_at`

@@ -16,16 +16,20 @@ from api.settings import Settings
 from committer.search_index import BACKFILL_BATCH, backfill
 from graph.embedding import EmbedderUnavailable, build_embedder
 
-embeddings_app = typer.Typer(help="Search fields of fact rows (semantic recall).",
-                             no_args_is_help=True)
+embeddings_app = typer.Typer(
+    help="Search fields of fact rows (semantic recall).", no_args_is_help=True
+)
 
 
 @embeddings_app.command("backfill")
 def embeddings_backfill(
     batch: Annotated[int, typer.Option(min=1, max=10_000, help="rows per transaction")] = (
-        BACKFILL_BATCH),
-    owner: Annotated[list[str] | None, typer.Option(
-        help="only this owner (repeat for several); default every owner")] = None,
+        BACKFILL_BATCH
+    ),
+    owner: Annotated[
+        list[str] | None,
+        typer.Option(help="only this owner (repeat for several); default every owner"),
+    ] = None,
 ) -> None:
     """Embed every row that has no vector of the configured model (WORLDSTATE_EMBEDDER);
     with WORLDSTATE_EMBEDDER=none, set the full-text field only. Prints how many rows."""

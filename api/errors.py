@@ -45,9 +45,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def validation(_: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = [
-            {"field": _field(e), "message": _message(e)} for e in exc.errors()
-        ]
+        errors = [{"field": _field(e), "message": _message(e)} for e in exc.errors()]
         detail = "; ".join(f"{e['field']}: {e['message']}" for e in errors)
         return problem(422, "Invalid request", detail, errors=errors)
 
@@ -58,7 +56,9 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(InvalidInput)
     async def invalid(_: Request, exc: InvalidInput) -> JSONResponse:
         detail = f"{exc.field}: {exc.detail}"
-        return problem(422, "Invalid request", detail, errors=[{"field": exc.field, "message": exc.detail}])
+        return problem(
+            422, "Invalid request", detail, errors=[{"field": exc.field, "message": exc.detail}]
+        )
 
     @app.exception_handler(Conflict)
     async def conflict(_: Request, exc: Conflict) -> JSONResponse:
@@ -75,7 +75,9 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(StoreUnavailable)
     async def unavailable(_: Request, exc: StoreUnavailable) -> JSONResponse:
         log.warning("store unavailable: %s", exc)
-        return problem(503, "Store unavailable", "The memory store cannot be reached; retry shortly.")
+        return problem(
+            503, "Store unavailable", "The memory store cannot be reached; retry shortly."
+        )
 
     @app.exception_handler(WorldstateError)
     async def other(_: Request, exc: WorldstateError) -> JSONResponse:
@@ -83,19 +85,28 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(UnicodeEncodeError)
     async def bad_text(_: Request, exc: UnicodeEncodeError) -> JSONResponse:
-        return problem(422, "Invalid request",
-                       "A text parameter contains an unpaired surrogate; send valid Unicode.")
+        return problem(
+            422,
+            "Invalid request",
+            "A text parameter contains an unpaired surrogate; send valid Unicode.",
+        )
 
     @app.exception_handler(Exception)
     async def bug(_: Request, exc: Exception) -> JSONResponse:
         log.exception("unexpected error", exc_info=exc)
-        return problem(500, "Internal error",
-                       "Something went wrong on our side; nothing was half-written.")
+        return problem(
+            500, "Internal error", "Something went wrong on our side; nothing was half-written."
+        )
 
     @app.exception_handler(StarletteHTTPException)
     async def http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        titles = {401: "Unauthorized", 403: "Forbidden", 404: "Not found", 405: "Method not allowed",
-                  413: "Request too large"}
+        titles = {
+            401: "Unauthorized",
+            403: "Forbidden",
+            404: "Not found",
+            405: "Method not allowed",
+            413: "Request too large",
+        }
         response = problem(exc.status_code, titles.get(exc.status_code, "Error"), str(exc.detail))
         if exc.headers:
             response.headers.update(exc.headers)
@@ -104,8 +115,10 @@ def install(app: FastAPI) -> None:
 
 def memory_off_detail(exc: MemoryOff) -> str:
     """What a person reads when memory access is `none` (CONTRACT §7), over REST and MCP."""
-    return (f"memory is off in this chat ({exc.chat_id!r}): its memory access is `none`; "
-            "change it with PUT /v1/chats/{chat_id}/memory-access")
+    return (
+        f"memory is off in this chat ({exc.chat_id!r}): its memory access is `none`; "
+        "change it with PUT /v1/chats/{chat_id}/memory-access"
+    )
 
 
 def _message(error: dict[str, Any]) -> str:

@@ -48,8 +48,13 @@ class SharePublic(BaseModel):
     @classmethod
     def of(cls, s: ShareRecord) -> SharePublic:
         """Build from an internal record."""
-        return cls(group_id=s.group_id, entity_id=s.entity_id, owner=s.owner,
-                   shared_at=s.shared_at, unshared_at=shown_end(s.unshared_at))
+        return cls(
+            group_id=s.group_id,
+            entity_id=s.entity_id,
+            owner=s.owner,
+            shared_at=s.shared_at,
+            unshared_at=shown_end(s.unshared_at),
+        )
 
 
 class GroupPublic(BaseModel):
@@ -70,8 +75,14 @@ class GroupPublic(BaseModel):
     @classmethod
     def of(cls, g: GroupRecord) -> GroupPublic:
         """Build from an internal record."""
-        return cls(id=g.id, name=g.name, owner=g.owner, members=list(g.members),
-                   shares=[SharePublic.of(s) for s in g.shares], created_at=g.created_at)
+        return cls(
+            id=g.id,
+            name=g.name,
+            owner=g.owner,
+            members=list(g.members),
+            shares=[SharePublic.of(s) for s in g.shares],
+            created_at=g.created_at,
+        )
 
 
 class GroupList(BaseModel):

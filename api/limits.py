@@ -73,11 +73,22 @@ class BodyLimit:
                 await self._refuse(send, received)
 
     async def _refuse(self, send: Any, size: int) -> None:
-        body = json.dumps({
-            "type": "about:blank", "title": "Request too large", "status": 413,
-            "detail": f"The body is over {self.max_bytes} bytes (at least {size} received).",
-        }).encode()
-        await send({"type": "http.response.start", "status": 413,
-                    "headers": [(b"content-type", b"application/problem+json"),
-                                (b"content-length", str(len(body)).encode())]})
+        body = json.dumps(
+            {
+                "type": "about:blank",
+                "title": "Request too large",
+                "status": 413,
+                "detail": f"The body is over {self.max_bytes} bytes (at least {size} received).",
+            }
+        ).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [
+                    (b"content-type", b"application/problem+json"),
+                    (b"content-length", str(len(body)).encode()),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": body})

@@ -23,15 +23,23 @@ TRANSPORTS = ("stdio", "http")
 
 
 def mcp(
-    transport: Annotated[str, typer.Option(help="stdio, or http (streamable HTTP at /mcp)")]
-        = "stdio",
+    transport: Annotated[
+        str, typer.Option(help="stdio, or http (streamable HTTP at /mcp)")
+    ] = "stdio",
     host: Annotated[str, typer.Option(help="http: interface to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="http: TCP port")] = 8001,
-    chat_id: Annotated[str | None, typer.Option(
-        "--chat-id", help="pin the chat whose memory access applies to every call")] = None,
-    token: Annotated[str | None, typer.Option(
-        envvar="WORLDSTATE_TOKEN", show_default=False,
-        help="stdio: the bearer token (prefer the WORLDSTATE_TOKEN variable)")] = None,
+    chat_id: Annotated[
+        str | None,
+        typer.Option("--chat-id", help="pin the chat whose memory access applies to every call"),
+    ] = None,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            envvar="WORLDSTATE_TOKEN",
+            show_default=False,
+            help="stdio: the bearer token (prefer the WORLDSTATE_TOKEN variable)",
+        ),
+    ] = None,
 ) -> None:
     """Serve the read tools and `remember` over the Model Context Protocol.
 

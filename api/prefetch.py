@@ -37,8 +37,9 @@ PREAMBLE = (
 SECTIONS = ("Preferences", "Mentioned", "Recent events")
 NOTHING = "(Nothing relevant is known.)"
 PREFERENCE_ORDER = ("answer_style", "language", "units", "tone", "preference")
-PREFERENCE_ATTRIBUTES = PREFERENCE_ORDER + tuple(sorted(
-    a for a, spec in REGISTRY.items() if spec.preference and a not in PREFERENCE_ORDER))
+PREFERENCE_ATTRIBUTES = PREFERENCE_ORDER + tuple(
+    sorted(a for a, spec in REGISTRY.items() if spec.preference and a not in PREFERENCE_ORDER)
+)
 EVENT_ATTRIBUTE = "participated_in"
 ATTRIBUTE_ORDER = {a: i for i, a in enumerate(REGISTRY)}
 MAX_PREFERENCES = 8
@@ -48,8 +49,15 @@ MAX_EVENTS = 3
 MAX_VALUE_CHARS = 120
 _FAR_PAST_US = (FAR_PAST - EPOCH) // timedelta(microseconds=1)
 _FAR_FUTURE_US = (FAR_FUTURE - EPOCH) // timedelta(microseconds=1)
-LIMITS = PrefetchLimits(entities=5, facts=MAX_FACTS_PER_ENTITY, rows=100, neighbours=60,
-                        expand=20, preferences=20, events=MAX_EVENTS + 5)
+LIMITS = PrefetchLimits(
+    entities=5,
+    facts=MAX_FACTS_PER_ENTITY,
+    rows=100,
+    neighbours=60,
+    expand=20,
+    preferences=20,
+    events=MAX_EVENTS + 5,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,8 +81,15 @@ class Line:
     item: Callable[[], dict[str, Any]]
 
 
-def build(reader: Reader, owner: str, chat_id: str, message: str, at: datetime,
-          max_chars: int, max_items: int) -> Prefetch:
+def build(
+    reader: Reader,
+    owner: str,
+    chat_id: str,
+    message: str,
+    at: datetime,
+    max_chars: int,
+    max_items: int,
+) -> Prefetch:
     """Assemble the block and its items for one message (CONTRACT §6 push).
 
     Args:
@@ -102,16 +117,24 @@ def build(reader: Reader, owner: str, chat_id: str, message: str, at: datetime,
     return compose(view, at, max_chars, max_items, restricted=scope.access.mode == "restricted")
 
 
-def read_view(reader: Reader, scope: Scope, positions: dict[str, int],
-              at: datetime) -> PrefetchView:
+def read_view(
+    reader: Reader, scope: Scope, positions: dict[str, int], at: datetime
+) -> PrefetchView:
     """The store's part of a prefetch: one query (graph/prefetch_reads.py) at `at`."""
     return reader.prefetch_view(
-        scope, positions, AsOf(at, at), preference_attributes=PREFERENCE_ATTRIBUTES,
-        event_attribute=EVENT_ATTRIBUTE, attribute_order=ATTRIBUTE_ORDER, limits=LIMITS)
+        scope,
+        positions,
+        AsOf(at, at),
+        preference_attributes=PREFERENCE_ATTRIBUTES,
+        event_attribute=EVENT_ATTRIBUTE,
+        attribute_order=ATTRIBUTE_ORDER,
+        limits=LIMITS,
+    )
 
 
-def compose(view: PrefetchView, at: datetime, max_chars: int, max_items: int,
-            restricted: bool = False) -> Prefetch:
+def compose(
+    view: PrefetchView, at: datetime, max_chars: int, max_items: int, restricted: bool = False
+) -> Prefetch:
     """Rank the view's lines and render the block within the budgets (pure).
 
     Args:
@@ -141,7 +164,7 @@ def _day(value: datetime) -> str:
 
 def _clip(text: str) -> str:
     flat = " ".join(text.split())
-    return flat if len(flat) <= MAX_VALUE_CHARS else flat[:MAX_VALUE_CHARS - 1] + "…"
+    return flat if len(flat) <= MAX_VALUE_CHARS else flat[: MAX_VALUE_CHARS - 1] + "…"
 
 
 def _scalar(value: Any) -> str:
@@ -164,18 +187,27 @@ def tag(source: str) -> str:
 
 
 def _when(row: Row) -> str:
-    start = (f"noted {_day(row.recorded_at)}" if row.vf <= _FAR_PAST_US
-             else f"since {_day(row.valid_from)}")
+    start = (
+        f"noted {_day(row.recorded_at)}"
+        if row.vf <= _FAR_PAST_US
+        else f"since {_day(row.valid_from)}"
+    )
     return start + ("" if row.vt >= _FAR_FUTURE_US else f" until {_day(row.valid_to)}")
 
 
 def _item(kind: str, row: Row, value: str, **extra: Any) -> dict[str, Any]:
     return {
-        "kind": kind, "fact_id": row.id, "entity_id": row.entity_id,
-        "attribute": row.attribute, "value": value, "object_id": row.object_id,
+        "kind": kind,
+        "fact_id": row.id,
+        "entity_id": row.entity_id,
+        "attribute": row.attribute,
+        "value": value,
+        "object_id": row.object_id,
         "valid_from": _z(row.valid_from),
         "valid_to": None if row.vt >= _FAR_FUTURE_US else _z(row.valid_to),
-        "recorded_at": _z(row.recorded_at), "source": row.source, "tag": tag(row.source),
+        "recorded_at": _z(row.recorded_at),
+        "source": row.source,
+        "tag": tag(row.source),
         **extra,
     }
 
@@ -185,15 +217,17 @@ def _item(kind: str, row: Row, value: str, **extra: Any) -> dict[str, Any]:
 
 def _preference_lines(view: PrefetchView) -> list[Line]:
     order = {a: i for i, a in enumerate(PREFERENCE_ATTRIBUTES)}
-    rows = sorted(view.preferences, key=lambda r: (
-        not r.subject_is_self, order.get(r.attribute, len(order)),
-        -r.vf, r.id))
+    rows = sorted(
+        view.preferences,
+        key=lambda r: (not r.subject_is_self, order.get(r.attribute, len(order)), -r.vf, r.id),
+    )
     lines = []
     for i, r in enumerate(rows[:MAX_PREFERENCES]):
         value = _scalar(r.value)
         text = f"- {r.attribute}: {value} ({_when(r)}; {tag(r.source)})"
-        lines.append(Line(0, (i,), text, r.id,
-                          partial(_item, "preference", r, value, entity=r.subject)))
+        lines.append(
+            Line(0, (i,), text, r.id, partial(_item, "preference", r, value, entity=r.subject))
+        )
     return lines
 
 
@@ -203,39 +237,79 @@ def _entity_lines(view: PrefetchView, restricted: bool) -> tuple[list[Line], lis
     names.update({m.id: m.name for m in view.mentioned})
     seeds = [m.id for m in view.mentioned]
     edges = [(r.entity_id, r.object_id) for r in view.relations if r.object_id in names]
-    edges += [(r.entity_id, r.object_id) for r in view.incoming
-              if r.entity_id in names and r.entity_id not in seeds]
+    edges += [
+        (r.entity_id, r.object_id)
+        for r in view.incoming
+        if r.entity_id in names and r.entity_id not in seeds
+    ]
     score = personalized_pagerank(names, edges + list(view.edges), seeds)
     titles: list[Line] = []
     bodies: list[list[Line]] = []
     for order, m in enumerate(view.mentioned):
-        attrs = sorted((r for r in view.facts if r.entity_id == m.id),
-                       key=lambda r: (ATTRIBUTE_ORDER.get(r.attribute, len(ATTRIBUTE_ORDER)),
-                                      r.attribute, -r.vf, r.id))
-        links = [(r, r.object_id, "out") for r in view.relations
-                 if r.entity_id == m.id and r.object_id in names]
-        links += [(r, r.entity_id, "in") for r in view.incoming
-                  if r.object_id == m.id and r.entity_id in names and r.entity_id not in seeds]
+        attrs = sorted(
+            (r for r in view.facts if r.entity_id == m.id),
+            key=lambda r: (
+                ATTRIBUTE_ORDER.get(r.attribute, len(ATTRIBUTE_ORDER)),
+                r.attribute,
+                -r.vf,
+                r.id,
+            ),
+        )
+        links = [
+            (r, r.object_id, "out")
+            for r in view.relations
+            if r.entity_id == m.id and r.object_id in names
+        ]
+        links += [
+            (r, r.entity_id, "in")
+            for r in view.incoming
+            if r.object_id == m.id and r.entity_id in names and r.entity_id not in seeds
+        ]
         links.sort(key=lambda x: (-score.get(x[1], 0.0), x[1], x[0].attribute, x[0].id))
         facts = []
         for i, r in enumerate(attrs[:MAX_FACTS_PER_ENTITY]):
             value = _scalar(r.value)
             text = f"- {r.attribute}: {value} ({_when(r)}; {tag(r.source)})"
-            facts.append(Line(1, (order, 1, 0, i), text, r.id,
-                              partial(_item, "fact", r, value, entity=m.name)))
+            facts.append(
+                Line(
+                    1, (order, 1, 0, i), text, r.id, partial(_item, "fact", r, value, entity=m.name)
+                )
+            )
         relations = []
         for i, (r, other, direction) in enumerate(links[:MAX_RELATIONS_PER_ENTITY]):
             arrow = "→" if direction == "out" else "←"
             text = f"- {r.attribute} {arrow} {_clip(names[other])} ({_when(r)}; {tag(r.source)})"
-            relations.append(Line(1, (order, 1, 1, i), text, r.id, partial(
-                _item, "relationship", r, names[other], entity=m.name, direction=direction,
-                other_id=other, score=score.get(other, 0.0))))
+            relations.append(
+                Line(
+                    1,
+                    (order, 1, 1, i),
+                    text,
+                    r.id,
+                    partial(
+                        _item,
+                        "relationship",
+                        r,
+                        names[other],
+                        entity=m.name,
+                        direction=direction,
+                        other_id=other,
+                        score=score.get(other, 0.0),
+                    ),
+                )
+            )
         body = [x for pair in zip(facts, relations, strict=False) for x in pair]
-        body += facts[len(relations):] + relations[len(facts):]
+        body += facts[len(relations) :] + relations[len(facts) :]
         if restricted and not body:
             continue
-        titles.append(Line(1, (order, 0), f"**{_clip(m.name)}** ({m.kind})", None, partial(
-            dict, kind="entity", entity_id=m.id, name=m.name, entity_kind=m.kind)))
+        titles.append(
+            Line(
+                1,
+                (order, 0),
+                f"**{_clip(m.name)}** ({m.kind})",
+                None,
+                partial(dict, kind="entity", entity_id=m.id, name=m.name, entity_kind=m.kind),
+            )
+        )
         bodies.append(body)
     return titles, bodies
 
@@ -246,11 +320,13 @@ def _event_lines(view: PrefetchView, shown: set[str]) -> list[Line]:
         if r.id in shown or len(lines) == MAX_EVENTS:
             continue
         who = "you" if r.subject_is_self else _clip(r.subject or r.entity_id)
-        value = _clip(r.object_name) if r.object_id is not None and r.object_name else _scalar(
-            r.value)
+        value = (
+            _clip(r.object_name) if r.object_id is not None and r.object_name else _scalar(r.value)
+        )
         text = f"- {_day(r.valid_from)} {who}: {value} ({tag(r.source)})"
-        lines.append(Line(2, (len(lines),), text, r.id,
-                          partial(_item, "event", r, value, entity=who)))
+        lines.append(
+            Line(2, (len(lines),), text, r.id, partial(_item, "event", r, value, entity=who))
+        )
     return lines
 
 
@@ -264,8 +340,9 @@ def rank_lines(view: PrefetchView, restricted: bool = False) -> list[Line]:
     """
     prefs = _preference_lines(view)
     titles, bodies = _entity_lines(view, restricted)
-    spread = [body[k] for k in range(max(map(len, bodies), default=0))
-              for body in bodies if k < len(body)]
+    spread = [
+        body[k] for k in range(max(map(len, bodies), default=0)) for body in bodies if k < len(body)
+    ]
     shown = {ln.fact_id for ln in prefs}
     spread = [ln for ln in spread if ln.fact_id not in shown]
     shown |= {ln.fact_id for ln in spread}
@@ -303,8 +380,7 @@ def render(lines: list[Line], at: datetime, max_chars: int, max_items: int) -> P
             out.append(f"\n### {title}\n")
         for rank, line in chosen:
             out.append(line.text + "\n")
-            items.append({"rank": rank, "section": title.lower(), "line": line.text,
-                          **line.item()})
+            items.append({"rank": rank, "section": title.lower(), "line": line.text, **line.item()})
     if not lines:
         out.append(f"\n{NOTHING}\n")
     return Prefetch("".join(out), items)

@@ -44,15 +44,18 @@ def mention_keys(message: str) -> dict[str, int]:
     spans = [(m.start(), m.end()) for m in _WORD.finditer(text)]
     keys: dict[str, int] = {}
     for i, (start, first_end) in enumerate(spans):
-        if first_end - start == 1 and text[start - 1:start] in _APOSTROPHES:
+        if first_end - start == 1 and text[start - 1 : start] in _APOSTROPHES:
             continue  # the "s" of a possessive starts no name
-        for _, end in spans[i:i + MAX_NAME_WORDS]:
+        for _, end in spans[i : i + MAX_NAME_WORDS]:
             run = text[start:end]
             if _BREAK.search(run):
                 break
             plural = run[-2:-1].isalnum()
-            for key in (run, run[:-1] if plural and run.endswith("s") else "",
-                        run[:-2] if plural and run.endswith("es") else ""):
+            for key in (
+                run,
+                run[:-1] if plural and run.endswith("s") else "",
+                run[:-2] if plural and run.endswith("es") else "",
+            ):
                 if len(key) >= 2 and key not in keys:
                     keys[key] = start
             if len(keys) >= MAX_KEYS:

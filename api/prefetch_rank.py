@@ -28,7 +28,9 @@ DECIMALS = 12
 
 
 def personalized_pagerank(
-    nodes: Iterable[str], edges: Iterable[tuple[str, str]], seeds: Sequence[str],
+    nodes: Iterable[str],
+    edges: Iterable[tuple[str, str]],
+    seeds: Sequence[str],
     alpha: float = ALPHA,
 ) -> dict[str, float]:
     """Personalized PageRank of every node, restarting uniformly at `seeds`.

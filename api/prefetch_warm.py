@@ -69,8 +69,9 @@ class Warmer:
             return False
         return True
 
-    def replan(self, owner: str, chat_id: str, message: str, at: datetime, max_chars: int,
-               max_items: int) -> threading.Thread | None:
+    def replan(
+        self, owner: str, chat_id: str, message: str, at: datetime, max_chars: int, max_items: int
+    ) -> threading.Thread | None:
         """Run one prefetch with a turn's own arguments, without a deadline, in a daemon
         thread, so Neo4j plans and caches the plan for their shape (module docstring).
 
@@ -81,7 +82,8 @@ class Warmer:
         """
         now = time.monotonic()
         if now - self._replanned_at < self.REPLAN_GAP_S or not self._replanning.acquire(
-                blocking=False):
+            blocking=False
+        ):
             return None
         self._replanned_at = now
 
@@ -104,8 +106,7 @@ class Warmer:
         self.warm()
         self.warm()
         if self._interval > 0:
-            self._thread = threading.Thread(target=self._loop, name="prefetch-warmer",
-                                            daemon=True)
+            self._thread = threading.Thread(target=self._loop, name="prefetch-warmer", daemon=True)
             self._thread.start()
 
     def stop(self) -> None:

@@ -23,9 +23,16 @@ from graph.time import to_utc, utcnow
 
 
 def remember(
-    reader: Reader, committer: Committer, policy: Policy, caller: Caller, *,
-    text: str | None = None, entity: str | None = None, kind: str = "person",
-    attribute: str | None = None, value: Scalar | None = None,
+    reader: Reader,
+    committer: Committer,
+    policy: Policy,
+    caller: Caller,
+    *,
+    text: str | None = None,
+    entity: str | None = None,
+    kind: str = "person",
+    attribute: str | None = None,
+    value: Scalar | None = None,
     valid_from: datetime | None = None,
 ) -> dict[str, Any]:
     """File what the person asked to remember, as told by them (source `user_stated`).
@@ -59,8 +66,10 @@ def remember(
     statement = None
     if text is None:
         if attribute is None or value is None:
-            raise InvalidInput("attribute" if attribute is None else "value",
-                               "give text, or attribute and value (with entity)")
+            raise InvalidInput(
+                "attribute" if attribute is None else "value",
+                "give text, or attribute and value (with entity)",
+            )
         start = None if valid_from is None else to_utc(valid_from, "valid_from")
         statement = Statement(entity, kind, attribute, value, start)
     reviewed = review_statement(caller.owner, policy, utcnow(), text=text, statement=statement)

@@ -49,13 +49,28 @@ class ProposalPublic(BaseModel):
     def of(cls, p: ProposalRecord) -> ProposalPublic:
         """Build from an internal record."""
         return cls(
-            id=p.id, op=p.op, entity_id=p.entity_id, entity_name=p.entity_name,
-            attribute=p.attribute, value=p.value, object_id=p.object_id,
-            object_name=p.object_name, valid_from=p.valid_from,
-            valid_to=None if p.valid_to is None else shown_end(p.valid_to), source=p.source,
-            type=p.type, confidence=p.confidence, evidence=p.evidence, reason=p.reason,
-            policy=p.policy, run_id=p.run_id, chat_id=p.chat_id, status=p.status,
-            fact_id=p.fact_id, created_at=p.created_at, decided_at=p.decided_at,
+            id=p.id,
+            op=p.op,
+            entity_id=p.entity_id,
+            entity_name=p.entity_name,
+            attribute=p.attribute,
+            value=p.value,
+            object_id=p.object_id,
+            object_name=p.object_name,
+            valid_from=p.valid_from,
+            valid_to=None if p.valid_to is None else shown_end(p.valid_to),
+            source=p.source,
+            type=p.type,
+            confidence=p.confidence,
+            evidence=p.evidence,
+            reason=p.reason,
+            policy=p.policy,
+            run_id=p.run_id,
+            chat_id=p.chat_id,
+            status=p.status,
+            fact_id=p.fact_id,
+            created_at=p.created_at,
+            decided_at=p.decided_at,
         )
 
 
@@ -116,9 +131,17 @@ class NotificationPublic(BaseModel):
     @classmethod
     def of(cls, n: NotificationRecord) -> NotificationPublic:
         """Build from an internal record."""
-        return cls(id=n.id, kind=n.kind, text=n.text, at=n.at, chat_id=n.chat_id,
-                   proposal_id=n.proposal_id, suggestion_id=n.suggestion_id,
-                   fact_ids=list(n.fact_ids), acknowledged_at=n.acknowledged_at)
+        return cls(
+            id=n.id,
+            kind=n.kind,
+            text=n.text,
+            at=n.at,
+            chat_id=n.chat_id,
+            proposal_id=n.proposal_id,
+            suggestion_id=n.suggestion_id,
+            fact_ids=list(n.fact_ids),
+            acknowledged_at=n.acknowledged_at,
+        )
 
 
 class NotificationList(BaseModel):
@@ -145,8 +168,14 @@ class MergeSuggestionPublic(BaseModel):
     @classmethod
     def of(cls, s: MergeSuggestionRecord) -> MergeSuggestionPublic:
         """Build from an internal record."""
-        return cls(id=s.id, entity_ids=list(s.entity_ids), reason=s.reason, score=s.score,
-                   status=s.status, created_at=s.created_at)
+        return cls(
+            id=s.id,
+            entity_ids=list(s.entity_ids),
+            reason=s.reason,
+            score=s.score,
+            status=s.status,
+            created_at=s.created_at,
+        )
 
 
 class MergeSuggestionList(BaseModel):

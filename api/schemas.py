@@ -99,7 +99,8 @@ class EntityCreate(RequestModel):
     name: str = Field(min_length=1, max_length=MAX_NAME)
     kind: str = Field(min_length=1, max_length=50)
     aliases: list[Annotated[str, Field(min_length=1, max_length=MAX_NAME)]] = Field(
-        default_factory=list, max_length=50)
+        default_factory=list, max_length=50
+    )
     area: str | None = Field(default=None, max_length=50)
 
 
@@ -123,8 +124,16 @@ class EntityPublic(BaseModel):
     @classmethod
     def of(cls, e: EntityRecord) -> EntityPublic:
         """Build from an internal record."""
-        return cls(id=e.id, name=e.name, kind=e.kind, aliases=list(e.aliases), area=e.area,
-                   merged_into=e.merged_into, archived=e.archived, archived_at=e.archived_at)
+        return cls(
+            id=e.id,
+            name=e.name,
+            kind=e.kind,
+            aliases=list(e.aliases),
+            area=e.area,
+            merged_into=e.merged_into,
+            archived=e.archived,
+            archived_at=e.archived_at,
+        )
 
 
 class FactPublic(BaseModel):
@@ -156,11 +165,22 @@ class FactPublic(BaseModel):
     def of(cls, f: FactRecord) -> FactPublic:
         """Build from an internal row (the FAR_FUTURE sentinel becomes null)."""
         return cls(
-            id=f.id, entity_id=f.entity_id, attribute=f.attribute, value=f.value,
-            object_id=f.object_id, cardinality=f.cardinality, valid_from=f.valid_from,
-            valid_to=shown_end(f.valid_to), recorded_at=f.recorded_at,
-            retracted_at=shown_end(f.retracted_at), status=f.status, source=f.source,
-            evidence=f.evidence, reason=f.reason, confidence=f.confidence, run_id=f.run_id,
+            id=f.id,
+            entity_id=f.entity_id,
+            attribute=f.attribute,
+            value=f.value,
+            object_id=f.object_id,
+            cardinality=f.cardinality,
+            valid_from=f.valid_from,
+            valid_to=shown_end(f.valid_to),
+            recorded_at=f.recorded_at,
+            retracted_at=shown_end(f.retracted_at),
+            status=f.status,
+            source=f.source,
+            evidence=f.evidence,
+            reason=f.reason,
+            confidence=f.confidence,
+            run_id=f.run_id,
             message_id=f.message_id,
         )
 
@@ -245,8 +265,10 @@ class FactCreate(RequestModel):
         """Bound values (CONTRACT §9): text length, 64-bit integers, finite numbers."""
         if isinstance(value, str) and len(value) > MAX_TEXT:
             raise ValueError(f"at most {MAX_TEXT} characters")
-        if isinstance(value, int) and not isinstance(value, bool) and not (
-            INT64[0] <= value <= INT64[1]
+        if (
+            isinstance(value, int)
+            and not isinstance(value, bool)
+            and not (INT64[0] <= value <= INT64[1])
         ):
             raise ValueError("integers must fit in 64 bits (-2**63 .. 2**63-1)")
         if isinstance(value, float) and not math.isfinite(value):

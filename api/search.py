@@ -95,8 +95,9 @@ def fulltext_ranks(q: str, hits: list[Hit]) -> list[int]:
     return ranks
 
 
-def fuse(semantic: list[Hit], fulltext: list[Hit], limit: int,
-         fulltext_rank: list[int] | None = None) -> list[Found]:
+def fuse(
+    semantic: list[Hit], fulltext: list[Hit], limit: int, fulltext_rank: list[int] | None = None
+) -> list[Found]:
     """Fuse two ranked lists by reciprocal rank fusion; ties by fact id.
 
     Args:
@@ -111,20 +112,22 @@ def fuse(semantic: list[Hit], fulltext: list[Hit], limit: int,
     sem: dict[str, float] = {}
     txt: dict[str, float] = {}
     ft_ranks = fulltext_rank or list(range(1, len(fulltext) + 1))
-    for hits, raw, ranks in ((semantic, sem, list(range(1, len(semantic) + 1))),
-                             (fulltext, txt, ft_ranks)):
+    for hits, raw, ranks in (
+        (semantic, sem, list(range(1, len(semantic) + 1))),
+        (fulltext, txt, ft_ranks),
+    ):
         for rank, hit in zip(ranks, hits, strict=True):
             key = hit.fact.id
             scores[key] = scores.get(key, 0.0) + 1.0 / (RRF_K + rank)
             first.setdefault(key, hit)
             raw[key] = hit.score
     order = sorted(scores, key=lambda k: (-scores[k], k))[:limit]
-    return [Found(first[k].fact, first[k].entity, scores[k], sem.get(k), txt.get(k))
-            for k in order]
+    return [Found(first[k].fact, first[k].entity, scores[k], sem.get(k), txt.get(k)) for k in order]
 
 
-def search(reader: Reader, embedder: Embedder | None, scope: Scope, q: str, as_of: AsOf,
-           limit: int) -> Outcome:
+def search(
+    reader: Reader, embedder: Embedder | None, scope: Scope, q: str, as_of: AsOf, limit: int
+) -> Outcome:
     """Search the facts `scope` sees at `as_of` for `q`.
 
     Args:
@@ -150,15 +153,26 @@ def search(reader: Reader, embedder: Embedder | None, scope: Scope, q: str, as_o
             failure = exc
     with reader.snapshot() as snap:  # both lists from one consistent view
         fulltext = snap.fulltext(scope, q, as_of, n)
-        semantic = (snap.semantic(scope, vector, embedder.model, as_of, n)[0]
-                    if vector is not None and embedder is not None else [])
+        semantic = (
+            snap.semantic(scope, vector, embedder.model, as_of, n)[0]
+            if vector is not None and embedder is not None
+            else []
+        )
     fused = fuse(semantic, fulltext, limit, fulltext_ranks(q, fulltext))
     if embedder is None:
-        return Outcome(fused, "fulltext", False,
-                       "No embedder is configured (WORLDSTATE_EMBEDDER=none): "
-                       "full-text results only.", None)
+        return Outcome(
+            fused,
+            "fulltext",
+            False,
+            "No embedder is configured (WORLDSTATE_EMBEDDER=none): full-text results only.",
+            None,
+        )
     if failure is not None:
-        return Outcome(fused, "fulltext", True,
-                       f"Semantic recall is unavailable right now ({failure}): "
-                       "full-text results only.", embedder.model)
+        return Outcome(
+            fused,
+            "fulltext",
+            True,
+            f"Semantic recall is unavailable right now ({failure}): full-text results only.",
+            embedder.model,
+        )
     return Outcome(fused, "hybrid", False, None, embedder.model)

@@ -19,9 +19,11 @@ class SearchItem(BaseModel):
     entity: EntityPublic
     score: float = Field(description="reciprocal rank fusion of the two lists; higher is better")
     semantic_score: float | None = Field(
-        description="(1 + cosine) / 2 against the query, or null when not a semantic hit")
+        description="(1 + cosine) / 2 against the query, or null when not a semantic hit"
+    )
     fulltext_score: float | None = Field(
-        description="full-text (BM25) score, or null when not a full-text hit")
+        description="full-text (BM25) score, or null when not a full-text hit"
+    )
 
 
 class SearchOut(BaseModel):
@@ -29,7 +31,8 @@ class SearchOut(BaseModel):
 
     items: list[SearchItem]
     mode: Literal["hybrid", "fulltext"] = Field(
-        description="hybrid: semantic and full-text; fulltext: full-text only (see detail)")
+        description="hybrid: semantic and full-text; fulltext: full-text only (see detail)"
+    )
     degraded: bool = Field(description="true when the configured embedder failed for this query")
     detail: str | None = Field(description="why the mode is fulltext, or null")
     embedder: str | None = Field(description="the embedding model's id, or null")
@@ -38,9 +41,16 @@ class SearchOut(BaseModel):
     def of(cls, outcome: Outcome) -> SearchOut:
         """The public shape of a search outcome (api/search.py), for REST and MCP alike."""
         return cls(
-            items=[SearchItem(fact=FactPublic.of(f.fact), entity=EntityPublic.of(f.entity),
-                              score=f.score, semantic_score=f.semantic,
-                              fulltext_score=f.fulltext) for f in outcome.items],
+            items=[
+                SearchItem(
+                    fact=FactPublic.of(f.fact),
+                    entity=EntityPublic.of(f.entity),
+                    score=f.score,
+                    semantic_score=f.semantic,
+                    fulltext_score=f.fulltext,
+                )
+                for f in outcome.items
+            ],
             mode=outcome.mode,  # type: ignore[arg-type]
             degraded=outcome.degraded,
             detail=outcome.detail,

@@ -68,12 +68,18 @@ def _facts(rows: list[FactRecord]) -> list[FactPublic]:
 def _entity_facts(reader: Reader, scope: Scope, entity_id: str, as_of: AsOf) -> EntityFacts:
     entity = reader.resolve(scope, entity_id, as_of.known_at).entity
     rows = reader.entity_rows(scope, [entity.id], as_of.known_at, as_of.valid_at)
-    return EntityFacts(entity=EntityPublic.of(entity), facts=_facts(rows),
-                       merged_from=entity_id if entity.id != entity_id else None)
+    return EntityFacts(
+        entity=EntityPublic.of(entity),
+        facts=_facts(rows),
+        merged_from=entity_id if entity.id != entity_id else None,
+    )
 
 
 def entity_facts(
-    reader: Reader, caller: Caller, entity_id: str, valid_at: datetime | None = None,
+    reader: Reader,
+    caller: Caller,
+    entity_id: str,
+    valid_at: datetime | None = None,
     known_at: datetime | None = None,
 ) -> dict[str, Any]:
     """An entity and its facts at `(valid_at, known_at)`, both defaulting to now (§2).
@@ -95,7 +101,10 @@ def entity_facts(
 
 
 def current_facts(
-    reader: Reader, caller: Caller, entity_id: str, valid_at: datetime | None = None,
+    reader: Reader,
+    caller: Caller,
+    entity_id: str,
+    valid_at: datetime | None = None,
     known_at: datetime | None = None,
 ) -> dict[str, Any]:
     """The entity's facts at `(valid_at, known_at)` (default now), CONTRACT §10
@@ -106,13 +115,21 @@ def current_facts(
         MemoryOff, NotFound, NaiveTimestamp: as `entity_facts`.
     """
     found = entity_facts(reader, caller, entity_id, valid_at, known_at)
-    return {"items": found["facts"], "next": None, "entity_id": found["entity"]["id"],
-            "merged_from": found["merged_from"]}
+    return {
+        "items": found["facts"],
+        "next": None,
+        "entity_id": found["entity"]["id"],
+        "merged_from": found["merged_from"],
+    }
 
 
 def lookup_entity(
-    reader: Reader, caller: Caller, name: str, valid_at: datetime | None = None,
-    known_at: datetime | None = None, limit: int = 10,
+    reader: Reader,
+    caller: Caller,
+    name: str,
+    valid_at: datetime | None = None,
+    known_at: datetime | None = None,
+    limit: int = 10,
 ) -> dict[str, Any]:
     """Entities called `name`, by name or alias, with their facts (CONTRACT §6 lookup).
 
@@ -141,14 +158,19 @@ def lookup_entity(
     by_entity: dict[str, list[FactRecord]] = {e.id: [] for e in entities}
     for row in rows:
         by_entity[row.entity_id].append(row)
-    items = [EntityFacts(entity=EntityPublic.of(e), facts=_facts(by_entity[e.id]))
-             for e in entities]
+    items = [
+        EntityFacts(entity=EntityPublic.of(e), facts=_facts(by_entity[e.id])) for e in entities
+    ]
     return LookupOut(items=items).model_dump(mode="json")
 
 
 def neighbors(
-    reader: Reader, caller: Caller, entity_id: str, depth: int = 1,
-    valid_at: datetime | None = None, known_at: datetime | None = None,
+    reader: Reader,
+    caller: Caller,
+    entity_id: str,
+    depth: int = 1,
+    valid_at: datetime | None = None,
+    known_at: datetime | None = None,
 ) -> dict[str, Any]:
     """Entities related to `entity_id` within `depth` hops (CONTRACT §6 traversal, §10).
 
@@ -175,8 +197,9 @@ def neighbors(
     return NeighborsOut(items=items).model_dump(mode="json")
 
 
-def _rows_at(reader: Reader, caller: Caller, entity_id: str, known_at: datetime,
-             valid_at: datetime | None) -> tuple[EntityRecord | None, list[FactRecord]]:
+def _rows_at(
+    reader: Reader, caller: Caller, entity_id: str, known_at: datetime, valid_at: datetime | None
+) -> tuple[EntityRecord | None, list[FactRecord]]:
     """The entity `entity_id` stands for at `known_at` and its rows then (None, [] when it
     was not visible then)."""
     scope = scope_for(reader, caller, known_at)
@@ -188,8 +211,13 @@ def _rows_at(reader: Reader, caller: Caller, entity_id: str, known_at: datetime,
 
 
 def diff(
-    reader: Reader, caller: Caller, entity_id: str, from_: datetime, to: datetime,
-    axis: Literal["valid", "known"] = "valid", valid_at: datetime | None = None,
+    reader: Reader,
+    caller: Caller,
+    entity_id: str,
+    from_: datetime,
+    to: datetime,
+    axis: Literal["valid", "known"] = "valid",
+    valid_at: datetime | None = None,
     known_at: datetime | None = None,
 ) -> dict[str, Any]:
     """What changed about an entity between `from_` (T1) and `to` (T2) on one time axis.
@@ -226,16 +254,20 @@ def diff(
         raise InvalidInput("from", "must not be later than `to`")
     if axis == "valid":
         if valid_at is not None:
-            raise InvalidInput("valid_at", "the valid axis compares valid_at=from with "
-                                           "valid_at=to; give known_at instead")
+            raise InvalidInput(
+                "valid_at",
+                "the valid axis compares valid_at=from with valid_at=to; give known_at instead",
+            )
         k = utcnow() if known_at is None else to_utc(known_at, "known_at")
         v = None
         first, before = _rows_at(reader, caller, entity_id, k, t1)
         second, after = _rows_at(reader, caller, entity_id, k, t2)
     elif axis == "known":
         if known_at is not None:
-            raise InvalidInput("known_at", "the known axis compares known_at=from with "
-                                           "known_at=to; give valid_at instead")
+            raise InvalidInput(
+                "known_at",
+                "the known axis compares known_at=from with known_at=to; give valid_at instead",
+            )
         k = None
         v = None if valid_at is None else to_utc(valid_at, "valid_at")
         first, before = _rows_at(reader, caller, entity_id, t1, v)
@@ -247,18 +279,35 @@ def diff(
         raise NotFound("entity", entity_id)
     result = diff_rows(before, after, windows=axis == "known" and v is None)
     out = DiffOut(
-        entity=EntityPublic.of(entity), axis=axis, from_=t1, to=t2, valid_at=v, known_at=k,
-        added=_facts(list(result.added)), removed=_facts(list(result.removed)),
-        changed=[ChangePublic(entity_id=c.entity_id, attribute=c.attribute,
-                              before=_facts(list(c.before)), after=_facts(list(c.after)))
-                 for c in result.changed],
+        entity=EntityPublic.of(entity),
+        axis=axis,
+        from_=t1,
+        to=t2,
+        valid_at=v,
+        known_at=k,
+        added=_facts(list(result.added)),
+        removed=_facts(list(result.removed)),
+        changed=[
+            ChangePublic(
+                entity_id=c.entity_id,
+                attribute=c.attribute,
+                before=_facts(list(c.before)),
+                after=_facts(list(c.after)),
+            )
+            for c in result.changed
+        ],
     )
     return out.model_dump(mode="json", by_alias=True)
 
 
 def search(
-    reader: Reader, embedder: Embedder | None, caller: Caller, q: str,
-    valid_at: datetime | None = None, known_at: datetime | None = None, limit: int = 10,
+    reader: Reader,
+    embedder: Embedder | None,
+    caller: Caller,
+    q: str,
+    valid_at: datetime | None = None,
+    known_at: datetime | None = None,
+    limit: int = 10,
 ) -> dict[str, Any]:
     """Semantic recall over the facts the caller sees (CONTRACT §6, §10 `GET /v1/search`):
     `{items: [{fact, entity, score, semantic_score, fulltext_score}], mode, degraded,
@@ -269,12 +318,12 @@ def search(
         NaiveTimestamp: a time without an offset.
     """
     as_of = AsOf.at(valid_at, known_at)
-    return search_in(reader, embedder, scope_for(reader, caller, as_of.known_at), q, as_of,
-                     limit)
+    return search_in(reader, embedder, scope_for(reader, caller, as_of.known_at), q, as_of, limit)
 
 
-def search_in(reader: Reader, embedder: Embedder | None, scope: Scope, q: str, as_of: AsOf,
-              limit: int) -> dict[str, Any]:
+def search_in(
+    reader: Reader, embedder: Embedder | None, scope: Scope, q: str, as_of: AsOf, limit: int
+) -> dict[str, Any]:
     """`search` for an already resolved (open) scope: the REST route's, whose `ScopeDep`
     resolved it. Same shape.
 
@@ -284,4 +333,5 @@ def search_in(reader: Reader, embedder: Embedder | None, scope: Scope, q: str, a
     if not q.strip():
         raise InvalidInput("q", "must contain something to search for")
     return SearchOut.of(recall.search(reader, embedder, scope, q, as_of, limit)).model_dump(
-        mode="json")
+        mode="json"
+    )

@@ -70,15 +70,21 @@ class BoltCounter(logging.Handler):
         text = record.getMessage()
         at = text.find("C: ")
         if at >= 0:
-            name = text[at + 3:].split(" ", 1)[0]
+            name = text[at + 3 :].split(" ", 1)[0]
             self.sent[name] = self.sent.get(name, 0) + 1
 
 
-def messages(rng: random.Random, names: dict[str, list[str]], owners: list[str],
-             n: int) -> Iterator[tuple[str, int, str]]:
+def messages(
+    rng: random.Random, names: dict[str, list[str]], owners: list[str], n: int
+) -> Iterator[tuple[str, int, str]]:
     """(owner, number of entities named, message): 0 to 5 names, some possessive."""
-    fillers = ("Had lunch with {}.", "What did {} say about the plan?", "Remind me about {}'s",
-               "Ask {} tomorrow.", "How is {} doing?")
+    fillers = (
+        "Had lunch with {}.",
+        "What did {} say about the plan?",
+        "Remind me about {}'s",
+        "Ask {} tomorrow.",
+        "How is {} doing?",
+    )
     for _ in range(n):
         owner = rng.choice(owners)
         k = rng.randint(0, 5)
@@ -103,8 +109,13 @@ def main() -> None:
     args = ap.parse_args()
 
     local = find_running(args.data_dir) or start(
-        args.data_dir, heap=args.heap, page_cache_mb=args.page_cache_mb,
-        cache_dir=Neo4jLocalSettings().neo4j_cache, detach=True, timeout_s=600)
+        args.data_dir,
+        heap=args.heap,
+        page_cache_mb=args.page_cache_mb,
+        cache_dir=Neo4jLocalSettings().neo4j_cache,
+        detach=True,
+        timeout_s=600,
+    )
     driver = connect(local.uri)
     try:
         meta = driver.execute_query(META).records
@@ -133,7 +144,9 @@ def measure(driver: Driver, jvm_pid: int, args: argparse.Namespace) -> None:
     owners = [f"bench-{i:03d}" for i in range(args.owners)]
     rows = driver.execute_query(
         "UNWIND $owners AS o MATCH (e:Entity) WHERE e.owner = o AND e.id <> 'x' "
-        "RETURN o AS owner, collect(e.name) AS names", owners=owners).records
+        "RETURN o AS owner, collect(e.name) AS names",
+        owners=owners,
+    ).records
     names = {r["owner"]: [n for n in r["names"] if not n.startswith("Owner ")] for r in rows}
     counts = driver.execute_query("MATCH (f:Fact) RETURN count(f) AS n").records[0]["n"]
     print(f"store: {counts:,} fact rows; warming the page cache ...")
@@ -141,8 +154,7 @@ def measure(driver: Driver, jvm_pid: int, args: argparse.Namespace) -> None:
     driver.execute_query("MATCH (e:Entity) RETURN count(e.search_names) AS n")
 
     # Planning cost (why the warm-up and `replan=skip`): EXPLAIN of a text never seen.
-    planning = timed(lambda: driver.execute_query(
-        f"EXPLAIN {PREFETCH} // {random.random()}"), 3)
+    planning = timed(lambda: driver.execute_query(f"EXPLAIN {PREFETCH} // {random.random()}"), 3)
 
     reader = Reader(driver, retry=False, timeout=None)
     at = utcnow
@@ -192,9 +204,13 @@ def measure(driver: Driver, jvm_pid: int, args: argparse.Namespace) -> None:
     http: list[float] = []
     idle: list[tuple[float, bool]] = []
     with TestClient(app) as client:
+
         def post(o: str, msg: str) -> dict[str, Any]:
-            r = client.post("/v1/prefetch", json={"chat_id": "bench", "message": msg},
-                            headers={"Authorization": f"Bearer {secrets[o]}"})
+            r = client.post(
+                "/v1/prefetch",
+                json={"chat_id": "bench", "message": msg},
+                headers={"Authorization": f"Bearer {secrets[o]}"},
+            )
             return r.json()  # type: ignore[no-any-return]
 
         for o, _, msg in messages(rng, names, owners[:10], 50):
@@ -214,31 +230,48 @@ def measure(driver: Driver, jvm_pid: int, args: argparse.Namespace) -> None:
     a50, a99 = statistics.median(every), p(every, 0.99)
     print()
     print(f"{'measure':52} {'p50 ms':>8} {'p99 ms':>8} {'p50/floor':>10} {'p99/floor':>10}")
-    print(f"{'RETURN 1 in a READ transaction (floor)':52} {f50:8.2f} {f99:8.2f} "
-          f"{1:10.1f} {f99 / f50:10.1f}")
-    print(f"{'prefetch, 0-5 entities named (build)':52} {a50:8.2f} {a99:8.2f} "
-          f"{a50 / f50:10.1f} {a99 / f50:10.1f}")
+    print(
+        f"{'RETURN 1 in a READ transaction (floor)':52} {f50:8.2f} {f99:8.2f} "
+        f"{1:10.1f} {f99 / f50:10.1f}"
+    )
+    print(
+        f"{'prefetch, 0-5 entities named (build)':52} {a50:8.2f} {a99:8.2f} "
+        f"{a50 / f50:10.1f} {a99 / f50:10.1f}"
+    )
     for k in range(6):
         xs = lat[k]
-        print(f"{f'  {k} entities named ({len(xs)} samples)':52} {statistics.median(xs):8.2f} "
-              f"{p(xs, 0.99):8.2f} {statistics.median(xs) / f50:10.1f} {p(xs, 0.99) / f50:10.1f}")
+        print(
+            f"{f'  {k} entities named ({len(xs)} samples)':52} {statistics.median(xs):8.2f} "
+            f"{p(xs, 0.99):8.2f} {statistics.median(xs) / f50:10.1f} {p(xs, 0.99) / f50:10.1f}"
+        )
     h50, h99 = statistics.median(http), p(http, 0.99)
-    print(f"{'POST /v1/prefetch (in-process HTTP client)':52} {h50:8.2f} {h99:8.2f} "
-          f"{h50 / f50:10.1f} {h99 / f50:10.1f}  ({degraded_http} of {len(http)} degraded)")
+    print(
+        f"{'POST /v1/prefetch (in-process HTTP client)':52} {h50:8.2f} {h99:8.2f} "
+        f"{h50 / f50:10.1f} {h99 / f50:10.1f}  ({degraded_http} of {len(http)} degraded)"
+    )
     print()
-    print(f"targets: p99 {a99:.2f} ms <= 10 x floor p50 {f50:.2f} ms = {10 * f50:.2f} ms: "
-          f"{'met' if a99 <= 10 * f50 else 'MISSED'} (p99 / floor p99 = {a99 / f99:.1f}); "
-          f"p50 {a50:.2f} ms <= 25 ms: {'met' if a50 <= 25 else 'MISSED'}; "
-          f"block for 5 entities {statistics.median(sizes):.0f} chars median, "
-          f"{max(sizes)} max (<= 2,000: {'met' if max(sizes) <= 2000 else 'MISSED'})")
+    print(
+        f"targets: p99 {a99:.2f} ms <= 10 x floor p50 {f50:.2f} ms = {10 * f50:.2f} ms: "
+        f"{'met' if a99 <= 10 * f50 else 'MISSED'} (p99 / floor p99 = {a99 / f99:.1f}); "
+        f"p50 {a50:.2f} ms <= 25 ms: {'met' if a50 <= 25 else 'MISSED'}; "
+        f"block for 5 entities {statistics.median(sizes):.0f} chars median, "
+        f"{max(sizes)} max (<= 2,000: {'met' if max(sizes) <= 2000 else 'MISSED'})"
+    )
     print(f"Bolt requests per prefetch: {per} (queries = RUN)")
     print(f"PROFILE of one 5-entity PREFETCH: {profile}")
-    print(f"planning PREFETCH from scratch: {statistics.median(planning):.0f} ms "
-          "(done once by the warm-up; `replan=skip` keeps it)")
-    print("first prefetch after " + f"{args.idle_seconds:.0f} s idle: "
-          + ", ".join(f"{ms:.1f} ms{' DEGRADED' if d else ''}" for ms, d in idle))
-    print(f"RSS: bench process {rss_mb(os.getpid()):.0f} MiB, Neo4j JVM {rss_mb(jvm_pid):.0f} "
-          f"MiB (heap {args.heap}, page cache {args.page_cache_mb} MiB)")
+    print(
+        f"planning PREFETCH from scratch: {statistics.median(planning):.0f} ms "
+        "(done once by the warm-up; `replan=skip` keeps it)"
+    )
+    print(
+        "first prefetch after "
+        + f"{args.idle_seconds:.0f} s idle: "
+        + ", ".join(f"{ms:.1f} ms{' DEGRADED' if d else ''}" for ms, d in idle)
+    )
+    print(
+        f"RSS: bench process {rss_mb(os.getpid()):.0f} MiB, Neo4j JVM {rss_mb(jvm_pid):.0f} "
+        f"MiB (heap {args.heap}, page cache {args.page_cache_mb} MiB)"
+    )
 
 
 def profile_once(reader: Reader, owner: str, message: str) -> str:
@@ -252,16 +285,29 @@ def profile_once(reader: Reader, owner: str, message: str) -> str:
     now = utcnow()
     limits = prefetch.LIMITS
     with reader._driver.session(default_access_mode="READ") as session:
-        result = session.run("PROFILE " + pc.PREFETCH.replace("CYPHER replan=skip", ""), {
-            "scope": params(Scope(owner)), "owner": owner,
-            "mentions": {"lucene": lucene_queries(owner, sorted(keys)), "positions": keys,
-                         "attribute_order": prefetch.ATTRIBUTE_ORDER},
-            "valid_at": now, "known_at": now, "max_entities": limits.entities,
-            "max_facts": limits.facts, "max_rows": limits.rows,
-            "max_neighbours": limits.neighbours, "max_expand": limits.expand,
-            "max_preferences": limits.preferences, "max_events": limits.events,
-            "preference_attributes": list(prefetch.PREFERENCE_ATTRIBUTES),
-            "event_attribute": prefetch.EVENT_ATTRIBUTE})
+        result = session.run(
+            "PROFILE " + pc.PREFETCH.replace("CYPHER replan=skip", ""),
+            {
+                "scope": params(Scope(owner)),
+                "owner": owner,
+                "mentions": {
+                    "lucene": lucene_queries(owner, sorted(keys)),
+                    "positions": keys,
+                    "attribute_order": prefetch.ATTRIBUTE_ORDER,
+                },
+                "valid_at": now,
+                "known_at": now,
+                "max_entities": limits.entities,
+                "max_facts": limits.facts,
+                "max_rows": limits.rows,
+                "max_neighbours": limits.neighbours,
+                "max_expand": limits.expand,
+                "max_preferences": limits.preferences,
+                "max_events": limits.events,
+                "preference_attributes": list(prefetch.PREFERENCE_ATTRIBUTES),
+                "event_attribute": prefetch.EVENT_ATTRIBUTE,
+            },
+        )
         result.data()
         summary = result.consume()
 
@@ -274,9 +320,11 @@ def profile_once(reader: Reader, owner: str, message: str) -> str:
 
     walk(summary.profile)
     top = sorted(hits, reverse=True)[:4]
-    return (f"{sum(h for h, _ in hits):,} db hits (top: "
-            + ", ".join(f"{op} {h}" for h, op in top)
-            + f"), server {summary.result_available_after} + {summary.result_consumed_after} ms")
+    return (
+        f"{sum(h for h, _ in hits):,} db hits (top: "
+        + ", ".join(f"{op} {h}" for h, op in top)
+        + f"), server {summary.result_available_after} + {summary.result_consumed_after} ms"
+    )
 
 
 if __name__ == "__main__":

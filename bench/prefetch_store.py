@@ -110,15 +110,40 @@ def entity_names(rng: random.Random, n: int) -> list[tuple[str, str, list[str]]]
     return out
 
 
-def _fact(fid: str, entity: str, attribute: str, value: Any, obj: str | None, vf: int,
-          vt: int, rec: int, ret: int, status: str, source: str, card: str) -> dict[str, Any]:
-    return {"id": fid, "e": entity, "a": attribute, "v": value, "o": obj,
-            "n": f"e:{obj}" if obj else f"s:{str(value).lower()}", "c": card, "vf": vf,
-            "vt": vt, "rec": rec, "ret": ret, "s": status, "src": source}
+def _fact(
+    fid: str,
+    entity: str,
+    attribute: str,
+    value: Any,
+    obj: str | None,
+    vf: int,
+    vt: int,
+    rec: int,
+    ret: int,
+    status: str,
+    source: str,
+    card: str,
+) -> dict[str, Any]:
+    return {
+        "id": fid,
+        "e": entity,
+        "a": attribute,
+        "v": value,
+        "o": obj,
+        "n": f"e:{obj}" if obj else f"s:{str(value).lower()}",
+        "c": card,
+        "vf": vf,
+        "vt": vt,
+        "rec": rec,
+        "ret": ret,
+        "s": status,
+        "src": source,
+    }
 
 
-def owner_rows(rng: random.Random, oi: int, n_entities: int
-               ) -> tuple[str, str, list[dict[str, Any]], list[dict[str, Any]]]:
+def owner_rows(
+    rng: random.Random, oi: int, n_entities: int
+) -> tuple[str, str, list[dict[str, Any]], list[dict[str, Any]]]:
     """One owner's entities and fact rows (see the module docstring)."""
     owner, self_id = f"bench-{oi:03d}", f"ent_b{oi:03d}_self"
     names = entity_names(rng, n_entities)
@@ -126,11 +151,25 @@ def owner_rows(rng: random.Random, oi: int, n_entities: int
     by_kind: dict[str, list[str]] = {}
     for eid, (_, kind, _) in zip(ids, names, strict=True):
         by_kind.setdefault(kind, []).append(eid)
-    entities = [{"id": self_id, "name": f"Owner {oi}", "kind": "person", "aliases": [],
-                 "keys": [search_key(f"Owner {oi}")]}]
-    entities += [{"id": eid, "name": name, "kind": kind, "aliases": aliases,
-                  "keys": [search_key(x) for x in (name, *aliases)]}
-                 for eid, (name, kind, aliases) in zip(ids, names, strict=True)]
+    entities = [
+        {
+            "id": self_id,
+            "name": f"Owner {oi}",
+            "kind": "person",
+            "aliases": [],
+            "keys": [search_key(f"Owner {oi}")],
+        }
+    ]
+    entities += [
+        {
+            "id": eid,
+            "name": name,
+            "kind": kind,
+            "aliases": aliases,
+            "keys": [search_key(x) for x in (name, *aliases)],
+        }
+        for eid, (name, kind, aliases) in zip(ids, names, strict=True)
+    ]
     rows: list[dict[str, Any]] = []
     seq = 0
 
@@ -145,44 +184,142 @@ def owner_rows(rng: random.Random, oi: int, n_entities: int
         for attribute in ("location", "occupation", "employer"):  # superseded once each
             old, new = f"{attribute}-{rng.randint(1, 500)}", f"{attribute}-{rng.randint(1, 500)}"
             moved = R0 - rng.randint(1, 300) * DAY
-            rows.append(_fact(fid(), eid, attribute, old, None, vf, FAR, R0, R1, "active",
-                              src, "one"))
-            rows.append(_fact(fid(), eid, attribute, old, None, vf, moved, R1, FAR,
-                              "superseded", src, "one"))
-            rows.append(_fact(fid(), eid, attribute, new, None, moved, FAR, R1, FAR, "active",
-                              src, "one"))
+            rows.append(
+                _fact(fid(), eid, attribute, old, None, vf, FAR, R0, R1, "active", src, "one")
+            )
+            rows.append(
+                _fact(
+                    fid(), eid, attribute, old, None, vf, moved, R1, FAR, "superseded", src, "one"
+                )
+            )
+            rows.append(
+                _fact(fid(), eid, attribute, new, None, moved, FAR, R1, FAR, "active", src, "one")
+            )
         for attribute in ("hometown", "birthday", "relationship_status"):
-            rows.append(_fact(fid(), eid, attribute, f"{attribute}-{rng.randint(1, 300)}", None,
-                              vf, FAR, R0, FAR, "active", src, "one"))
+            rows.append(
+                _fact(
+                    fid(),
+                    eid,
+                    attribute,
+                    f"{attribute}-{rng.randint(1, 300)}",
+                    None,
+                    vf,
+                    FAR,
+                    R0,
+                    FAR,
+                    "active",
+                    src,
+                    "one",
+                )
+            )
         for attribute, count in (("likes", 3), ("hobby", 2), ("note", 2), ("goal", 1)):
             for k in range(count):
-                rows.append(_fact(fid(), eid, attribute, f"{attribute} {rng.choice(WORDS)} {k}",
-                                  None, vf, FAR, R0, FAR, "active", rng.choice(SOURCES), "many"))
-        for attribute, pool, count in (("knows", "person", 3), ("works_on", "project", 1),
-                                       ("member_of", "organisation", 1), ("visited", "place", 1)):
+                rows.append(
+                    _fact(
+                        fid(),
+                        eid,
+                        attribute,
+                        f"{attribute} {rng.choice(WORDS)} {k}",
+                        None,
+                        vf,
+                        FAR,
+                        R0,
+                        FAR,
+                        "active",
+                        rng.choice(SOURCES),
+                        "many",
+                    )
+                )
+        for attribute, pool, count in (
+            ("knows", "person", 3),
+            ("works_on", "project", 1),
+            ("member_of", "organisation", 1),
+            ("visited", "place", 1),
+        ):
             for other in rng.sample(by_kind.get(pool, ids), count):
                 if other != eid:
-                    rows.append(_fact(fid(), eid, attribute, None, other, vf, FAR, R0, FAR,
-                                      "active", rng.choice(SOURCES), "many"))
-    for attribute, value in (("answer_style", "concise"), ("language", "English"),
-                             ("units", "metric"), ("preference", "no emojis"),
-                             ("preference", "cite sources")):
-        rows.append(_fact(fid(), self_id, attribute, value, None, T0, FAR, R0, FAR, "active",
-                          "user_stated", "many" if attribute == "preference" else "one"))
+                    rows.append(
+                        _fact(
+                            fid(),
+                            eid,
+                            attribute,
+                            None,
+                            other,
+                            vf,
+                            FAR,
+                            R0,
+                            FAR,
+                            "active",
+                            rng.choice(SOURCES),
+                            "many",
+                        )
+                    )
+    for attribute, value in (
+        ("answer_style", "concise"),
+        ("language", "English"),
+        ("units", "metric"),
+        ("preference", "no emojis"),
+        ("preference", "cite sources"),
+    ):
+        rows.append(
+            _fact(
+                fid(),
+                self_id,
+                attribute,
+                value,
+                None,
+                T0,
+                FAR,
+                R0,
+                FAR,
+                "active",
+                "user_stated",
+                "many" if attribute == "preference" else "one",
+            )
+        )
     for k in range(20):
         day = R0 - rng.randint(1, 700) * DAY
-        rows.append(_fact(fid(), self_id, "participated_in", f"{rng.choice(WORDS)} meetup {k}",
-                          None, day, FAR, R0, FAR, "active", "user_stated", "many"))
+        rows.append(
+            _fact(
+                fid(),
+                self_id,
+                "participated_in",
+                f"{rng.choice(WORDS)} meetup {k}",
+                None,
+                day,
+                FAR,
+                R0,
+                FAR,
+                "active",
+                "user_stated",
+                "many",
+            )
+        )
     for other in rng.sample(by_kind["person"], 30):
-        rows.append(_fact(fid(), self_id, "knows", None, other, T0, FAR, R0, FAR, "active",
-                          "user_stated", "many"))
+        rows.append(
+            _fact(
+                fid(),
+                self_id,
+                "knows",
+                None,
+                other,
+                T0,
+                FAR,
+                R0,
+                FAR,
+                "active",
+                "user_stated",
+                "many",
+            )
+        )
     return owner, self_id, entities, rows
 
 
 def load(driver: Driver, owners: int, n_entities: int) -> None:
     """Bulk-load the store (parameterized UNWIND batches; see the module docstring)."""
-    driver.execute_query("CREATE CONSTRAINT entity_id IF NOT EXISTS "
-                         "FOR (e:Entity) REQUIRE e.id IS UNIQUE")
+    driver.execute_query(
+        "CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (e:Entity) REQUIRE e.id IS UNIQUE"
+    )
     driver.execute_query("CALL db.awaitIndexes(300)")
     rng = random.Random(4)
     started, total = time.perf_counter(), 0
@@ -191,10 +328,13 @@ def load(driver: Driver, owners: int, n_entities: int) -> None:
         driver.execute_query(LOAD_OWNER, owner=owner, self_id=self_id, t=R0)
         driver.execute_query(LOAD_ENTITIES, rows=entities, owner=owner, t=R0)
         for i in range(0, len(rows), 10_000):
-            driver.execute_query(LOAD_FACTS, rows=rows[i:i + 10_000], owner=owner)
+            driver.execute_query(LOAD_FACTS, rows=rows[i : i + 10_000], owner=owner)
         total += len(rows)
         if oi % 10 == 9:
-            print(f"  loaded {oi + 1} owners, {total:,} fact rows, "
-                  f"{time.perf_counter() - started:.0f} s")
-    driver.execute_query("CREATE (:BenchMeta {id: 'prefetch', owners: $o, entities: $e})",
-                         o=owners, e=n_entities)
+            print(
+                f"  loaded {oi + 1} owners, {total:,} fact rows, "
+                f"{time.perf_counter() - started:.0f} s"
+            )
+    driver.execute_query(
+        "CREATE (:BenchMeta {id: 'prefetch', owners: $o, entities: $e})", o=owners, e=n_entities
+    )

@@ -50,14 +50,22 @@ from graph.time import FAR_FUTURE, AsOf
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 NAMES = ["Ana", "Bruno", "Chen", "Dara", "Eli", "Farah", "Gus", "Hana", "Ivo", "Jun"]
-FACTS = [("location", ["Porto", "Lisbon", "Berlin", "Kyoto", "Lima", "Oslo", "Accra"]),
-         ("occupation", ["nurse", "carpenter", "teacher", "pilot", "chef", "lawyer"]),
-         ("likes", ["jazz music", "hiking", "chess", "sourdough baking", "cycling"]),
-         ("employer", ["Acme", "the city hospital", "a bakery", "the university"]),
-         ("pet", ["a cat called Miso", "a dog called Rex", "two goldfish"]),
-         ("favorite", ["green tea", "pistachio ice cream", "old films"])]
-QUESTIONS = ["where does {n} live", "what is {n}'s job", "what does {n} enjoy",
-             "who does {n} work for", "does {n} have a pet", "what is {n}'s favourite drink"]
+FACTS = [
+    ("location", ["Porto", "Lisbon", "Berlin", "Kyoto", "Lima", "Oslo", "Accra"]),
+    ("occupation", ["nurse", "carpenter", "teacher", "pilot", "chef", "lawyer"]),
+    ("likes", ["jazz music", "hiking", "chess", "sourdough baking", "cycling"]),
+    ("employer", ["Acme", "the city hospital", "a bakery", "the university"]),
+    ("pet", ["a cat called Miso", "a dog called Rex", "two goldfish"]),
+    ("favorite", ["green tea", "pistachio ice cream", "old films"]),
+]
+QUESTIONS = [
+    "where does {n} live",
+    "what is {n}'s job",
+    "what does {n} enjoy",
+    "who does {n} work for",
+    "does {n} have a pet",
+    "what is {n}'s favourite drink",
+]
 
 LOAD = """
 UNWIND $rows AS r
@@ -97,22 +105,36 @@ def neo4j() -> Iterator[Driver]:
             stop(local)
 
 
-def load_owner(driver: Driver, owner: str, rows: int, pool: list[tuple[str, list[float]]],
-               rng: random.Random) -> None:
+def load_owner(
+    driver: Driver, owner: str, rows: int, pool: list[tuple[str, list[float]]], rng: random.Random
+) -> None:
     """`rows` rows of `owner` over 50 entities, each a pool text's vector plus noise."""
     driver.execute_query("MERGE (o:Owner {id: $owner})", owner=owner)
     entities = [f"ent_{uuid.uuid4().hex[:24]}" for _ in range(50)]
     driver.execute_query(
         "UNWIND $ids AS id CREATE (e:Entity {id: id, owner: $owner, name: $names[toInteger("
         "rand() * size($names))], kind: 'person', aliases: [], search_names: [], "
-        "archived: false, created_at: $t0})", ids=entities, owner=owner, names=NAMES, t0=T0)
+        "archived: false, created_at: $t0})",
+        ids=entities,
+        owner=owner,
+        names=NAMES,
+        t0=T0,
+    )
     batch = []
     for _ in range(rows):
         text, vector = rng.choice(pool)
         noisy = [x + rng.gauss(0, 0.01) for x in vector]
-        batch.append({"id": f"fct_{uuid.uuid4().hex[:24]}", "owner": owner,
-                      "entity_id": rng.choice(entities), "attribute": text.split()[1],
-                      "value": text, "text": text, "embedding": noisy})
+        batch.append(
+            {
+                "id": f"fct_{uuid.uuid4().hex[:24]}",
+                "owner": owner,
+                "entity_id": rng.choice(entities),
+                "attribute": text.split()[1],
+                "value": text,
+                "text": text,
+                "embedding": noisy,
+            }
+        )
         if len(batch) == 1000:
             driver.execute_query(LOAD, rows=batch, t0=T0, far=FAR_FUTURE, model=LocalEmbedder.model)
             batch = []
@@ -134,15 +156,19 @@ def main() -> None:
     embedder = LocalEmbedder()
     started = time.perf_counter()
     embedder.warm()
-    print(f"embedder: loaded in {time.perf_counter() - started:.1f} s; process RSS "
-          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+    print(
+        f"embedder: loaded in {time.perf_counter() - started:.1f} s; process RSS "
+        f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB"
+    )
     texts = [fact_text(n, a, v) for n in NAMES for a, vs in FACTS for v in vs][:400]
     one = timed(lambda: embedder.embed(["where does Ana live"]), args.samples, WARMUPS)
     started = time.perf_counter()
     vectors = embedder.embed(texts)
     per_text = (time.perf_counter() - started) * 1000 / len(texts)
-    print(f"embed one query: median {statistics.median(one):.1f} ms, p99 {p(one, 0.99):.1f} ms; "
-          f"batch of {len(texts)}: {per_text:.2f} ms per text")
+    print(
+        f"embed one query: median {statistics.median(one):.1f} ms, p99 {p(one, 0.99):.1f} ms; "
+        f"batch of {len(texts)}: {per_text:.2f} ms per text"
+    )
     pool = list(zip(texts, vectors, strict=True))
     questions = [q.format(n=n) for q in QUESTIONS for n in NAMES[:5]]
     qvecs = embedder.embed(questions)
@@ -156,8 +182,10 @@ def main() -> None:
         load_owner(driver, small, 100, pool, rng)
         load_owner(driver, big, args.big, pool, rng)
         driver.execute_query("CALL db.awaitIndexes(600)")
-        print(f"store: {args.owners} owners x {args.rows} rows + callers of 100 and {args.big} "
-              f"rows, loaded in {time.perf_counter() - started:.0f} s")
+        print(
+            f"store: {args.owners} owners x {args.rows} rows + callers of 100 and {args.big} "
+            f"rows, loaded in {time.perf_counter() - started:.0f} s"
+        )
 
         reader = Reader(driver)
         now = AsOf.at()
@@ -169,27 +197,62 @@ def main() -> None:
 
             def run() -> object:
                 v = qvecs[next(i) % len(qvecs)]
-                return reader.run_query(query, vector=v, model=LocalEmbedder.model,
-                                        valid_at=now.valid_at, known_at=now.known_at,
-                                        **params(Scope(owner)), **extra)
+                return reader.run_query(
+                    query,
+                    vector=v,
+                    model=LocalEmbedder.model,
+                    valid_at=now.valid_at,
+                    known_at=now.known_at,
+                    **params(Scope(owner)),
+                    **extra,
+                )
+
             return run
 
         for owner, label in ((small, "100-row caller"), (big, f"{args.big}-row caller")):
             for k in (100, 1000):
-                table.append((f"{label}: index top-{k} then filter",
-                              timed(raw(sc.SEMANTIC_NEAREST, owner, k=k), args.samples, WARMUPS)))
-            table.append((f"{label}: exact ranking of own rows",
-                          timed(raw(sc.SEMANTIC_EXACT, owner, k=20), args.samples, WARMUPS)))
+                table.append(
+                    (
+                        f"{label}: index top-{k} then filter",
+                        timed(raw(sc.SEMANTIC_NEAREST, owner, k=k), args.samples, WARMUPS),
+                    )
+                )
+            table.append(
+                (
+                    f"{label}: exact ranking of own rows",
+                    timed(raw(sc.SEMANTIC_EXACT, owner, k=20), args.samples, WARMUPS),
+                )
+            )
             hits = [len(r) for r in (raw(sc.SEMANTIC_NEAREST, owner, k=100)() for _ in range(30))]
-            print(f"{label}: rows of the caller among the index's top 100: median "
-                  f"{statistics.median(hits):.0f} (needs 20 for the index path)")
+            print(
+                f"{label}: rows of the caller among the index's top 100: median "
+                f"{statistics.median(hits):.0f} (needs 20 for the index path)"
+            )
             words = iter(range(10**9))
-            table.append((f"{label}: full-text", timed(
-                lambda o=owner, w=words: reader.fulltext(Scope(o), questions[next(w) % 30], now, 20),
-                args.samples, WARMUPS)))
-            table.append((f"{label}: GET /v1/search core (embed + both lists + fuse)", timed(
-                lambda o=owner, w=words: search(reader, embedder, Scope(o), questions[next(w) % 30],
-                                       now, 10), args.samples, WARMUPS)))
+            table.append(
+                (
+                    f"{label}: full-text",
+                    timed(
+                        lambda o=owner, w=words: reader.fulltext(
+                            Scope(o), questions[next(w) % 30], now, 20
+                        ),
+                        args.samples,
+                        WARMUPS,
+                    ),
+                )
+            )
+            table.append(
+                (
+                    f"{label}: GET /v1/search core (embed + both lists + fuse)",
+                    timed(
+                        lambda o=owner, w=words: search(
+                            reader, embedder, Scope(o), questions[next(w) % 30], now, 10
+                        ),
+                        args.samples,
+                        WARMUPS,
+                    ),
+                )
+            )
 
         committer_plain, committer_embed = Committer(driver), Committer(driver, embedder=embedder)
         owner = f"bench-commit-{uuid.uuid4().hex[:8]}"
@@ -197,14 +260,28 @@ def main() -> None:
         n = iter(range(10**9))
 
         def commit(c: Committer) -> Callable[[], object]:
-            return lambda: c.assert_fact(owner, Assertion(
-                entity_id=entity, attribute="likes", value=f"jazz record number {next(n)}",
-                provenance=Provenance(source="user_edit")))
+            return lambda: c.assert_fact(
+                owner,
+                Assertion(
+                    entity_id=entity,
+                    attribute="likes",
+                    value=f"jazz record number {next(n)}",
+                    provenance=Provenance(source="user_edit"),
+                ),
+            )
 
-        table.append(("commit one fact, no embedder (write floor)",
-                      timed(commit(committer_plain), args.samples, WARMUPS)))
-        table.append(("commit one fact, embedded in its transaction",
-                      timed(commit(committer_embed), args.samples, WARMUPS)))
+        table.append(
+            (
+                "commit one fact, no embedder (write floor)",
+                timed(commit(committer_plain), args.samples, WARMUPS),
+            )
+        )
+        table.append(
+            (
+                "commit one fact, embedded in its transaction",
+                timed(commit(committer_embed), args.samples, WARMUPS),
+            )
+        )
 
     print(f"\n{'what':62} {'median ms':>10} {'p99 ms':>8}")
     for label, values in table:

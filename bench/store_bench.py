@@ -51,19 +51,39 @@ SHALLOW_ATTRS = 30
 DEEP_VERSIONS = 1000
 
 
-def row(owner: str, entity: str, attribute: str, value: str, vf: datetime, vt: datetime,
-        rec: datetime, ret: datetime, status: str) -> dict[str, object]:
+def row(
+    owner: str,
+    entity: str,
+    attribute: str,
+    value: str,
+    vf: datetime,
+    vt: datetime,
+    rec: datetime,
+    ret: datetime,
+    status: str,
+) -> dict[str, object]:
     """One synthetic fact row, with every stored field."""
     return {
-        "id": f"fct_{uuid.uuid4().hex[:24]}", "owner": owner, "entity_id": entity,
-        "attribute": attribute, "value": value, "value_norm": f"s:{value.lower()}",
-        "cardinality": "one", "valid_from": vf, "valid_to": vt, "recorded_at": rec,
-        "retracted_at": ret, "status": status, "source": "user_edit", "confidence": 1.0,
+        "id": f"fct_{uuid.uuid4().hex[:24]}",
+        "owner": owner,
+        "entity_id": entity,
+        "attribute": attribute,
+        "value": value,
+        "value_norm": f"s:{value.lower()}",
+        "cardinality": "one",
+        "valid_from": vf,
+        "valid_to": vt,
+        "recorded_at": rec,
+        "retracted_at": ret,
+        "status": status,
+        "source": "user_edit",
+        "confidence": 1.0,
     }
 
 
-def entity_rows(owner: str, entity: str, deep: bool, single: bool = False
-                ) -> Iterator[dict[str, object]]:
+def entity_rows(
+    owner: str, entity: str, deep: bool, single: bool = False
+) -> Iterator[dict[str, object]]:
     """The rows the committer leaves for one entity (see the module docstring)."""
     if single:
         yield row(owner, entity, "location", "city-0", T0, FAR_FUTURE, R0, FAR_FUTURE, "active")
@@ -74,11 +94,29 @@ def entity_rows(owner: str, entity: str, deep: bool, single: bool = False
             vf, rec = T0 + i * day, R0 + timedelta(seconds=i)
             last = i == DEEP_VERSIONS - 1
             nxt = R0 + timedelta(seconds=i + 1)
-            yield row(owner, entity, "location", f"city-{i}", vf, FAR_FUTURE, rec,
-                      FAR_FUTURE if last else nxt, "active")
+            yield row(
+                owner,
+                entity,
+                "location",
+                f"city-{i}",
+                vf,
+                FAR_FUTURE,
+                rec,
+                FAR_FUTURE if last else nxt,
+                "active",
+            )
             if not last:
-                yield row(owner, entity, "location", f"city-{i}", vf, vf + day, nxt,
-                          FAR_FUTURE, "superseded")
+                yield row(
+                    owner,
+                    entity,
+                    "location",
+                    f"city-{i}",
+                    vf,
+                    vf + day,
+                    nxt,
+                    FAR_FUTURE,
+                    "superseded",
+                )
         return
     for a in range(SHALLOW_ATTRS):
         attr = f"attr_{a}"
@@ -100,15 +138,17 @@ SET f.id = r.id, f.owner = r.owner, f.entity_id = r.entity_id, f.attribute = r.a
 """
 
 
-def load(driver: Driver, owner: str, entities: list[str], deep: set[str],
-         single: set[str]) -> int:
+def load(driver: Driver, owner: str, entities: list[str], deep: set[str], single: set[str]) -> int:
     """Bulk-load the synthetic store; return the number of fact rows written."""
     committer = Committer(driver)
     committer.ensure_owner(owner)
     driver.execute_query(
         "UNWIND $ids AS id CREATE (e:Entity {id: id, owner: $owner, name: id, kind: 'thing', "
         "aliases: [], search_names: [id], archived: false, created_at: $t})",
-        ids=entities, owner=owner, t=R0)
+        ids=entities,
+        owner=owner,
+        t=R0,
+    )
     total, batch = 0, []
     for entity in entities:
         for r in entity_rows(owner, entity, entity in deep, entity in single):
@@ -124,6 +164,7 @@ def load(driver: Driver, owner: str, entities: list[str], deep: set[str],
 
 WARMUPS = 20
 """Unmeasured calls before each measured series."""
+
 
 @contextmanager
 def neo4j() -> Iterator[tuple[Driver, int | None]]:
@@ -161,14 +202,16 @@ def main() -> None:
         owner = f"bench-{uuid.uuid4().hex[:8]}"
         entities = [f"ent_b{owner[-8:]}{i:06d}" for i in range(args.entities)]
         deep = set(entities[: args.deep])
-        single = set(entities[args.deep: 2 * args.deep])
-        shallow = entities[2 * args.deep:]
+        single = set(entities[args.deep : 2 * args.deep])
+        shallow = entities[2 * args.deep :]
         started = time.perf_counter()
         rows = load(driver, owner, entities, deep, single)
-        print(f"loaded {rows:,} fact rows for {len(entities):,} entities "
-              f"({len(deep)} with one {DEEP_VERSIONS}-version attribute, {len(single)} with "
-              f"one 1-version attribute, the rest with {SHALLOW_ATTRS} attributes) "
-              f"in {time.perf_counter() - started:.0f} s")
+        print(
+            f"loaded {rows:,} fact rows for {len(entities):,} entities "
+            f"({len(deep)} with one {DEEP_VERSIONS}-version attribute, {len(single)} with "
+            f"one 1-version attribute, the rest with {SHALLOW_ATTRS} attributes) "
+            f"in {time.perf_counter() - started:.0f} s"
+        )
         driver.execute_query("CALL db.awaitIndexes(600)")
 
         reader = Reader(driver)
@@ -185,74 +228,132 @@ def main() -> None:
         # The floor is sampled twice, before and after the reads, and pooled: right after the
         # bulk load Neo4j is still busy in the background, which would flatter the ratios.
         floor = timed(reader.ping, args.samples, WARMUPS)
-        warm = [timed(lambda: reader.facts(owner, rng.choice(shallow), AsOf.at()), 1, WARMUPS)[0]
-                for _ in range(200)]
+        warm = [
+            timed(lambda: reader.facts(owner, rng.choice(shallow), AsOf.at()), 1, WARMUPS)[0]
+            for _ in range(200)
+        ]
         floor += timed(reader.ping, args.samples, WARMUPS)
         floor_p50 = statistics.median(floor)
         del warm
         table.append(("RETURN 1 round trip (floor)", floor_p50, p(floor, 0.99), "1.0x floor"))
-        cur = read_row("current facts of an entity (30 attributes, 90 rows)",
-                       lambda: reader.facts(owner, rng.choice(shallow), AsOf.at()), floor_p50)
-        asof = read_row("same, as of a past (valid_at, known_at)",
-                        lambda: reader.facts(owner, rng.choice(shallow), past), floor_p50)
-        one_v = read_row("current read, one attribute with 1 version",
-                         lambda: reader.facts(owner, rng.choice(sorted(single)), AsOf.at()),
-                         floor_p50)
-        deep_v = read_row("current read, one attribute with 1,000 versions",
-                          lambda: reader.facts(owner, rng.choice(sorted(deep)), AsOf.at()),
-                          floor_p50)
-        read_row("history of a 1,000-version attribute (~2,000 rows)",
-                 lambda: reader.history(owner, rng.choice(sorted(deep)), "location"), floor_p50)
+        cur = read_row(
+            "current facts of an entity (30 attributes, 90 rows)",
+            lambda: reader.facts(owner, rng.choice(shallow), AsOf.at()),
+            floor_p50,
+        )
+        asof = read_row(
+            "same, as of a past (valid_at, known_at)",
+            lambda: reader.facts(owner, rng.choice(shallow), past),
+            floor_p50,
+        )
+        one_v = read_row(
+            "current read, one attribute with 1 version",
+            lambda: reader.facts(owner, rng.choice(sorted(single)), AsOf.at()),
+            floor_p50,
+        )
+        deep_v = read_row(
+            "current read, one attribute with 1,000 versions",
+            lambda: reader.facts(owner, rng.choice(sorted(deep)), AsOf.at()),
+            floor_p50,
+        )
+        read_row(
+            "history of a 1,000-version attribute (~2,000 rows)",
+            lambda: reader.history(owner, rng.choice(sorted(deep)), "location"),
+            floor_p50,
+        )
 
         # Writes: raw floor vs the committer, in batches of 500 assertions per transaction.
         committer, writer = Committer(driver), Writer(driver)
         batch = 500
-        raw_rows = [{"id": f"fct_{uuid.uuid4().hex[:24]}", "entity_id": rng.choice(shallow),
-                     "attribute": "raw", "value": "x", "value_norm": "s:x", "cardinality": "many",
-                     "valid_from": now} for _ in range(args.commits)]
+        raw_rows = [
+            {
+                "id": f"fct_{uuid.uuid4().hex[:24]}",
+                "entity_id": rng.choice(shallow),
+                "attribute": "raw",
+                "value": "x",
+                "value_norm": "s:x",
+                "cardinality": "many",
+                "valid_from": now,
+            }
+            for _ in range(args.commits)
+        ]
         started = time.perf_counter()
         for i in range(0, len(raw_rows), batch):
-            writer.transaction(lambda w, c=raw_rows[i:i + batch]: w.raw_create(owner, c, now))
+            writer.transaction(lambda w, c=raw_rows[i : i + batch]: w.raw_create(owner, c, now))
         raw_rate = len(raw_rows) / (time.perf_counter() - started)
 
         def commit_rate(make: Callable[[int], Assertion]) -> float:
             items = [make(i) for i in range(args.commits)]
             started = time.perf_counter()
             for i in range(0, len(items), batch):
-                committer.assert_facts(owner, items[i:i + batch])
+                committer.assert_facts(owner, items[i : i + batch])
             return len(items) / (time.perf_counter() - started)
 
-        new_rate = commit_rate(lambda i: Assertion(
-            entity_id=shallow[i % len(shallow)], attribute=f"new_{i // len(shallow)}",
-            value=f"v{i}", cardinality="one"))
-        sup_rate = commit_rate(lambda i: Assertion(
-            entity_id=shallow[i % len(shallow)], attribute=f"attr_{i % SHALLOW_ATTRS}",
-            value=f"newer-{i}", cardinality="one"))
-        deep_rate = commit_rate(lambda i: Assertion(
-            entity_id=sorted(deep)[i % len(deep)], attribute="location",
-            value=f"moved-{i}", cardinality="one"))
-        single = timed(lambda: committer.assert_fact(owner, Assertion(
-            entity_id=rng.choice(shallow), attribute="single", value=str(rng.random()),
-            cardinality="one")), 200, WARMUPS)
+        new_rate = commit_rate(
+            lambda i: Assertion(
+                entity_id=shallow[i % len(shallow)],
+                attribute=f"new_{i // len(shallow)}",
+                value=f"v{i}",
+                cardinality="one",
+            )
+        )
+        sup_rate = commit_rate(
+            lambda i: Assertion(
+                entity_id=shallow[i % len(shallow)],
+                attribute=f"attr_{i % SHALLOW_ATTRS}",
+                value=f"newer-{i}",
+                cardinality="one",
+            )
+        )
+        deep_rate = commit_rate(
+            lambda i: Assertion(
+                entity_id=sorted(deep)[i % len(deep)],
+                attribute="location",
+                value=f"moved-{i}",
+                cardinality="one",
+            )
+        )
+        single = timed(
+            lambda: committer.assert_fact(
+                owner,
+                Assertion(
+                    entity_id=rng.choice(shallow),
+                    attribute="single",
+                    value=str(rng.random()),
+                    cardinality="one",
+                ),
+            ),
+            200,
+            WARMUPS,
+        )
 
         print()
         print(f"{'measure':58} {'p50 ms':>8} {'p99 ms':>8}  vs floor")
         for name, med, p99, ratio in table:
             print(f"{name:58} {med:8.2f} {p99:8.2f}  {ratio}")
-        print(f"{'one assertion per transaction (latency)':58} "
-              f"{statistics.median(single):8.2f} {p(single, 0.99):8.2f}")
+        print(
+            f"{'one assertion per transaction (latency)':58} "
+            f"{statistics.median(single):8.2f} {p(single, 0.99):8.2f}"
+        )
         print()
         print(f"{'writes (batches of 500 per transaction)':58} {'rows/s':>8}  vs floor")
         print(f"{'raw UNWIND ... CREATE (floor)':58} {raw_rate:8.0f}  100%")
-        for name, rate in (("commit new facts", new_rate), ("commit supersedes", sup_rate),
-                           ("commit supersedes of 1,000-version attributes", deep_rate)):
+        for name, rate in (
+            ("commit new facts", new_rate),
+            ("commit supersedes", sup_rate),
+            ("commit supersedes of 1,000-version attributes", deep_rate),
+        ):
             print(f"{name:58} {rate:8.0f}  {100 * rate / raw_rate:.0f}%")
         print()
-        print(f"targets: as-of p50 / current p50 = {asof / cur:.2f} (<= 2.0); "
-              f"1,000-version / 1-version current p50 = {deep_v / one_v:.2f} (<= 1.5); "
-              f"new-fact commits = {100 * new_rate / raw_rate:.0f}% of raw (>= 25%)")
-        print(f"RSS: bench process {rss_mb(os.getpid()):.0f} MiB"
-              + (f", Neo4j JVM {rss_mb(jvm_pid):.0f} MiB" if jvm_pid else ""))
+        print(
+            f"targets: as-of p50 / current p50 = {asof / cur:.2f} (<= 2.0); "
+            f"1,000-version / 1-version current p50 = {deep_v / one_v:.2f} (<= 1.5); "
+            f"new-fact commits = {100 * new_rate / raw_rate:.0f}% of raw (>= 25%)"
+        )
+        print(
+            f"RSS: bench process {rss_mb(os.getpid()):.0f} MiB"
+            + (f", Neo4j JVM {rss_mb(jvm_pid):.0f} MiB" if jvm_pid else "")
+        )
 
 
 if __name__ == "__main__":

@@ -41,8 +41,9 @@ class AccessCommands:
 
     _writer: Writer
 
-    def _in_group(self, owner: str, group_id: str,
-                  work: Callable[[WriteTx, str, datetime], T]) -> T:
+    def _in_group(
+        self, owner: str, group_id: str, work: Callable[[WriteTx, str, datetime], T]
+    ) -> T:
         """Run `work(w, creator, t)` in one transaction, with `owner` a member of the group.
 
         Raises:

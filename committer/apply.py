@@ -96,8 +96,9 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands)
             text only.
     """
 
-    def __init__(self, driver: Driver, database: str | None = None,
-                 embedder: Embedder | None = None):
+    def __init__(
+        self, driver: Driver, database: str | None = None, embedder: Embedder | None = None
+    ):
         self._writer = Writer(driver, database, embedder)
 
     # --- owners, entities, tokens --------------------------------------------------------
@@ -141,8 +142,11 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands)
         def work(w: WriteTx) -> TokenRecord:
             ensure_owner(w, owner)
             return w.create_token(
-                owner, token_id=new_id("tok"), token_hash=token_hash(secret),
-                scopes=list(scopes), now=utcnow(),
+                owner,
+                token_id=new_id("tok"),
+                token_hash=token_hash(secret),
+                scopes=list(scopes),
+                now=utcnow(),
             )
 
         return secret, self._writer.transaction(work)
@@ -180,16 +184,28 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands)
         def work(w: WriteTx) -> list[CommitResult]:
             t = w.begin_commit(owner, utcnow())
             # A merged entity's id stands for its survivor (CONTRACT §5).
-            merged = w.require_entities(owner, [a.entity_id for a in assertions]
-                                        + [a.object_id for a in assertions if a.object_id])
+            merged = w.require_entities(
+                owner,
+                [a.entity_id for a in assertions]
+                + [a.object_id for a in assertions if a.object_id],
+            )
             live = {i: live_entity(w, owner, i).id for i in merged}
-            current = [a.model_copy(update={
-                "entity_id": live.get(a.entity_id, a.entity_id),
-                "object_id": live.get(a.object_id, a.object_id) if a.object_id else None})
-                for a in assertions]
+            current = [
+                a.model_copy(
+                    update={
+                        "entity_id": live.get(a.entity_id, a.entity_id),
+                        "object_id": live.get(a.object_id, a.object_id) if a.object_id else None,
+                    }
+                )
+                for a in assertions
+            ]
             trail = Trail(w, owner, t)
-            trail.act("action", actor=by, action="assert",
-                      entity_id=current[0].entity_id if current else None)
+            trail.act(
+                "action",
+                actor=by,
+                action="assert",
+                entity_id=current[0].entity_id if current else None,
+            )
             batch = Batch(w, owner, t, trail)
             batch.load([(a.entity_id, a.attribute, start_of(a.valid_from, t)) for a in current])
             results = [batch.assert_(a) for a in current]
@@ -214,8 +230,9 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands)
             t = w.begin_commit(owner, utcnow())
             row = _current(w, owner, fact_id)
             trail = Trail(w, owner, t)
-            act = trail.act("action", actor=by, action="forget", fact_id=fact_id,
-                            entity_id=row.entity_id)
+            act = trail.act(
+                "action", actor=by, action="forget", fact_id=fact_id, entity_id=row.entity_id
+            )
             if row.status == "invalidated" and row.valid_to <= t:
                 trail.flush()
                 return RetractResult((), row, (), t, act)  # already forgotten: no change
@@ -241,8 +258,9 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands)
             row = _current(w, owner, fact_id)
             lineage = w.lineage(owner, row.id)
             trail = Trail(w, owner, t)
-            act = trail.act("action", actor=by, action="retract", fact_id=fact_id,
-                            entity_id=row.entity_id)
+            act = trail.act(
+                "action", actor=by, action="retract", fact_id=fact_id, entity_id=row.entity_id
+            )
             batch = Batch(w, owner, t, trail)
             rows = batch.rows(row.entity_id, row.attribute, min(start for start, _ in lineage))
             predecessors = [Predecessor(p, d) for p, d in w.predecessors(owner, row.id)]
@@ -256,7 +274,13 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands)
     # --- runs ----------------------------------------------------------------------------
 
     def submit_run(
-        self, owner: str, *, run_id: str, chat_id: str, surface: str | None, payload: str,
+        self,
+        owner: str,
+        *,
+        run_id: str,
+        chat_id: str,
+        surface: str | None,
+        payload: str,
         canonical: str | None = None,
     ) -> tuple[RunRecord, bool]:
         """Queue a finished run for the curator; idempotent on run id (CONTRACT §4).
@@ -283,11 +307,19 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands)
             ensure_owner(w, owner)
             taken = w.event(owner, run_id)
             if taken is not None and taken.kind != "run":
-                raise Conflict(f"id {run_id!r} is already the id of a {taken.kind}; a run's "
-                               "event id is its run id, so runs and syncs need distinct ids")
+                raise Conflict(
+                    f"id {run_id!r} is already the id of a {taken.kind}; a run's "
+                    "event id is its run id, so runs and syncs need distinct ids"
+                )
             return w.create_run(
-                owner, key=run_key(owner, run_id), run_id=run_id, chat_id=chat_id,
-                surface=surface, payload=payload, digest=digest, now=utcnow(),
+                owner,
+                key=run_key(owner, run_id),
+                run_id=run_id,
+                chat_id=chat_id,
+                surface=surface,
+                payload=payload,
+                digest=digest,
+                now=utcnow(),
             )
 
         return self._writer.transaction(work)
@@ -313,7 +345,8 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands)
         """
         lease = timedelta(seconds=lease_seconds)
         return self._writer.transaction(
-            lambda w: w.claim_run(worker, utcnow(), lease, max_attempts))
+            lambda w: w.claim_run(worker, utcnow(), lease, max_attempts)
+        )
 
     def heartbeat(self, run: RunRecord, worker: str, lease_seconds: float) -> bool:
         """Extend `worker`'s lease on `run` to now + `lease_seconds`.
@@ -324,11 +357,18 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands)
         """
         lease = timedelta(seconds=lease_seconds)
         return self._writer.transaction(
-            lambda w: w.heartbeat_run(run_key(run.owner, run.id), worker, utcnow(), lease))
+            lambda w: w.heartbeat_run(run_key(run.owner, run.id), worker, utcnow(), lease)
+        )
 
     def release_run(
-        self, run: RunRecord, worker: str, error: str | None, *, count_attempt: bool = False,
-        retry_in: float | None = None, max_attempts: int = MAX_ATTEMPTS,
+        self,
+        run: RunRecord,
+        worker: str,
+        error: str | None,
+        *,
+        count_attempt: bool = False,
+        retry_in: float | None = None,
+        max_attempts: int = MAX_ATTEMPTS,
     ) -> bool:
         """Put a run `worker` holds back in the queue, to be retried later (CONTRACT §4).
 
@@ -356,15 +396,18 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands)
 
         def work(w: WriteTx) -> bool:
             now = utcnow()
-            return w.release_run(run_key(run.owner, run.id), worker, refund=not count_attempt,
-                                 retry_at=now + timedelta(seconds=retry_in), error=error,
-                                 now=now)
+            return w.release_run(
+                run_key(run.owner, run.id),
+                worker,
+                refund=not count_attempt,
+                retry_at=now + timedelta(seconds=retry_in),
+                error=error,
+                now=now,
+            )
 
         return self._writer.transaction(work)
 
-    def apply_run(
-        self, run: RunRecord, reviewed: Sequence[Reviewed], *, worker: str
-    ) -> RunOutcome:
+    def apply_run(self, run: RunRecord, reviewed: Sequence[Reviewed], *, worker: str) -> RunOutcome:
         """Store a claimed run's reviewed proposals and mark it done, in one transaction.
 
         Low-risk proposals are committed, the rest held pending for the person, and
@@ -381,13 +424,20 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands)
         def work(w: WriteTx) -> RunOutcome:
             self_id, _ = ensure_owner(w, run.owner)
             t = w.begin_commit(run.owner, utcnow())
-            review = record_run(w, run.owner, self_id, run, reviewed, t,
-                                Trail(w, run.owner, t), worker)
-            outcome = RunOutcome(review.proposals, review.committed, review.held,
-                                 review.entity_ids)
-            if not w.finish_run(run_key(run.owner, run.id), worker=worker, status="done",
-                                proposals=review.proposals, committed=review.committed,
-                                held=review.held, error=None, now=t):
+            review = record_run(
+                w, run.owner, self_id, run, reviewed, t, Trail(w, run.owner, t), worker
+            )
+            outcome = RunOutcome(review.proposals, review.committed, review.held, review.entity_ids)
+            if not w.finish_run(
+                run_key(run.owner, run.id),
+                worker=worker,
+                status="done",
+                proposals=review.proposals,
+                committed=review.committed,
+                held=review.held,
+                error=None,
+                now=t,
+            ):
                 raise Conflict(f"run {run.id!r} is not being curated")
             return outcome
 
@@ -401,14 +451,27 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands)
         Returns:
             False when the lease was no longer `worker`'s (nothing changed).
         """
-        return self._writer.transaction(lambda w: w.finish_run(
-            run_key(run.owner, run.id), worker=worker, status=status, proposals=0,
-            committed=0, held=0, error=error, now=utcnow()))
+        return self._writer.transaction(
+            lambda w: w.finish_run(
+                run_key(run.owner, run.id),
+                worker=worker,
+                status=status,
+                proposals=0,
+                committed=0,
+                held=0,
+                error=error,
+                now=utcnow(),
+            )
+        )
 
     # --- memory access -------------------------------------------------------------------
 
     def set_memory_access(
-        self, owner: str, chat_id: str | None, mode: str, areas: Sequence[str] = (),
+        self,
+        owner: str,
+        chat_id: str | None,
+        mode: str,
+        areas: Sequence[str] = (),
         sources: Sequence[str] = (),
     ) -> MemoryAccess:
         """Set a chat's memory access, or the owner's default with `chat_id` None (CONTRACT §7).
@@ -432,18 +495,23 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands)
         known_areas = {spec.area for spec in REGISTRY.values()} | {DEFAULT.area}
         for area in areas:  # a typo would silently let nothing through (fail-closed)
             if area not in known_areas:
-                raise InvalidInput("areas", f"unknown area {area!r}; known: "
-                                            f"{', '.join(sorted(known_areas))}")
+                raise InvalidInput(
+                    "areas", f"unknown area {area!r}; known: {', '.join(sorted(known_areas))}"
+                )
         for source in sources:
-            if source not in SOURCES and not (source.startswith("integration:")
-                                              and len(source) > len("integration:")):
-                raise InvalidInput("sources", f"unknown source {source!r}; known: "
-                                              f"{', '.join(SOURCES)}, integration:<name>")
+            if source not in SOURCES and not (
+                source.startswith("integration:") and len(source) > len("integration:")
+            ):
+                raise InvalidInput(
+                    "sources",
+                    f"unknown source {source!r}; known: {', '.join(SOURCES)}, integration:<name>",
+                )
 
         def work(w: WriteTx) -> MemoryAccess:
             ensure_owner(w, owner)
-            return w.set_memory_access(owner, chat_id, mode=mode, areas=list(areas),
-                                       sources=list(sources), now=utcnow())
+            return w.set_memory_access(
+                owner, chat_id, mode=mode, areas=list(areas), sources=list(sources), now=utcnow()
+            )
 
         return self._writer.transaction(work)
 
@@ -453,5 +521,3 @@ def _current(w: WriteTx, owner: str, fact_id: str) -> FactRecord:
     if row.retracted_at < FAR_FUTURE:
         raise Conflict(f"fact {fact_id!r} is already retracted; only current rows change")
     return row
-
-

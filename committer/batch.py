@@ -168,8 +168,9 @@ class Batch:
         ops = {i: ended or ended_op(plan, i) for i in plan.retract}
         folded = {i for i, op in ops.items() if op == "coalesced" and i in self._pending}
         self.trail.ended((i, op) for i, op in ops.items() if i not in folded)
-        self.trail.wrote((row["id"], WRITTEN[spec.role]) for row, spec in zip(
-            specs, plan.record, strict=True))
+        self.trail.wrote(
+            (row["id"], WRITTEN[spec.role]) for row, spec in zip(specs, plan.record, strict=True)
+        )
         for i in folded:
             self._fold(i, next(row for row in specs if _links_to(row, i)))
         records = [_record(self.owner, spec, self.t) for spec in specs]
@@ -220,26 +221,38 @@ class Batch:
         self._asserted.append((a.entity_id, a.attribute, new.value_norm, a.object_id))
         if plan.effect == "duplicate":
             existing = next(r for r in rows if r.id == plan.corroborates)
-            self._corroborations.append({
-                "id": new_id("cor"), "fact_id": existing.id, "valid_from": valid_from,
-                "valid_to": open_end(a.valid_to), "event_id": self.trail.cause,
-                **new.provenance,
-            })
+            self._corroborations.append(
+                {
+                    "id": new_id("cor"),
+                    "fact_id": existing.id,
+                    "valid_from": valid_from,
+                    "valid_to": open_end(a.valid_to),
+                    "event_id": self.trail.cause,
+                    **new.provenance,
+                }
+            )
             return CommitResult(existing, "duplicate", (), (), self.t, self.trail.cause)
         self._note_conflicts([r for r in rows if r.id in plan.superseded], a)
         created = self.execute(plan, a.entity_id, a.attribute)
         assert plan.primary is not None
         retracted = tuple(i for i in plan.retract if i not in self._folded)
-        return CommitResult(created[plan.primary], plan.effect, plan.superseded, retracted,
-                            self.t, self.trail.cause)
+        return CommitResult(
+            created[plan.primary], plan.effect, plan.superseded, retracted, self.t, self.trail.cause
+        )
 
     def _note_conflicts(self, superseded: list[FactRecord], a: Assertion) -> None:
         """CONTRACT §2.1 rule 5: a value the person stated themselves, now superseded, is
         said out loud in the main chat."""
         stated = [r for r in superseded if r.source in PERSON_SOURCES]
         if stated:
-            self._conflicts.append({"old": stated, "attribute": a.attribute, "value": a.value,
-                                    "object_id": a.object_id})
+            self._conflicts.append(
+                {
+                    "old": stated,
+                    "attribute": a.attribute,
+                    "value": a.value,
+                    "object_id": a.object_id,
+                }
+            )
 
     def flush(self) -> None:
         """Write everything queued: new rows first (with their search text and vector,
@@ -258,10 +271,19 @@ class Batch:
         self._asserted, self._conflicts, self._pending = [], [], {}
 
     def _clear_suppressions(self) -> None:
-        self.w.clear_suppressions(self.owner, [
-            {"entity_id": entity_id, "attribute": attribute, "value_norm": norm, "object_id": obj}
-            for entity_id, attribute, norm, obj in self._asserted
-        ], self.t)
+        self.w.clear_suppressions(
+            self.owner,
+            [
+                {
+                    "entity_id": entity_id,
+                    "attribute": attribute,
+                    "value_norm": norm,
+                    "object_id": obj,
+                }
+                for entity_id, attribute, norm, obj in self._asserted
+            ],
+            self.t,
+        )
 
     def _notify_conflicts(self) -> None:
         if not self._conflicts:
@@ -273,16 +295,22 @@ class Batch:
         items = []
         for c in self._conflicts:
             new = names.get(c["object_id"], c["object_id"]) if c["object_id"] else c["value"]
-            olds = ", ".join(str(names.get(r.object_id, r.object_id) if r.object_id else r.value)
-                             for r in c["old"])
+            olds = ", ".join(
+                str(names.get(r.object_id, r.object_id) if r.object_id else r.value)
+                for r in c["old"]
+            )
             label = c["attribute"].replace("_", " ")
             whose = names.get(c["old"][0].entity_id, self.owner)
             label = label if whose == self.owner else f"{whose}'s {label}"
-            items.append({
-                "id": new_id("ntf"), "kind": "conflict", "chat_id": None,
-                "fact_ids": [r.id for r in c["old"]],
-                "text": f"I updated something you'd said differently before: {label} {olds} → {new}",
-            })
+            items.append(
+                {
+                    "id": new_id("ntf"),
+                    "kind": "conflict",
+                    "chat_id": None,
+                    "fact_ids": [r.id for r in c["old"]],
+                    "text": f"I updated something you'd said differently before: {label} {olds} → {new}",
+                }
+            )
         self.w.notify(self.owner, items, self.t)
 
 
@@ -312,12 +340,23 @@ def _row(spec: RowSpec, entity_id: str, attribute: str) -> dict[str, Any]:
 
 def _record(owner: str, row: dict[str, Any], t: datetime) -> FactRecord:
     return FactRecord(
-        id=row["id"], owner=owner, entity_id=row["entity_id"], attribute=row["attribute"],
-        value=row["value"], object_id=row["object_id"], value_norm=row["value_norm"],
-        cardinality=row["cardinality"], valid_from=row["valid_from"], valid_to=row["valid_to"],
-        recorded_at=t, retracted_at=FAR_FUTURE, status=row["status"], source=row["source"],
-        evidence=row["evidence"], reason=row["reason"], confidence=float(row["confidence"]),
-        run_id=row["run_id"], message_id=row["message_id"],
+        id=row["id"],
+        owner=owner,
+        entity_id=row["entity_id"],
+        attribute=row["attribute"],
+        value=row["value"],
+        object_id=row["object_id"],
+        value_norm=row["value_norm"],
+        cardinality=row["cardinality"],
+        valid_from=row["valid_from"],
+        valid_to=row["valid_to"],
+        recorded_at=t,
+        retracted_at=FAR_FUTURE,
+        status=row["status"],
+        source=row["source"],
+        evidence=row["evidence"],
+        reason=row["reason"],
+        confidence=float(row["confidence"]),
+        run_id=row["run_id"],
+        message_id=row["message_id"],
     )
-
-

@@ -64,8 +64,12 @@ class ReviewCommands:
             NotFound: no such proposal for this owner.
             Conflict: it is not pending.
         """
-        return self._commit(owner, lambda w, self_id, t: review.discard(
-            w, owner, self_id, proposal_id, by, t, Trail(w, owner, t)))
+        return self._commit(
+            owner,
+            lambda w, self_id, t: review.discard(
+                w, owner, self_id, proposal_id, by, t, Trail(w, owner, t)
+            ),
+        )
 
     def resolve(
         self, owner: str, keep: Sequence[str], discard: Sequence[str], by: str
@@ -116,8 +120,7 @@ class ReviewCommands:
         def work(w: WriteTx, self_id: str, t: datetime) -> list[ProposalRecord]:
             trail = Trail(w, owner, t)  # CONTRACT §8: the person's "remember" caused them
             said = trail.act("action", actor="person", action="remember", chat_id=chat_id)
-            review.store_reviewed(w, owner, self_id, chat_id, reviewed, t, trail,
-                                  lambda _: [said])
+            review.store_reviewed(w, owner, self_id, chat_id, reviewed, t, trail, lambda _: [said])
             found = [w.proposal(owner, review.public_id(owner, r.proposal.id)) for r in reviewed]
             return [p for p in found if p is not None]
 
@@ -155,16 +158,29 @@ class ReviewCommands:
             for c in candidates:
                 a, b = sorted(c.entity_ids)
                 rec, created = w.suggest_merge(
-                    owner, key=pair_key(owner, a, b), suggestion_id=new_id("mrg"),
-                    entity_ids=(a, b), reason=c.reason, score=c.score, t=t)
+                    owner,
+                    key=pair_key(owner, a, b),
+                    suggestion_id=new_id("mrg"),
+                    entity_ids=(a, b),
+                    reason=c.reason,
+                    score=c.score,
+                    t=t,
+                )
                 if created:
                     names = w.entity_names(owner, [a, b])
-                    w.notify(owner, [{
-                        "id": "ntf_" + rec.id[4:], "kind": "merge_suggestion",
-                        "suggestion_id": rec.id,
-                        "text": f"Are these the same? {names.get(a, a)} and {names.get(b, b)} "
+                    w.notify(
+                        owner,
+                        [
+                            {
+                                "id": "ntf_" + rec.id[4:],
+                                "kind": "merge_suggestion",
+                                "suggestion_id": rec.id,
+                                "text": f"Are these the same? {names.get(a, a)} and {names.get(b, b)} "
                                 f"({c.reason})",
-                    }], t)
+                            }
+                        ],
+                        t,
+                    )
                     out.append(rec)
             return out
 
@@ -183,7 +199,9 @@ class ReviewCommands:
             NotFound: no such suggestion. Conflict: it is not open.
         """
 
-        def work(w: WriteTx, self_id: str, t: datetime) -> tuple[MergeSuggestionRecord, MergeResult]:
+        def work(
+            w: WriteTx, self_id: str, t: datetime
+        ) -> tuple[MergeSuggestionRecord, MergeResult]:
             rec = w.decide_suggestion(owner, suggestion_id, "confirmed", t)
             if rec is None:
                 _missing_or_decided(w.suggestion(owner, suggestion_id), suggestion_id)
@@ -192,8 +210,14 @@ class ReviewCommands:
             a, b = (live_entity(w, owner, i) for i in rec.entity_ids)
             survivor, loser = sorted((a, b), key=lambda e: (e.id != self_id, e.created_at, e.id))
             trail = Trail(w, owner, t)
-            trail.act("decision", actor="rest", decision="confirm_merge",
-                      suggestion_id=suggestion_id, entity_id=loser.id, target_id=survivor.id)
+            trail.act(
+                "decision",
+                actor="rest",
+                decision="confirm_merge",
+                suggestion_id=suggestion_id,
+                entity_id=loser.id,
+                target_id=survivor.id,
+            )
             if survivor.id == loser.id:  # already one entity: nothing left to merge
                 gone = next(w.entity(owner, i) for i in rec.entity_ids if i != survivor.id)
                 result = MergeResult(survivor, gone, 0, (), trail.cause)

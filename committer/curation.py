@@ -74,8 +74,13 @@ class Applied:
 
 
 def apply_proposals(
-    w: WriteTx, owner: str, self_id: str, proposals: Sequence[Proposal], t: datetime,
-    trail: Trail, causes: Sequence[str],
+    w: WriteTx,
+    owner: str,
+    self_id: str,
+    proposals: Sequence[Proposal],
+    t: datetime,
+    trail: Trail,
+    causes: Sequence[str],
 ) -> list[Applied]:
     """Commit proposals in one batch at commit time `t`; return what each one did.
 
@@ -103,8 +108,13 @@ def apply_proposals(
             out.append(Applied(subject, obj, ended[0] if ended else None, changed))
             continue
         assertion = Assertion(
-            entity_id=subject, attribute=p.attribute, value=p.value, object_id=obj,
-            valid_from=p.valid_from, valid_to=p.valid_to, cardinality=p.cardinality,
+            entity_id=subject,
+            attribute=p.attribute,
+            value=p.value,
+            object_id=obj,
+            valid_from=p.valid_from,
+            valid_to=p.valid_to,
+            cardinality=p.cardinality,
             provenance=p.provenance,
         )
         result = batch.assert_(assertion)
@@ -122,8 +132,10 @@ def _end(batch: Batch, entity_id: str, p: Proposal) -> tuple[list[str], bool]:
     until = to_utc(p.valid_from, "valid_from")
     norm = None if p.value is None else value_norm(p.value, None)
     rows = [
-        r for r in batch.rows(entity_id, p.attribute, until)
-        if (norm is None or r.value_norm == norm) and r.valid_from < until < r.valid_to
+        r
+        for r in batch.rows(entity_id, p.attribute, until)
+        if (norm is None or r.value_norm == norm)
+        and r.valid_from < until < r.valid_to
         and r.status != "invalidated"
     ]
     ended: list[str] = []
@@ -134,8 +146,13 @@ def _end(batch: Batch, entity_id: str, p: Proposal) -> tuple[list[str], bool]:
         return ended, bool(rows)
     # Known only by its end: it held until `until`, since some unknown time.
     assertion = Assertion(
-        entity_id=entity_id, attribute=p.attribute, value=p.value, valid_from=FAR_PAST,
-        valid_to=until, cardinality=p.cardinality, provenance=p.provenance,
+        entity_id=entity_id,
+        attribute=p.attribute,
+        value=p.value,
+        valid_from=FAR_PAST,
+        valid_to=until,
+        cardinality=p.cardinality,
+        provenance=p.provenance,
     )
     result = batch.assert_(assertion)
     return [result.fact.id], result.effect != "duplicate"

@@ -24,8 +24,13 @@ class EntityCommands:
     _writer: Writer
 
     def split(
-        self, owner: str, entity_id: str, fact_ids: Sequence[str], name: str,
-        aliases: Sequence[str] = (), by: str = "rest",
+        self,
+        owner: str,
+        entity_id: str,
+        fact_ids: Sequence[str],
+        name: str,
+        aliases: Sequence[str] = (),
+        by: str = "rest",
     ) -> SplitResult:
         """Split chosen rows (and aliases) off an entity into a new one (CONTRACT §5).
 
@@ -47,8 +52,15 @@ class EntityCommands:
         return self._writer.transaction(work)
 
     def apply_sync(
-        self, owner: str, *, sync_id: str, integration: str, full_snapshot: bool, digest: str,
-        reviewed: Sequence[Reviewed], refs: Sequence[EntityRef],
+        self,
+        owner: str,
+        *,
+        sync_id: str,
+        integration: str,
+        full_snapshot: bool,
+        digest: str,
+        reviewed: Sequence[Reviewed],
+        refs: Sequence[EntityRef],
     ) -> SyncOutcome:
         """Apply an integration sync in one transaction (CONTRACT §4, §5; see
         `committer.syncs`); idempotent on sync id.
@@ -60,8 +72,18 @@ class EntityCommands:
         def work(w: WriteTx) -> SyncOutcome:
             self_id, _ = ensure_owner(w, owner)
             t = w.begin_commit(owner, utcnow())
-            return apply_sync(w, owner, self_id, sync_id=sync_id, integration=integration,
-                              full_snapshot=full_snapshot, digest=digest, reviewed=reviewed,
-                              refs=refs, t=t, trail=Trail(w, owner, t))
+            return apply_sync(
+                w,
+                owner,
+                self_id,
+                sync_id=sync_id,
+                integration=integration,
+                full_snapshot=full_snapshot,
+                digest=digest,
+                reviewed=reviewed,
+                refs=refs,
+                t=t,
+                trail=Trail(w, owner, t),
+            )
 
         return self._writer.transaction(work)

@@ -62,8 +62,11 @@ class ErasureCommands:
             NotFound: the owner does not exist (erased already).
         """
         if confirm != owner:
-            raise InvalidInput("confirm", f"must be the owner's name, {owner!r}, to erase all "
-                                          "of its memory; nothing was deleted")
+            raise InvalidInput(
+                "confirm",
+                f"must be the owner's name, {owner!r}, to erase all "
+                "of its memory; nothing was deleted",
+            )
         if not self._writer.transaction(lambda w: w.start_erasure(owner, utcnow())):
             raise NotFound("owner", owner)
         by_label = dict.fromkeys(OWNED_LABELS, 0)
@@ -72,7 +75,8 @@ class ErasureCommands:
             for label in OWNED_LABELS:
                 while True:
                     n = self._writer.transaction(
-                        lambda w, label=label: w.erase_batch(owner, label, max(batch, 1)))
+                        lambda w, label=label: w.erase_batch(owner, label, max(batch, 1))
+                    )
                     by_label[label] += n
                     swept += n
                     if n < max(batch, 1):

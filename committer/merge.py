@@ -48,8 +48,14 @@ class MergeResult:
 
 
 def _provenance(row: FactRecord) -> Provenance:
-    return Provenance(source=row.source, evidence=row.evidence, reason=row.reason,
-                      confidence=row.confidence, run_id=row.run_id, message_id=row.message_id)
+    return Provenance(
+        source=row.source,
+        evidence=row.evidence,
+        reason=row.reason,
+        confidence=row.confidence,
+        run_id=row.run_id,
+        message_id=row.message_id,
+    )
 
 
 def _open(t: datetime) -> datetime | None:
@@ -57,7 +63,12 @@ def _open(t: datetime) -> datetime | None:
 
 
 def merge_entities(
-    w: WriteTx, owner: str, self_id: str, loser_id: str, survivor_id: str, t: datetime,
+    w: WriteTx,
+    owner: str,
+    self_id: str,
+    loser_id: str,
+    survivor_id: str,
+    t: datetime,
     trail: Trail,
 ) -> MergeResult:
     """Merge `loser_id` into `survivor_id` at commit time `t` (CONTRACT §5).
@@ -79,19 +90,25 @@ def merge_entities(
         if e.merged_into is not None:
             raise Conflict(f"entity {e.id!r} was already merged into {e.merged_into!r}")
     if loser.kind != survivor.kind:
-        raise InvalidInput("into", f"cannot merge a {loser.kind} into a {survivor.kind}: "
-                                   "only entities of one kind are the same thing")
+        raise InvalidInput(
+            "into",
+            f"cannot merge a {loser.kind} into a {survivor.kind}: "
+            "only entities of one kind are the same thing",
+        )
     if loser_id == self_id:
-        raise Conflict("the owner's own entity cannot be merged into another; merge the other "
-                       "entity into it")
+        raise Conflict(
+            "the owner's own entity cannot be merged into another; merge the other entity into it"
+        )
     own_ids, about_ids = w.current_row_ids(owner, loser_id)
-    rows = sorted(w.facts_by_ids(owner, own_ids + about_ids),
-                  key=lambda r: (r.attribute, r.valid_from, r.id))
+    rows = sorted(
+        w.facts_by_ids(owner, own_ids + about_ids), key=lambda r: (r.attribute, r.valid_from, r.id)
+    )
     batch = Batch(w, owner, t, trail)
     for row in rows:
         batch.load([(row.entity_id, row.attribute, FAR_PAST)])
-        batch.execute(Plan("retracted", retract=(row.id,)), row.entity_id, row.attribute,
-                      ended="moved")
+        batch.execute(
+            Plan("retracted", retract=(row.id,)), row.entity_id, row.attribute, ended="moved"
+        )
     attributes = sorted({r.attribute for r in rows if r.entity_id == loser_id})
     before = {a: batch.rows(survivor_id, a, FAR_PAST) for a in attributes}
     moved, held = 0, []
@@ -100,18 +117,31 @@ def merge_entities(
         obj = survivor_id if row.object_id == loser_id else row.object_id
         if obj is not None and obj == subject:
             continue  # a relationship between the two merged entities: nothing to keep
-        if row.entity_id == loser_id and row.cardinality == "one" and any(
-            r.value_norm != row.value_norm and r.valid_from < row.valid_to
-            and row.valid_from < r.valid_to for r in before[row.attribute]
+        if (
+            row.entity_id == loser_id
+            and row.cardinality == "one"
+            and any(
+                r.value_norm != row.value_norm
+                and r.valid_from < row.valid_to
+                and row.valid_from < r.valid_to
+                for r in before[row.attribute]
+            )
         ):
             held.append(row)
             continue
-        result = batch.assert_(Assertion(
-            entity_id=subject, attribute=row.attribute, value=row.value, object_id=obj,
-            valid_from=row.valid_from, valid_to=_open(row.valid_to),
-            cardinality=row.cardinality, provenance=_provenance(row),  # type: ignore[arg-type]
-            status=row.status,  # type: ignore[arg-type]
-        ))
+        result = batch.assert_(
+            Assertion(
+                entity_id=subject,
+                attribute=row.attribute,
+                value=row.value,
+                object_id=obj,
+                valid_from=row.valid_from,
+                valid_to=_open(row.valid_to),
+                cardinality=row.cardinality,
+                provenance=_provenance(row),  # type: ignore[arg-type]
+                status=row.status,  # type: ignore[arg-type]
+            )
+        )
         if result.effect != "duplicate":
             trail.moved(result.fact.id, row.id)
         moved += 1
@@ -125,46 +155,85 @@ def merge_entities(
             names.append(n)
             keys.add(search_key(n))
     if len(names) > 1 + len(survivor.aliases):
-        w.set_names(owner, survivor_id, name=survivor.name, aliases=names[1:],
-                    search_names=list(dict.fromkeys(search_key(n) for n in names)), t=t)
+        w.set_names(
+            owner,
+            survivor_id,
+            name=survivor.name,
+            aliases=names[1:],
+            search_names=list(dict.fromkeys(search_key(n) for n in names)),
+            t=t,
+        )
     w.mark_merged(owner, loser_id, survivor_id, t)
-    return MergeResult(w.entity(owner, survivor_id), w.entity(owner, loser_id), moved,
-                       tuple(conflicts), trail.cause)
+    return MergeResult(
+        w.entity(owner, survivor_id),
+        w.entity(owner, loser_id),
+        moved,
+        tuple(conflicts),
+        trail.cause,
+    )
 
 
-def _hold_conflicts(w: WriteTx, owner: str, loser: EntityRecord, survivor: EntityRecord,
-                    held: list[FactRecord], t: datetime, trail: Trail) -> list[str]:
+def _hold_conflicts(
+    w: WriteTx,
+    owner: str,
+    loser: EntityRecord,
+    survivor: EntityRecord,
+    held: list[FactRecord],
+    t: datetime,
+    trail: Trail,
+) -> list[str]:
     """Turn the loser's conflicting `one` values into pending proposals + notifications."""
     items, notes = [], []
     for seq, row in enumerate(held):
-        reason = (f"{loser.name} had {row.attribute} = {row.value} when merged into "
-                  f"{survivor.name}, which holds another value")
+        reason = (
+            f"{loser.name} had {row.attribute} = {row.value} when merged into "
+            f"{survivor.name}, which holds another value"
+        )
         proposal = Proposal(
             id=f"merge|{loser.id}|{row.id}",
             subject=EntityRef(id=survivor.id, name=survivor.name, kind=survivor.kind),
-            attribute=row.attribute, value=row.value,
+            attribute=row.attribute,
+            value=row.value,
             object=EntityRef(id=row.object_id) if row.object_id else None,
-            valid_from=row.valid_from, valid_to=_open(row.valid_to),
-            cardinality=row.cardinality, type="merge_conflict",  # type: ignore[arg-type]
+            valid_from=row.valid_from,
+            valid_to=_open(row.valid_to),
+            cardinality=row.cardinality,
+            type="merge_conflict",  # type: ignore[arg-type]
             provenance=_provenance(row).model_copy(update={"reason": reason}),
         )
-        item = stored_proposal(owner, None, seq, Reviewed(proposal=proposal, action="hold",
-                                                          policy="merge conflict"),
-                               {"subject": survivor.id, "object": row.object_id}, "pending", None)
+        item = stored_proposal(
+            owner,
+            None,
+            seq,
+            Reviewed(proposal=proposal, action="hold", policy="merge conflict"),
+            {"subject": survivor.id, "object": row.object_id},
+            "pending",
+            None,
+        )
         item["fact_id"] = row.id  # the loser's row it would bring back
         items.append(item)
         pid = item["id"]
         label = row.attribute.replace("_", " ")
-        notes.append({
-            "id": new_id("ntf"), "kind": "conflict", "chat_id": None, "proposal_id": pid,
-            "fact_ids": [row.id],
-            "text": f"{loser.name} and {survivor.name} are now one, but you'd said different "
-                    f"things about their {label}: {loser.name} had {row.value}. Keep it?",
-        })
+        notes.append(
+            {
+                "id": new_id("ntf"),
+                "kind": "conflict",
+                "chat_id": None,
+                "proposal_id": pid,
+                "fact_ids": [row.id],
+                "text": f"{loser.name} and {survivor.name} are now one, but you'd said different "
+                f"things about their {label}: {loser.name} had {row.value}. Keep it?",
+            }
+        )
     for item in items:
-        trail.event("proposal", event_id=item["id"], causes=[trail.cause],
-                    attribute=item["attribute"], policy=item["policy"],
-                    entity_id=survivor.id)
+        trail.event(
+            "proposal",
+            event_id=item["id"],
+            causes=[trail.cause],
+            attribute=item["attribute"],
+            policy=item["policy"],
+            entity_id=survivor.id,
+        )
     trail.flush()
     w.create_proposals(owner, items, t)
     w.notify(owner, notes, t)

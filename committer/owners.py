@@ -21,8 +21,14 @@ def ensure_owner(w: WriteTx, owner: str) -> tuple[str, bool]:
     self_id, created = w.ensure_owner(owner, utcnow())
     if created:
         w.create_entity(
-            owner, entity_id=self_id, name=owner, kind="person", aliases=(),
-            search_names=(search_key(owner),), area=None, t=utcnow(),
+            owner,
+            entity_id=self_id,
+            name=owner,
+            kind="person",
+            aliases=(),
+            search_names=(search_key(owner),),
+            area=None,
+            t=utcnow(),
         )
     return self_id, created
 
@@ -46,7 +52,12 @@ def live_entity(w: WriteTx, owner: str, entity_id: str) -> EntityRecord:
 
 
 def new_entity(
-    w: WriteTx, owner: str, name: str, kind: str, aliases: Sequence[str], area: str | None,
+    w: WriteTx,
+    owner: str,
+    name: str,
+    kind: str,
+    aliases: Sequence[str],
+    area: str | None,
     t: datetime,
 ) -> EntityRecord:
     """Create an entity at `t`; its name and aliases are stored with their search keys.
@@ -58,8 +69,12 @@ def new_entity(
         raise InvalidInput("name", "must not be empty")
     keys = list(dict.fromkeys(search_key(n) for n in (name, *aliases) if n.strip()))
     return w.create_entity(
-        owner, entity_id=new_id("ent"), name=name.strip(), kind=kind, aliases=list(aliases),
-        search_names=keys, area=area, t=t,
+        owner,
+        entity_id=new_id("ent"),
+        name=name.strip(),
+        kind=kind,
+        aliases=list(aliases),
+        search_names=keys,
+        area=area,
+        t=t,
     )
-
-

@@ -66,8 +66,15 @@ def _keys(w: WriteTx, owner: str, self_id: str, p: Proposal) -> dict[str, Any]:
     return {"subject": subject, "object": obj, "subjects": subjects, "values": values}
 
 
-def stored_proposal(owner: str, chat_id: str | None, seq: int, r: Reviewed,
-                    keys: dict[str, Any], status: str, applied: Applied | None) -> dict[str, Any]:
+def stored_proposal(
+    owner: str,
+    chat_id: str | None,
+    seq: int,
+    r: Reviewed,
+    keys: dict[str, Any],
+    status: str,
+    applied: Applied | None,
+) -> dict[str, Any]:
     """The fields `WriteTx.create_proposals` stores for a reviewed proposal.
 
     Args:
@@ -82,17 +89,30 @@ def stored_proposal(owner: str, chat_id: str | None, seq: int, r: Reviewed,
     p, prov = r.proposal, r.proposal.provenance
     obj = p.object
     return {
-        "id": public_id(owner, p.id), "op": p.op, "status": status,
+        "id": public_id(owner, p.id),
+        "op": p.op,
+        "status": status,
         "entity_id": applied.entity_id if applied else keys["subject"],
-        "entity_name": p.subject.name, "entity_kind": p.subject.kind,
-        "attribute": p.attribute, "value": p.value,
+        "entity_name": p.subject.name,
+        "entity_kind": p.subject.kind,
+        "attribute": p.attribute,
+        "value": p.value,
         "object_id": applied.object_id if applied else keys["object"],
-        "object_name": obj.name if obj else None, "object_kind": obj.kind if obj else None,
-        "valid_from": p.valid_from, "valid_to": p.valid_to, "cardinality": p.cardinality,
-        "source": prov.source, "type": p.type, "confidence": prov.confidence,
-        "evidence": prov.evidence, "reason": prov.reason, "policy": r.policy,
-        "run_id": prov.run_id, "chat_id": chat_id,
-        "message_id": prov.message_id, "seq": seq,
+        "object_name": obj.name if obj else None,
+        "object_kind": obj.kind if obj else None,
+        "valid_from": p.valid_from,
+        "valid_to": p.valid_to,
+        "cardinality": p.cardinality,
+        "source": prov.source,
+        "type": p.type,
+        "confidence": prov.confidence,
+        "evidence": prov.evidence,
+        "reason": prov.reason,
+        "policy": r.policy,
+        "run_id": prov.run_id,
+        "chat_id": chat_id,
+        "message_id": prov.message_id,
+        "seq": seq,
         "fact_id": applied.fact_id if applied else None,
     }
 
@@ -111,8 +131,14 @@ def describe(attribute: str, value: Any, object_name: str | None, op: str = "ass
 
 
 def record_run(
-    w: WriteTx, owner: str, self_id: str, run: RunRecord, reviewed: Sequence[Reviewed],
-    t: datetime, trail: Trail, worker: str | None = None,
+    w: WriteTx,
+    owner: str,
+    self_id: str,
+    run: RunRecord,
+    reviewed: Sequence[Reviewed],
+    t: datetime,
+    trail: Trail,
+    worker: str | None = None,
 ) -> RunReview:
     """Store a run's reviewed proposals: commit the low-risk ones, hold the rest (§3).
 
@@ -120,8 +146,9 @@ def record_run(
     the run's chat. Idempotent on proposal id. Recorded as the chain run -> message ->
     proposal, run -> curation (by `worker`) -> proposal -> decision -> commit (§8).
     """
-    run_event = trail.event("run", event_id=run.id, at=run.created_at, chat_id=run.chat_id,
-                            surface=run.surface)
+    run_event = trail.event(
+        "run", event_id=run.id, at=run.created_at, chat_id=run.chat_id, surface=run.surface
+    )
     curation = trail.event("curation", actor=worker, run_id=run.id, causes=[run_event])
     said = _messages(run)
 
@@ -130,9 +157,16 @@ def record_run(
         if mid is None:
             return [curation]
         at, role = said.get(mid, (None, None))
-        message = trail.event("message", event_id=message_event_id(owner, run.id, mid),
-                              at=at, chat_id=run.chat_id, run_id=run.id, message_id=mid,
-                              role=role, causes=[run_event])
+        message = trail.event(
+            "message",
+            event_id=message_event_id(owner, run.id, mid),
+            at=at,
+            chat_id=run.chat_id,
+            run_id=run.id,
+            message_id=mid,
+            role=role,
+            causes=[run_event],
+        )
         return [curation, message]
 
     return store_reviewed(w, owner, self_id, run.chat_id, reviewed, t, trail, causes)
@@ -158,8 +192,14 @@ def _messages(run: RunRecord) -> dict[str, tuple[datetime | None, str | None]]:
 
 
 def store_reviewed(
-    w: WriteTx, owner: str, self_id: str, chat_id: str | None, reviewed: Sequence[Reviewed],
-    t: datetime, trail: Trail, causes: Callable[[Reviewed], list[str | None]],
+    w: WriteTx,
+    owner: str,
+    self_id: str,
+    chat_id: str | None,
+    reviewed: Sequence[Reviewed],
+    t: datetime,
+    trail: Trail,
+    causes: Callable[[Reviewed], list[str | None]],
 ) -> RunReview:
     """Store reviewed proposals of a run or a sync: commit the low-risk ones, hold the rest.
 
@@ -174,43 +214,78 @@ def store_reviewed(
         causes: the events each proposal came from (its curation and message, a sync).
     """
     keys = [_keys(w, owner, self_id, r.proposal) for r in reviewed]
-    probe = [{"idx": i, "attribute": suppression_attribute(r.proposal.op, r.proposal.attribute),
-              "subjects": k["subjects"],
-              "values": k["values"]} for i, (r, k) in enumerate(zip(reviewed, keys, strict=True))
-             if k["values"]]
+    probe = [
+        {
+            "idx": i,
+            "attribute": suppression_attribute(r.proposal.op, r.proposal.attribute),
+            "subjects": k["subjects"],
+            "values": k["values"],
+        }
+        for i, (r, k) in enumerate(zip(reviewed, keys, strict=True))
+        if k["values"]
+    ]
     suppressed = w.suppressed(owner, probe)
     # The person plainly stating it again is asserting it: that clears the suppression
     # (the batch's flush does) instead of being silenced by it.
-    live = [(i, r, k) for i, (r, k) in enumerate(zip(reviewed, keys, strict=True))
-            if i not in suppressed
-            or (r.action == "commit" and r.proposal.provenance.source == "user_stated")]
+    live = [
+        (i, r, k)
+        for i, (r, k) in enumerate(zip(reviewed, keys, strict=True))
+        if i not in suppressed
+        or (r.action == "commit" and r.proposal.provenance.source == "user_stated")
+    ]
     for _, r, _ in live:
-        trail.event("proposal", event_id=public_id(owner, r.proposal.id), causes=causes(r),
-                    chat_id=chat_id, run_id=r.proposal.provenance.run_id,
-                    attribute=r.proposal.attribute, policy=r.policy)
+        trail.event(
+            "proposal",
+            event_id=public_id(owner, r.proposal.id),
+            causes=causes(r),
+            chat_id=chat_id,
+            run_id=r.proposal.provenance.run_id,
+            attribute=r.proposal.attribute,
+            policy=r.policy,
+        )
     auto = [(i, r, k) for i, r, k in live if r.action == "commit"]
     held = [(i, r, k) for i, r, k in live if r.action == "hold"]
-    decisions = [trail.event("decision", actor="policy", decision="commit", policy=r.policy,
-                             proposal_id=public_id(owner, r.proposal.id),
-                             causes=[public_id(owner, r.proposal.id)]) for _, r, _ in auto]
-    applied = apply_proposals(w, owner, self_id, [r.proposal for _, r, _ in auto], t, trail,
-                              decisions)
-    items = [stored_proposal(owner, chat_id, i, r, k, "committed", a)
-             for (i, r, k), a in zip(auto, applied, strict=True)]
+    decisions = [
+        trail.event(
+            "decision",
+            actor="policy",
+            decision="commit",
+            policy=r.policy,
+            proposal_id=public_id(owner, r.proposal.id),
+            causes=[public_id(owner, r.proposal.id)],
+        )
+        for _, r, _ in auto
+    ]
+    applied = apply_proposals(
+        w, owner, self_id, [r.proposal for _, r, _ in auto], t, trail, decisions
+    )
+    items = [
+        stored_proposal(owner, chat_id, i, r, k, "committed", a)
+        for (i, r, k), a in zip(auto, applied, strict=True)
+    ]
     items += [stored_proposal(owner, chat_id, i, r, k, "pending", None) for i, r, k in held]
     created = w.create_proposals(owner, items, t)
-    w.notify(owner, [
-        {"id": "ntf_" + item["id"][4:], "kind": "proposal", "chat_id": item["chat_id"],
-         "proposal_id": item["id"], "seq": item["seq"],
-         "text": "Should I remember this? "
-                 + describe(item["attribute"], item["value"], item["object_name"], item["op"])
-                 + (f' (from: "{item["evidence"]}")' if item["evidence"] else "")}
-        for item in items if item["status"] == "pending" and item["id"] in created
-    ], t)
+    w.notify(
+        owner,
+        [
+            {
+                "id": "ntf_" + item["id"][4:],
+                "kind": "proposal",
+                "chat_id": item["chat_id"],
+                "proposal_id": item["id"],
+                "seq": item["seq"],
+                "text": "Should I remember this? "
+                + describe(item["attribute"], item["value"], item["object_name"], item["op"])
+                + (f' (from: "{item["evidence"]}")' if item["evidence"] else ""),
+            }
+            for item in items
+            if item["status"] == "pending" and item["id"] in created
+        ],
+        t,
+    )
     trail.flush()
     touched = {a.entity_id for a in applied} | {a.object_id for a in applied if a.object_id}
-    return RunReview(len(live), sum(a.changed for a in applied), len(held),
-                     tuple(sorted(touched)))
+    return RunReview(len(live), sum(a.changed for a in applied), len(held), tuple(sorted(touched)))
 
 
 def _pending(w: WriteTx, owner: str, proposal_id: str) -> ProposalRecord:
@@ -224,24 +299,43 @@ def _pending(w: WriteTx, owner: str, proposal_id: str) -> ProposalRecord:
 
 def as_proposal(rec: ProposalRecord) -> Proposal:
     """Rebuild the `Proposal` a stored proposal stands for (to commit it on keep)."""
-    subject = EntityRef(id=rec.entity_id) if rec.entity_id else EntityRef(
-        name=rec.entity_name, kind=rec.entity_kind)
+    subject = (
+        EntityRef(id=rec.entity_id)
+        if rec.entity_id
+        else EntityRef(name=rec.entity_name, kind=rec.entity_kind)
+    )
     obj = None
     if rec.object_id or rec.object_name:
-        obj = EntityRef(id=rec.object_id) if rec.object_id else EntityRef(
-            name=rec.object_name, kind=rec.object_kind or "person")
+        obj = (
+            EntityRef(id=rec.object_id)
+            if rec.object_id
+            else EntityRef(name=rec.object_name, kind=rec.object_kind or "person")
+        )
     return Proposal(
-        id=rec.id, op=rec.op, subject=subject, attribute=rec.attribute, value=rec.value,  # type: ignore[arg-type]
-        object=obj, valid_from=rec.valid_from, valid_to=rec.valid_to,
-        cardinality=rec.cardinality, type=rec.type,  # type: ignore[arg-type]
-        provenance=Provenance(source=rec.source, evidence=rec.evidence, reason=rec.reason,
-                              confidence=rec.confidence, run_id=rec.run_id,
-                              message_id=rec.message_id),
+        id=rec.id,
+        op=rec.op,
+        subject=subject,
+        attribute=rec.attribute,
+        value=rec.value,  # type: ignore[arg-type]
+        object=obj,
+        valid_from=rec.valid_from,
+        valid_to=rec.valid_to,
+        cardinality=rec.cardinality,
+        type=rec.type,  # type: ignore[arg-type]
+        provenance=Provenance(
+            source=rec.source,
+            evidence=rec.evidence,
+            reason=rec.reason,
+            confidence=rec.confidence,
+            run_id=rec.run_id,
+            message_id=rec.message_id,
+        ),
     )
 
 
-def keep(w: WriteTx, owner: str, self_id: str, proposal_id: str, by: str,
-         t: datetime, trail: Trail) -> tuple[ProposalRecord, str | None]:
+def keep(
+    w: WriteTx, owner: str, self_id: str, proposal_id: str, by: str, t: datetime, trail: Trail
+) -> tuple[ProposalRecord, str | None]:
     """Commit a pending proposal the person kept; return (proposal now `kept`, fact id).
 
     The fact keeps the proposal's source (`inferred`, `untrusted`, ...: CONTRACT §10).
@@ -253,18 +347,28 @@ def keep(w: WriteTx, owner: str, self_id: str, proposal_id: str, by: str,
         Conflict: it is not pending any more.
     """
     rec = _pending(w, owner, proposal_id)
-    decision = trail.event("decision", actor=by, decision="keep", proposal_id=proposal_id,
-                           causes=[proposal_id])
+    decision = trail.event(
+        "decision", actor=by, decision="keep", proposal_id=proposal_id, causes=[proposal_id]
+    )
     applied = apply_proposals(w, owner, self_id, [as_proposal(rec)], t, trail, [decision])[0]
-    done = w.decide_proposal(owner, proposal_id, status="kept", by=by, fact_id=applied.fact_id,
-                             entity_id=applied.entity_id, object_id=applied.object_id, t=t)
+    done = w.decide_proposal(
+        owner,
+        proposal_id,
+        status="kept",
+        by=by,
+        fact_id=applied.fact_id,
+        entity_id=applied.entity_id,
+        object_id=applied.object_id,
+        t=t,
+    )
     assert done is not None  # pending was checked under the owner's lock
     w.acknowledge(owner, proposal_ids=[proposal_id], t=t)
     return done, applied.fact_id
 
 
-def discard(w: WriteTx, owner: str, self_id: str, proposal_id: str, by: str,
-            t: datetime, trail: Trail) -> ProposalRecord:
+def discard(
+    w: WriteTx, owner: str, self_id: str, proposal_id: str, by: str, t: datetime, trail: Trail
+) -> ProposalRecord:
     """Discard a pending proposal and suppress its normalized assertion (CONTRACT §3).
 
     Recorded as a `discard` decision by `by` (no rows change; CONTRACT §8).
@@ -274,16 +378,34 @@ def discard(w: WriteTx, owner: str, self_id: str, proposal_id: str, by: str,
         Conflict: it is not pending any more.
     """
     rec = _pending(w, owner, proposal_id)
-    trail.event("decision", actor=by, decision="discard", proposal_id=proposal_id,
-                causes=[proposal_id])
+    trail.event(
+        "decision", actor=by, decision="discard", proposal_id=proposal_id, causes=[proposal_id]
+    )
     trail.flush()
     k = _keys(w, owner, self_id, as_proposal(rec))
     if k["values"]:
-        w.suppress(owner, [{"subject": k["subjects"][0],
-                            "attribute": suppression_attribute(rec.op, rec.attribute),
-                            "value_key": k["values"][0], "proposal_id": rec.id}], t)
-    done = w.decide_proposal(owner, proposal_id, status="discarded", by=by, fact_id=None,
-                             entity_id=None, object_id=None, t=t)
+        w.suppress(
+            owner,
+            [
+                {
+                    "subject": k["subjects"][0],
+                    "attribute": suppression_attribute(rec.op, rec.attribute),
+                    "value_key": k["values"][0],
+                    "proposal_id": rec.id,
+                }
+            ],
+            t,
+        )
+    done = w.decide_proposal(
+        owner,
+        proposal_id,
+        status="discarded",
+        by=by,
+        fact_id=None,
+        entity_id=None,
+        object_id=None,
+        t=t,
+    )
     assert done is not None
     w.acknowledge(owner, proposal_ids=[proposal_id], t=t)
     return done

@@ -38,16 +38,24 @@ def index_new_rows(w: WriteTx, owner: str, rows: Sequence[dict[str, Any]]) -> No
         return
     ids = {r["entity_id"] for r in rows} | {r["object_id"] for r in rows if r.get("object_id")}
     names = w.entity_names(owner, sorted(ids))
-    texts = [fact_text(names.get(r["entity_id"], ""), r["attribute"],
-                       names.get(r["object_id"], r["object_id"]) if r.get("object_id")
-                       else r["value"])
-             for r in rows]
+    texts = [
+        fact_text(
+            names.get(r["entity_id"], ""),
+            r["attribute"],
+            names.get(r["object_id"], r["object_id"]) if r.get("object_id") else r["value"],
+        )
+        for r in rows
+    ]
     vectors = _embed(w.embedder, texts)
     model = w.embedder.model if w.embedder is not None and vectors is not None else None
-    w.index_rows(owner, [
-        {"id": r["id"], "text": text, "embedding": None if vectors is None else vectors[i]}
-        for i, (r, text) in enumerate(zip(rows, texts, strict=True))
-    ], model)
+    w.index_rows(
+        owner,
+        [
+            {"id": r["id"], "text": text, "embedding": None if vectors is None else vectors[i]}
+            for i, (r, text) in enumerate(zip(rows, texts, strict=True))
+        ],
+        model,
+    )
 
 
 def _embed(embedder: Embedder | None, texts: list[str]) -> list[list[float]] | None:
@@ -56,13 +64,20 @@ def _embed(embedder: Embedder | None, texts: list[str]) -> list[list[float]] | N
     try:
         return embedder.embed(texts)
     except EmbedderUnavailable as exc:
-        log.warning("rows written without vectors (%s); `worldstate embeddings backfill` "
-                    "adds them later", exc)
+        log.warning(
+            "rows written without vectors (%s); `worldstate embeddings backfill` adds them later",
+            exc,
+        )
         return None
 
 
-def backfill(driver: Driver, database: str | None, embedder: Embedder | None,
-             batch: int = BACKFILL_BATCH, owners: Sequence[str] | None = None) -> int:
+def backfill(
+    driver: Driver,
+    database: str | None,
+    embedder: Embedder | None,
+    batch: int = BACKFILL_BATCH,
+    owners: Sequence[str] | None = None,
+) -> int:
     """Give every row of every owner its search text and, with an embedder, a vector of
     the embedder's model (rows written before an embedder was configured, rows whose
     commit found the embedder down, rows embedded by another model).
@@ -88,25 +103,36 @@ def backfill(driver: Driver, database: str | None, embedder: Embedder | None,
     chosen = list(owners) if owners is not None else writer.transaction(lambda w: w.owner_ids())
     for owner in chosen:
         while True:
-            count = writer.transaction(lambda w, o=owner: _backfill_batch(w, o, embedder, model,
-                                                                           batch))
+            count = writer.transaction(
+                lambda w, o=owner: _backfill_batch(w, o, embedder, model, batch)
+            )
             done += count
             if count < batch:
                 break
     return done
 
 
-def _backfill_batch(w: WriteTx, owner: str, embedder: Embedder | None, model: str | None,
-                    batch: int) -> int:
+def _backfill_batch(
+    w: WriteTx, owner: str, embedder: Embedder | None, model: str | None, batch: int
+) -> int:
     rows = w.unindexed_rows(owner, model, batch)
     if not rows:
         return 0
-    texts = [fact_text(r["entity_name"] or "", r["attribute"],
-                       r["object_name"] if r["object_name"] is not None else r["value"])
-             for r in rows]
+    texts = [
+        fact_text(
+            r["entity_name"] or "",
+            r["attribute"],
+            r["object_name"] if r["object_name"] is not None else r["value"],
+        )
+        for r in rows
+    ]
     vectors = embedder.embed(texts) if embedder is not None else None
-    w.index_rows(owner, [
-        {"id": r["id"], "text": text, "embedding": None if vectors is None else vectors[i]}
-        for i, (r, text) in enumerate(zip(rows, texts, strict=True))
-    ], model)
+    w.index_rows(
+        owner,
+        [
+            {"id": r["id"], "text": text, "embedding": None if vectors is None else vectors[i]}
+            for i, (r, text) in enumerate(zip(rows, texts, strict=True))
+        ],
+        model,
+    )
     return len(rows)

@@ -47,8 +47,9 @@ class SplitResult:
     event_id: str | None
 
 
-def _chosen(w: WriteTx, owner: str, source: EntityRecord, fact_ids: Sequence[str]
-            ) -> list[FactRecord]:
+def _chosen(
+    w: WriteTx, owner: str, source: EntityRecord, fact_ids: Sequence[str]
+) -> list[FactRecord]:
     """The chosen rows, checked: the owner's, current, about or pointing at `source`."""
     wanted = list(dict.fromkeys(fact_ids))
     if len(wanted) > MAX_SPLIT:
@@ -61,12 +62,15 @@ def _chosen(w: WriteTx, owner: str, source: EntityRecord, fact_ids: Sequence[str
         if row.retracted_at < FAR_FUTURE:
             raise InvalidInput("fact_ids", f"fact {fid!r} is retracted; only current rows move")
         if source.id not in (row.entity_id, row.object_id):
-            raise InvalidInput("fact_ids", f"fact {fid!r} is neither about entity "
-                                           f"{source.id!r} nor points at it")
+            raise InvalidInput(
+                "fact_ids", f"fact {fid!r} is neither about entity {source.id!r} nor points at it"
+            )
     return sorted(rows.values(), key=lambda r: (r.attribute, r.valid_from, r.id))
 
 
-def _aliases(source: EntityRecord, name: str, aliases: Sequence[str]) -> tuple[list[str], list[str]]:
+def _aliases(
+    source: EntityRecord, name: str, aliases: Sequence[str]
+) -> tuple[list[str], list[str]]:
     """(the aliases that move, the aliases that stay): the chosen ones, and any alias of
     the source spelled like the new name (it names the new entity now)."""
     keys = {search_key(a) for a in aliases} | {search_key(name)}
@@ -74,15 +78,22 @@ def _aliases(source: EntityRecord, name: str, aliases: Sequence[str]) -> tuple[l
     for alias in aliases:
         if search_key(alias) not in own:
             raise InvalidInput("aliases", f"{alias!r} is not an alias of {source.name!r}")
-    moving = [a for a in source.aliases if search_key(a) in keys and search_key(a)
-              != search_key(name)]
+    moving = [
+        a for a in source.aliases if search_key(a) in keys and search_key(a) != search_key(name)
+    ]
     staying = [a for a in source.aliases if search_key(a) not in keys]
     return moving, staying
 
 
 def split_entity(
-    w: WriteTx, owner: str, entity_id: str, fact_ids: Sequence[str], name: str,
-    aliases: Sequence[str], t: datetime, trail: Trail,
+    w: WriteTx,
+    owner: str,
+    entity_id: str,
+    fact_ids: Sequence[str],
+    name: str,
+    aliases: Sequence[str],
+    t: datetime,
+    trail: Trail,
 ) -> SplitResult:
     """Move chosen rows (and aliases) of an entity to a new entity at commit time `t`.
 
@@ -110,22 +121,33 @@ def split_entity(
     batch = Batch(w, owner, t, trail)
     for row in rows:
         batch.load([(row.entity_id, row.attribute, FAR_PAST)])
-        batch.execute(Plan("retracted", retract=(row.id,)), row.entity_id, row.attribute,
-                      ended="moved")
+        batch.execute(
+            Plan("retracted", retract=(row.id,)), row.entity_id, row.attribute, ended="moved"
+        )
     moved = []
     for row in rows:
         subject = target.id if row.entity_id == source.id else row.entity_id
         obj = target.id if row.object_id == source.id else row.object_id
-        result = batch.assert_(Assertion(
-            entity_id=subject, attribute=row.attribute, value=row.value, object_id=obj,
-            valid_from=row.valid_from,
-            valid_to=None if row.valid_to >= FAR_FUTURE else row.valid_to,
-            cardinality=row.cardinality,  # type: ignore[arg-type]
-            status=row.status,  # type: ignore[arg-type]
-            provenance=Provenance(source=row.source, evidence=row.evidence, reason=row.reason,
-                                  confidence=row.confidence, run_id=row.run_id,
-                                  message_id=row.message_id),
-        ))
+        result = batch.assert_(
+            Assertion(
+                entity_id=subject,
+                attribute=row.attribute,
+                value=row.value,
+                object_id=obj,
+                valid_from=row.valid_from,
+                valid_to=None if row.valid_to >= FAR_FUTURE else row.valid_to,
+                cardinality=row.cardinality,  # type: ignore[arg-type]
+                status=row.status,  # type: ignore[arg-type]
+                provenance=Provenance(
+                    source=row.source,
+                    evidence=row.evidence,
+                    reason=row.reason,
+                    confidence=row.confidence,
+                    run_id=row.run_id,
+                    message_id=row.message_id,
+                ),
+            )
+        )
         if result.effect != "duplicate":
             trail.moved(result.fact.id, row.id)
         moved.append(result.fact.id)
@@ -133,8 +155,13 @@ def split_entity(
     batch.flush()
     if moving or search_key(name) in {search_key(a) for a in source.aliases}:
         names = [source.name, *staying]
-        w.set_names(owner, source.id, name=source.name, aliases=staying,
-                    search_names=list(dict.fromkeys(search_key(n) for n in names)), t=t)
+        w.set_names(
+            owner,
+            source.id,
+            name=source.name,
+            aliases=staying,
+            search_names=list(dict.fromkeys(search_key(n) for n in names)),
+            t=t,
+        )
         source = w.entity(owner, source.id)  # names versioned: reads before t see the old
-    return SplitResult(target, source, tuple(dict.fromkeys(map(batch.final, moved))),
-                       trail.cause)
+    return SplitResult(target, source, tuple(dict.fromkeys(map(batch.final, moved))), trail.cause)

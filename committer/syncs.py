@@ -56,9 +56,18 @@ class SyncOutcome:
 
 
 def apply_sync(
-    w: WriteTx, owner: str, self_id: str, *, sync_id: str, integration: str,
-    full_snapshot: bool, digest: str, reviewed: Sequence[Reviewed], refs: Sequence[EntityRef],
-    t: datetime, trail: Trail,
+    w: WriteTx,
+    owner: str,
+    self_id: str,
+    *,
+    sync_id: str,
+    integration: str,
+    full_snapshot: bool,
+    digest: str,
+    reviewed: Sequence[Reviewed],
+    refs: Sequence[EntityRef],
+    t: datetime,
+    trail: Trail,
 ) -> SyncOutcome:
     """Apply a sync at commit time `t` (see the module docstring).
 
@@ -82,30 +91,61 @@ def apply_sync(
     if existing is not None or w.run_exists(owner, sync_id):
         stored, out = w.stored_sync(owner, sync_id)
         if existing is None or existing.kind != "sync":
-            raise Conflict(f"id {sync_id!r} is already a run's id; a sync's event id is its "
-                           "sync id, so runs and syncs need distinct ids")
+            raise Conflict(
+                f"id {sync_id!r} is already a run's id; a sync's event id is its "
+                "sync id, so runs and syncs need distinct ids"
+            )
         if stored != digest:
             raise Conflict(f"sync {sync_id!r} was already posted with different content")
-        return SyncOutcome(sync_id, str(existing.detail.get("integration")),
-                           bool(existing.detail.get("full_snapshot")), int(out["proposals"]),
-                           int(out["committed"]), int(out["held"]), tuple(out["archived"]),
-                           tuple(out["unarchived"]), created=False)
-    sync = trail.act("sync", event_id=sync_id, actor=f"integration:{integration}",
-                     integration=integration, full_snapshot=full_snapshot)
+        return SyncOutcome(
+            sync_id,
+            str(existing.detail.get("integration")),
+            bool(existing.detail.get("full_snapshot")),
+            int(out["proposals"]),
+            int(out["committed"]),
+            int(out["held"]),
+            tuple(out["archived"]),
+            tuple(out["unarchived"]),
+            created=False,
+        )
+    sync = trail.act(
+        "sync",
+        event_id=sync_id,
+        actor=f"integration:{integration}",
+        integration=integration,
+        full_snapshot=full_snapshot,
+    )
     review = store_reviewed(w, owner, self_id, None, reviewed, t, trail, lambda _: [sync])
     trail.cause = sync
     named = {lookup(w, owner, self_id, ref) for ref in refs}
     reported = sorted({i for i in named if i is not None} | set(review.entity_ids))
     unarchived = w.mark_reported(owner, integration, reported)
-    archived = (w.archive_unreported(owner, integration, reported, self_id, t)
-                if full_snapshot else [])
+    archived = (
+        w.archive_unreported(owner, integration, reported, self_id, t) if full_snapshot else []
+    )
     for entity_id in unarchived:
         trail.changed(entity_id, "unarchived")
     for entity_id in archived:
         trail.changed(entity_id, "archived")
     trail.flush()
-    w.set_sync_outcome(owner, sync_id, digest=digest, proposals=review.proposals,
-                       committed=review.committed, held=review.held, archived=archived,
-                       unarchived=unarchived)
-    return SyncOutcome(sync_id, integration, full_snapshot, review.proposals, review.committed,
-                       review.held, tuple(archived), tuple(unarchived), created=True)
+    w.set_sync_outcome(
+        owner,
+        sync_id,
+        digest=digest,
+        proposals=review.proposals,
+        committed=review.committed,
+        held=review.held,
+        archived=archived,
+        unarchived=unarchived,
+    )
+    return SyncOutcome(
+        sync_id,
+        integration,
+        full_snapshot,
+        review.proposals,
+        review.committed,
+        review.held,
+        tuple(archived),
+        tuple(unarchived),
+        created=True,
+    )

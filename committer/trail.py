@@ -20,8 +20,16 @@ from graph.cypher.events import EVENT_FIELDS
 from graph.records import event_key
 from graph.writer import WriteTx, new_id
 
-PREFIX = {"message": "msg", "curation": "cur", "proposal": "prp", "decision": "dec",
-          "action": "act", "commit": "cmt", "run": "run", "sync": "syn"}
+PREFIX = {
+    "message": "msg",
+    "curation": "cur",
+    "proposal": "prp",
+    "decision": "dec",
+    "action": "act",
+    "commit": "cmt",
+    "run": "run",
+    "sync": "syn",
+}
 """Prefixes of generated event ids (runs, syncs and proposals bring their own ids)."""
 
 COMMITTER = "committer"
@@ -56,8 +64,14 @@ class Trail:
         self._committed = False
 
     def event(
-        self, kind: str, *, event_id: str | None = None, at: datetime | None = None,
-        actor: str | None = None, causes: Iterable[str | None] = (), **detail: Any,
+        self,
+        kind: str,
+        *,
+        event_id: str | None = None,
+        at: datetime | None = None,
+        actor: str | None = None,
+        causes: Iterable[str | None] = (),
+        **detail: Any,
     ) -> str:
         """Queue an event and the CAUSED links from its causes; return its id.
 
@@ -77,9 +91,14 @@ class Trail:
         if unknown:
             raise ValueError(f"unknown event fields: {sorted(unknown)}")
         eid = event_id or new_id(PREFIX[kind])
-        self._events[eid] = {"key": event_key(self.owner, eid), "id": eid, "kind": kind,
-                             "at": at or self.t, "actor": actor,
-                             **{f: detail.get(f) for f in EVENT_FIELDS}}
+        self._events[eid] = {
+            "key": event_key(self.owner, eid),
+            "id": eid,
+            "kind": kind,
+            "at": at or self.t,
+            "actor": actor,
+            **{f: detail.get(f) for f in EVENT_FIELDS},
+        }
         for cause in causes:
             if cause is not None and cause != eid:
                 self.link(cause, eid)
@@ -120,8 +139,9 @@ class Trail:
         rows it was moved from are recorded for `into` (for `why`)."""
         self._wrote = [w for w in self._wrote if w["fact_id"] != gone]
         self._ended = [e for e in self._ended if e["fact_id"] != gone]
-        moved = [{"from": into if m["from"] == gone else m["from"], "to": m["to"]}
-                 for m in self._moved]
+        moved = [
+            {"from": into if m["from"] == gone else m["from"], "to": m["to"]} for m in self._moved
+        ]
         self._moved = [m for i, m in enumerate(moved) if m not in moved[:i]]
 
     def _cause(self) -> str:
@@ -141,8 +161,15 @@ class Trail:
             for cause in sorted(self._served - {self.commit_id}):
                 self.link(cause, self.commit_id)
             self._served.clear()
-        self.w.record_trail(self.owner, events=list(self._events.values()), links=self._links,
-                            commit=commit, wrote=self._wrote, ended=self._ended,
-                            changed=self._changed, moved=self._moved)
+        self.w.record_trail(
+            self.owner,
+            events=list(self._events.values()),
+            links=self._links,
+            commit=commit,
+            wrote=self._wrote,
+            ended=self._ended,
+            changed=self._changed,
+            moved=self._moved,
+        )
         self._events, self._links, self._moved = {}, [], []
         self._wrote, self._ended, self._changed = [], [], []

@@ -216,8 +216,9 @@ def _valid_time(found: Found, at: datetime) -> tuple[datetime, datetime | None]:
     return at, None
 
 
-def _proposal_id(run_id: str, message_id: str | None, index: int, found: Found,
-                 speaker: str | None) -> str:
+def _proposal_id(
+    run_id: str, message_id: str | None, index: int, found: Found, speaker: str | None
+) -> str:
     """A proposal's id: the same statement in the same run gives the same id (idempotent
     re-curation); the speaker is part of it, so two people saying the same words in one
     run are two proposals, not one (messages need not carry ids)."""

@@ -95,7 +95,10 @@ def find_candidates(reader: Reader, owner: str, touched: Iterable[str]) -> list[
         elif sort >= ALIKE:
             reason, score = f"the names {a.name!r} and {b.name!r} are alike", sort
         elif common and (subset >= 100 or sort >= NEAR):
-            reason, score = f"the names {a.name!r} and {b.name!r} are alike and {both}", max(sort, 80.0)
+            reason, score = (
+                f"the names {a.name!r} and {b.name!r} are alike and {both}",
+                max(sort, 80.0),
+            )
         else:
             continue
         out.append(Candidate(entity_ids=key, reason=reason, score=round(score, 1)))

@@ -37,13 +37,39 @@ from graph.names import search_key
 Action = Literal["drop", "hold", "commit"]
 
 CATEGORY_ATTRIBUTES: dict[str, frozenset[str]] = {
-    "health": frozenset({"health", "condition", "diagnosis", "medication", "allergy",
-                         "disability", "symptom", "therapy", "mental_health", "pregnancy",
-                         "weight", "blood_type"}),
-    "finances": frozenset({"salary", "income", "debt", "loan", "savings", "bank",
-                           "net_worth", "credit_score", "rent", "mortgage"}),
-    "credentials": frozenset({"password", "pin", "passcode", "api_key", "token",
-                              "card_number", "security_answer", "ssn"}),
+    "health": frozenset(
+        {
+            "health",
+            "condition",
+            "diagnosis",
+            "medication",
+            "allergy",
+            "disability",
+            "symptom",
+            "therapy",
+            "mental_health",
+            "pregnancy",
+            "weight",
+            "blood_type",
+        }
+    ),
+    "finances": frozenset(
+        {
+            "salary",
+            "income",
+            "debt",
+            "loan",
+            "savings",
+            "bank",
+            "net_worth",
+            "credit_score",
+            "rent",
+            "mortgage",
+        }
+    ),
+    "credentials": frozenset(
+        {"password", "pin", "passcode", "api_key", "token", "card_number", "security_answer", "ssn"}
+    ),
 }
 """Attributes that belong to a privileged category, besides the registry's `area`."""
 
@@ -52,10 +78,13 @@ CATEGORY_WORDS: dict[str, re.Pattern[str]] = {
         r"\b(?:diabet\w*|cancer|tumou?r|depress\w*|anxiety|adhd|autis\w*|hiv|aids|asthma"
         r"|epilep\w*|bipolar|schizo\w*|chemo\w*|therap\w*|medication|antidepressant\w*"
         r"|diagnos\w*|pregnan\w*|miscarriage|surgery|rehab|addict\w*|ptsd|eating disorder)\b",
-        re.IGNORECASE),
+        re.IGNORECASE,
+    ),
     "finances": re.compile(
         r"\b(?:salary|debt|loan|mortgage|bankrupt\w*|credit score|overdraft|savings"
-        r"|income|net worth|owe[sd]?)\b", re.IGNORECASE),
+        r"|income|net worth|owe[sd]?)\b",
+        re.IGNORECASE,
+    ),
 }
 """Words in a value that put it in a privileged category whatever its attribute."""
 
@@ -92,8 +121,16 @@ class RiskRule:
 
 
 def _text(p: Proposal) -> str:
-    return " ".join(str(x) for x in (p.value, p.object.name if p.object else None,
-                                     p.subject.name, p.provenance.evidence) if x is not None)
+    return " ".join(
+        str(x)
+        for x in (
+            p.value,
+            p.object.name if p.object else None,
+            p.subject.name,
+            p.provenance.evidence,
+        )
+        if x is not None
+    )
 
 
 def _secret(p: Proposal, ctx: Context) -> bool:

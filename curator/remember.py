@@ -70,10 +70,18 @@ def _statement(s: Statement, now: datetime, ident: str) -> Proposal:
     else:
         subject = EntityRef(name=s.entity.strip(), kind=s.kind)
     return Proposal(
-        id=ident, subject=subject, attribute=s.attribute, value=s.value,
-        valid_from=s.valid_from or now, type="remember",
-        provenance=Provenance(source="user_stated", evidence=f"{s.attribute}: {s.value}",
-                              reason="the person asked to remember it", confidence=1.0),
+        id=ident,
+        subject=subject,
+        attribute=s.attribute,
+        value=s.value,
+        valid_from=s.valid_from or now,
+        type="remember",
+        provenance=Provenance(
+            source="user_stated",
+            evidence=f"{s.attribute}: {s.value}",
+            reason="the person asked to remember it",
+            confidence=1.0,
+        ),
     )
 
 
@@ -82,15 +90,29 @@ def _from_text(text: str, now: datetime, ident: str) -> list[Proposal]:
         raise InvalidInput("text", f"give 1 to {MAX_TEXT} characters")
     found = extract_message(text, at=now, speaker=None, message_id=None, run_id=ident)
     if not found:
-        raise InvalidInput("text", "no fact could be read from it; say it plainly "
-                                   "(\"I live in Berlin\") or give entity, attribute and value")
-    return [p.model_copy(update={"provenance": p.provenance.model_copy(
-        update={"run_id": None, "reason": f"asked to remember; {p.provenance.reason}"})})
-        for p in found]
+        raise InvalidInput(
+            "text",
+            "no fact could be read from it; say it plainly "
+            '("I live in Berlin") or give entity, attribute and value',
+        )
+    return [
+        p.model_copy(
+            update={
+                "provenance": p.provenance.model_copy(
+                    update={"run_id": None, "reason": f"asked to remember; {p.provenance.reason}"}
+                )
+            }
+        )
+        for p in found
+    ]
 
 
 def review_statement(
-    owner: str, policy: Policy, now: datetime, *, text: str | None = None,
+    owner: str,
+    policy: Policy,
+    now: datetime,
+    *,
+    text: str | None = None,
     statement: Statement | None = None,
 ) -> list[Reviewed]:
     """Turn what the person asked to remember into reviewed proposals (CONTRACT §3).
@@ -114,17 +136,24 @@ def review_statement(
     if (text is None) == (statement is None):
         raise InvalidInput("text", "give either text, or attribute and value (with entity)")
     ident = "rmb_" + uuid.uuid4().hex[:24]
-    proposals = _from_text(text, now, ident) if text is not None else [
-        _statement(statement, now, ident)]  # type: ignore[arg-type]
-    ctx = Context(owner=owner, speaker=None, threshold=policy.threshold,
-                  privileged=frozenset(policy.privileged))
+    proposals = (
+        _from_text(text, now, ident) if text is not None else [_statement(statement, now, ident)]
+    )  # type: ignore[arg-type]
+    ctx = Context(
+        owner=owner,
+        speaker=None,
+        threshold=policy.threshold,
+        privileged=frozenset(policy.privileged),
+    )
     out = []
     for p in proposals:
         rule = decide(p, ctx)
         if rule.action != "drop":
             out.append(Reviewed(proposal=p, action=rule.action, policy=rule.name))
     if not out:
-        raise InvalidInput("text" if text is not None else "value",
-                           "nothing was stored: it looks like a secret (passwords, keys, "
-                           "card numbers are never remembered)")
+        raise InvalidInput(
+            "text" if text is not None else "value",
+            "nothing was stored: it looks like a secret (passwords, keys, "
+            "card numbers are never remembered)",
+        )
     return out

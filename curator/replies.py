@@ -24,30 +24,54 @@ import unicodedata
 from dataclasses import dataclass, field
 
 ORDINALS = {
-    "first": 0, "1st": 0, "one": 0, "1": 0, "second": 1, "2nd": 1, "two": 1, "2": 1,
-    "third": 2, "3rd": 2, "three": 2, "3": 2, "fourth": 3, "4th": 3, "four": 3, "4": 3,
-    "fifth": 4, "5th": 4, "five": 4, "5": 4, "last": -1,
+    "first": 0,
+    "1st": 0,
+    "one": 0,
+    "1": 0,
+    "second": 1,
+    "2nd": 1,
+    "two": 1,
+    "2": 1,
+    "third": 2,
+    "3rd": 2,
+    "three": 2,
+    "3": 2,
+    "fourth": 3,
+    "4th": 3,
+    "four": 3,
+    "4": 3,
+    "fifth": 4,
+    "5th": 4,
+    "five": 4,
+    "5": 4,
+    "last": -1,
 }
 _ORD = r"(" + "|".join(sorted((re.escape(k) for k in ORDINALS), key=len, reverse=True)) + r")"
 
-_YES = (r"yes|yeah|yep|yup|sure|ok|okay|correct|right|that's right|that is right|true"
-        r"|please do|go ahead|do it|remember (?:that|it|this|them)|keep (?:it|that|this|them|all"
-        r"|both|all of them)|save (?:it|that|them)|yes please|absolutely|definitely|of course")
-_NO = (r"no|nope|nah|don't|do not|dont|never mind|nevermind|wrong|not true|that's wrong"
-       r"|forget (?:it|that|this|them|about it)|discard (?:it|that|this|them|all|both)"
-       r"|drop (?:it|that|them)|don't remember (?:that|it|this)|don't save (?:it|that)"
-       r"|no thanks|no thank you|please don't|scrap that")
+_YES = (
+    r"yes|yeah|yep|yup|sure|ok|okay|correct|right|that's right|that is right|true"
+    r"|please do|go ahead|do it|remember (?:that|it|this|them)|keep (?:it|that|this|them|all"
+    r"|both|all of them)|save (?:it|that|them)|yes please|absolutely|definitely|of course"
+)
+_NO = (
+    r"no|nope|nah|don't|do not|dont|never mind|nevermind|wrong|not true|that's wrong"
+    r"|forget (?:it|that|this|them|about it)|discard (?:it|that|this|them|all|both)"
+    r"|drop (?:it|that|them)|don't remember (?:that|it|this)|don't save (?:it|that)"
+    r"|no thanks|no thank you|please don't|scrap that"
+)
 _FILLER = r"(?:please|thanks|thank you|remember that|keep that|just|oh|well|and|but)"
 
 _ALL_YES = re.compile(rf"^(?:{_YES})(?:\s*[, ]\s*(?:{_YES}|{_FILLER}))*$")
 _ALL_NO = re.compile(rf"^(?:{_NO})(?:\s*[, ]\s*(?:{_NO}|{_FILLER}))*$")
 _KEEP_ONE = re.compile(
     rf"^(?:(?:yes|keep|remember|save)\s+(?:to\s+)?(?:only\s+)?(?:the\s+)?{_ORD}(?:\s+one)?"
-    rf"|(?:the\s+)?{_ORD}(?:\s+one)?\s+(?:is\s+)?(?:right|correct|yes))$")
+    rf"|(?:the\s+)?{_ORD}(?:\s+one)?\s+(?:is\s+)?(?:right|correct|yes))$"
+)
 _ONLY = re.compile(rf"^(?:only|just)\s+(?:keep\s+)?(?:the\s+)?{_ORD}(?:\s+one)?$")
 _DROP_ONE = re.compile(
     rf"^(?:(?:no|forget|discard|drop|not)\s+(?:to\s+)?(?:the\s+)?{_ORD}(?:\s+one)?"
-    rf"|(?:the\s+)?{_ORD}(?:\s+one)?\s+(?:is\s+)?(?:wrong|no))$")
+    rf"|(?:the\s+)?{_ORD}(?:\s+one)?\s+(?:is\s+)?(?:wrong|no))$"
+)
 _CLAUSES = re.compile(r"\s*(?:[;,.!]|\bbut\b|\band\b|\bthen\b)\s*")
 
 

@@ -75,17 +75,30 @@ def _observations(raw: Sequence[Any], run_id: str, default_at: datetime | None) 
             log.warning("run %s: observation %d skipped: %s", run_id, index, exc)
             continue
         if (o.value is None) == (o.object is None) or (o.valid_from or default_at) is None:
-            log.warning("run %s: observation %d needs one of value/object and a time", run_id, index)
+            log.warning(
+                "run %s: observation %d needs one of value/object and a time", run_id, index
+            )
             continue
         key = f"{run_id}|obs|{index}|{o.attribute}|{o.value}|{o.object}"
-        out.append(Proposal(
-            id="o" + hashlib.sha256(key.encode()).hexdigest()[:23], subject=o.entity,
-            attribute=o.attribute, value=o.value, object=o.object,
-            valid_from=o.valid_from or default_at, valid_to=o.valid_to, type="observation",
-            provenance=Provenance(source=f"integration:{o.integration}", evidence=o.evidence,
-                                  reason=f"observed by {o.integration}",
-                                  confidence=o.confidence, run_id=run_id),
-        ))
+        out.append(
+            Proposal(
+                id="o" + hashlib.sha256(key.encode()).hexdigest()[:23],
+                subject=o.entity,
+                attribute=o.attribute,
+                value=o.value,
+                object=o.object,
+                valid_from=o.valid_from or default_at,
+                valid_to=o.valid_to,
+                type="observation",
+                provenance=Provenance(
+                    source=f"integration:{o.integration}",
+                    evidence=o.evidence,
+                    reason=f"observed by {o.integration}",
+                    confidence=o.confidence,
+                    run_id=run_id,
+                ),
+            )
+        )
     return out
 
 
@@ -96,7 +109,10 @@ def _fact_key(p: Proposal) -> tuple[Any, ...]:
 
 
 def review_run(
-    run: RunRecord, *, threshold: float, privileged: Sequence[str],
+    run: RunRecord,
+    *,
+    threshold: float,
+    privileged: Sequence[str],
     llm: Extractor | None = None,
 ) -> list[Reviewed]:
     """Propose and review everything a run holds (CONTRACT §3, §4).
@@ -114,8 +130,10 @@ def review_run(
     """
     payload = json.loads(run.payload)
     messages = _messages(payload)
-    own = [{**m, "text": split_pasted(m["text"])[0]} if m.get("role") == "user" else m
-           for m in messages]
+    own = [
+        {**m, "text": split_pasted(m["text"])[0]} if m.get("role") == "user" else m
+        for m in messages
+    ]
     proposals = extract_run(own, run.id)
     proposals += extract_untrusted(messages, run.id)
     first_at = messages[0]["at"] if messages else run.created_at
@@ -126,8 +144,12 @@ def review_run(
     speakers = {m.get("id"): m.get("speaker") for m in messages}
     out = []
     for p in proposals:
-        ctx = Context(owner=run.owner, speaker=speakers.get(p.provenance.message_id),
-                      threshold=threshold, privileged=frozenset(privileged))
+        ctx = Context(
+            owner=run.owner,
+            speaker=speakers.get(p.provenance.message_id),
+            threshold=threshold,
+            privileged=frozenset(privileged),
+        )
         rule = decide(p, ctx)
         if rule.action == "drop":
             log.info("run %s: proposal dropped by rule %r", run.id, rule.name)
@@ -137,8 +159,13 @@ def review_run(
 
 
 def review_observations(
-    owner: str, raw: Sequence[Mapping[str, Any]], sync_id: str, at: datetime, *,
-    threshold: float, privileged: Sequence[str],
+    owner: str,
+    raw: Sequence[Mapping[str, Any]],
+    sync_id: str,
+    at: datetime,
+    *,
+    threshold: float,
+    privileged: Sequence[str],
 ) -> list[Reviewed]:
     """Review an integration sync's observations like a run's (CONTRACT §3, §4).
 
@@ -157,8 +184,12 @@ def review_observations(
     out = []
     for p in _observations(raw, sync_id, at):
         p = p.model_copy(update={"provenance": p.provenance.model_copy(update={"run_id": None})})
-        rule = decide(p, Context(owner=owner, speaker=None, threshold=threshold,
-                                 privileged=frozenset(privileged)))
+        rule = decide(
+            p,
+            Context(
+                owner=owner, speaker=None, threshold=threshold, privileged=frozenset(privileged)
+            ),
+        )
         if rule.action == "drop":
             log.info("sync %s: observation dropped by rule %r", sync_id, rule.name)
             continue

@@ -26,14 +26,30 @@ _END = r"\s*(?:[.!,;?]|\band\b|\bbut\b|$)"
 _USER = r"(?:the\s+user|the\s+person|you)"
 
 _RULES: tuple[tuple[re.Pattern[str], str | None, str], ...] = (
-    (re.compile(rf"\b(?:the\s+user|the\s+person)'s\s+(?P<attr>[a-z][a-z ]{{1,30}}?)\s+is\s+"
-                rf"{_VALUE}{_END}", re.IGNORECASE), None, "the user's {attr} is {value}"),
-    (re.compile(rf"\b(?i:{_USER}\s+(?:live|lives)\s+in)\s+{_NAME}\b"), "location",
-     "lives in {value}"),
-    (re.compile(rf"\b(?i:{_USER}\s+(?:work|works)\s+(?:at|for))\s+{_NAME}\b"), "employer",
-     "works at {value}"),
-    (re.compile(rf"\b{_USER}\s+(?:like|likes|love|loves)\s+{_VALUE}{_END}", re.IGNORECASE),
-     "likes", "likes {value}"),
+    (
+        re.compile(
+            rf"\b(?:the\s+user|the\s+person)'s\s+(?P<attr>[a-z][a-z ]{{1,30}}?)\s+is\s+"
+            rf"{_VALUE}{_END}",
+            re.IGNORECASE,
+        ),
+        None,
+        "the user's {attr} is {value}",
+    ),
+    (
+        re.compile(rf"\b(?i:{_USER}\s+(?:live|lives)\s+in)\s+{_NAME}\b"),
+        "location",
+        "lives in {value}",
+    ),
+    (
+        re.compile(rf"\b(?i:{_USER}\s+(?:work|works)\s+(?:at|for))\s+{_NAME}\b"),
+        "employer",
+        "works at {value}",
+    ),
+    (
+        re.compile(rf"\b{_USER}\s+(?:like|likes|love|loves)\s+{_VALUE}{_END}", re.IGNORECASE),
+        "likes",
+        "likes {value}",
+    ),
 )
 
 _FENCED = re.compile(r"^[ \t]*(```|~~~).*?(?:^[ \t]*\1[ \t]*$|\Z)", re.DOTALL | re.MULTILINE)
@@ -55,8 +71,9 @@ def split_pasted(text: str) -> tuple[str, str]:
     for pattern in (_FENCED, _QUOTED, _INDENTED):
         pasted.extend(m.group() for m in pattern.finditer(own))
         own = pattern.sub("\n", own)
-    cleaned = "\n".join(re.sub(r"^[ \t]*(?:```|~~~|>)\s?", "", line, flags=re.MULTILINE)
-                        for line in pasted)
+    cleaned = "\n".join(
+        re.sub(r"^[ \t]*(?:```|~~~|>)\s?", "", line, flags=re.MULTILINE) for line in pasted
+    )
     return own, cleaned
 
 
@@ -64,9 +81,7 @@ def _attribute(raw: str) -> str:
     return "_".join(raw.lower().replace("favourite", "favorite").split())
 
 
-def extract_untrusted(
-    messages: Iterable[Mapping[str, Any]], run_id: str
-) -> Iterator[Proposal]:
+def extract_untrusted(messages: Iterable[Mapping[str, Any]], run_id: str) -> Iterator[Proposal]:
     """Propose what untrusted content says about the person; source `untrusted` (§3).
 
     Args:
@@ -92,12 +107,18 @@ def extract_untrusted(
                     key = f"{run_id}|{index}|{attr}|{value.casefold()}"
                     yield Proposal(
                         id="u" + hashlib.sha256(key.encode()).hexdigest()[:23],
-                        subject=EntityRef(), attribute=attr, value=value,
-                        valid_from=at, type="untrusted_statement",
+                        subject=EntityRef(),
+                        attribute=attr,
+                        value=value,
+                        valid_from=at,
+                        type="untrusted_statement",
                         provenance=Provenance(
-                            source="untrusted", evidence=sentence,
-                            reason=f"{role} content says: " + reason.format(
-                                attr=attr.replace("_", " "), value=value),
-                            confidence=0.5, run_id=run_id, message_id=m.get("id"),
+                            source="untrusted",
+                            evidence=sentence,
+                            reason=f"{role} content says: "
+                            + reason.format(attr=attr.replace("_", " "), value=value),
+                            confidence=0.5,
+                            run_id=run_id,
+                            message_id=m.get("id"),
                         ),
                     )

@@ -116,8 +116,12 @@ class CuratorWorker:
 
     def _review(self, run: RunRecord) -> list[Reviewed]:
         """Every extractor over the run, then the risk policy (curator.review)."""
-        return review_run(run, threshold=self._settings.auto_commit_threshold,
-                          privileged=self._settings.privileged_areas, llm=self._llm)
+        return review_run(
+            run,
+            threshold=self._settings.auto_commit_threshold,
+            privileged=self._settings.privileged_areas,
+            llm=self._llm,
+        )
 
     def _suggest_merges(self, run: RunRecord, outcome: RunOutcome) -> None:
         """Raise merge suggestions about the entities the run touched (CONTRACT §4).
@@ -139,25 +143,40 @@ class CuratorWorker:
         try:
             reviewed = self._review(run)
             outcome = self._committer.apply_run(run, reviewed, worker=self.worker_id)
-            log.info("run %s: %d proposals, %d committed, %d held", run.id, outcome.proposals,
-                     outcome.committed, outcome.held)
+            log.info(
+                "run %s: %d proposals, %d committed, %d held",
+                run.id,
+                outcome.proposals,
+                outcome.committed,
+                outcome.held,
+            )
             self._suggest_merges(run, outcome)
         except ExtractorUnavailable as exc:
             # An outage (no answer, 5xx, 429) is retried without end: the run is never lost.
             # A refusal (other 4xx: bad key, unknown model) counts against max_attempts.
             refused = exc.status is not None and 400 <= exc.status < 500 and exc.status != 429
             log.warning("run %s: extractor unavailable, retrying later: %s", run.id, exc)
-            self._committer.release_run(run, self.worker_id, f"extractor unavailable: {exc}",
-                                        retry_in=max(self._poll * 10, 1.0),
-                                        count_attempt=refused, max_attempts=self._max_attempts)
+            self._committer.release_run(
+                run,
+                self.worker_id,
+                f"extractor unavailable: {exc}",
+                retry_in=max(self._poll * 10, 1.0),
+                count_attempt=refused,
+                max_attempts=self._max_attempts,
+            )
         except Conflict as exc:
             log.warning("run %s: not applied, the lease was lost (%s)", run.id, exc)
         except StoreUnavailable:
             raise
         except Exception as exc:
             log.exception("run %s failed; it will be retried", run.id)
-            self._committer.release_run(run, self.worker_id, f"{type(exc).__name__}: {exc}",
-                                        count_attempt=True, max_attempts=self._max_attempts)
+            self._committer.release_run(
+                run,
+                self.worker_id,
+                f"{type(exc).__name__}: {exc}",
+                count_attempt=True,
+                max_attempts=self._max_attempts,
+            )
 
     @contextlib.contextmanager
     def _heartbeat(self, run: RunRecord) -> Iterator[None]:

@@ -24,18 +24,29 @@ class AccessWrites:
     def _run(self, query: str, **params: Any) -> list[Any]:  # pragma: no cover - WriteTx's
         raise NotImplementedError
 
-    def create_group(self, owner: str, *, group_id: str, membership_id: str, name: str,
-                     t: datetime) -> None:
+    def create_group(
+        self, owner: str, *, group_id: str, membership_id: str, name: str, t: datetime
+    ) -> None:
         """Create a group whose creator `owner` is its first member, at `t`."""
-        self._run(gc.CREATE_GROUP, id=group_id, name=name, owner=owner,
-                  membership_id=membership_id, t=t, far=FAR_FUTURE)
+        self._run(
+            gc.CREATE_GROUP,
+            id=group_id,
+            name=name,
+            owner=owner,
+            membership_id=membership_id,
+            t=t,
+            far=FAR_FUTURE,
+        )
 
     def group_of(self, member: str, group_id: str) -> GroupRecord | None:
         """Return the group as `member` sees it now (members, live shares), or None when
         `member` does not belong to it."""
         rows = self._run(gc.GROUPS_OF_MEMBER, owner=member, group_id=group_id, far=FAR_FUTURE)
-        return gc.group_from_record(rows[0]["g"], rows[0]["members"], rows[0]["shares"]) \
-            if rows else None
+        return (
+            gc.group_from_record(rows[0]["g"], rows[0]["members"], rows[0]["shares"])
+            if rows
+            else None
+        )
 
     def lock_group(self, group_id: str) -> str | None:
         """Take the group's write lock (to the end of the transaction); return its
@@ -51,11 +62,19 @@ class AccessWrites:
         """True when `member` belongs to the group now."""
         return bool(self._run(gc.MEMBER_OF, group_id=group_id, member=member, far=FAR_FUTURE))
 
-    def add_member(self, group_id: str, member: str, *, membership_id: str, by: str,
-                   t: datetime) -> None:
+    def add_member(
+        self, group_id: str, member: str, *, membership_id: str, by: str, t: datetime
+    ) -> None:
         """Record that `member` joined the group at `t`, added by `by`."""
-        self._run(gc.ADD_MEMBER, id=membership_id, group_id=group_id, member=member, owner=by,
-                  t=t, far=FAR_FUTURE)
+        self._run(
+            gc.ADD_MEMBER,
+            id=membership_id,
+            group_id=group_id,
+            member=member,
+            owner=by,
+            t=t,
+            far=FAR_FUTURE,
+        )
 
     def end_membership(self, group_id: str, member: str, t: datetime) -> int:
         """End `member`'s stay in the group at `t`, and every share it made there with it.
@@ -63,29 +82,42 @@ class AccessWrites:
         Returns:
             The number of memberships ended (0 when it was not a member).
         """
-        ended = self._run(gc.END_MEMBERSHIP, group_id=group_id, member=member, t=t,
-                          far=FAR_FUTURE)[0]["ended"]
+        ended = self._run(gc.END_MEMBERSHIP, group_id=group_id, member=member, t=t, far=FAR_FUTURE)[
+            0
+        ]["ended"]
         if ended:
             self._run(gc.END_SHARES_OF, group_id=group_id, member=member, t=t, far=FAR_FUTURE)
         return int(ended)
 
     def live_share(self, group_id: str, entity_id: str, owner: str) -> ShareRecord | None:
         """Return `owner`'s live share of `entity_id` with the group, or None."""
-        rows = self._run(gc.LIVE_SHARE, group_id=group_id, entity_id=entity_id, owner=owner,
-                         far=FAR_FUTURE)
+        rows = self._run(
+            gc.LIVE_SHARE, group_id=group_id, entity_id=entity_id, owner=owner, far=FAR_FUTURE
+        )
         return gc.share_from_record(rows[0]["s"]) if rows else None
 
-    def create_share(self, group_id: str, entity_id: str, owner: str, *, share_id: str,
-                     t: datetime) -> ShareRecord:
+    def create_share(
+        self, group_id: str, entity_id: str, owner: str, *, share_id: str, t: datetime
+    ) -> ShareRecord:
         """Share `owner`'s entity with the group from `t` on."""
-        row = self._run(gc.CREATE_SHARE, id=share_id, group_id=group_id, owner=owner,
-                        entity_id=entity_id, t=t, far=FAR_FUTURE)[0]
+        row = self._run(
+            gc.CREATE_SHARE,
+            id=share_id,
+            group_id=group_id,
+            owner=owner,
+            entity_id=entity_id,
+            t=t,
+            far=FAR_FUTURE,
+        )[0]
         return gc.share_from_record(row["s"])
 
-    def end_share(self, group_id: str, entity_id: str, owner: str, t: datetime) -> ShareRecord | None:
+    def end_share(
+        self, group_id: str, entity_id: str, owner: str, t: datetime
+    ) -> ShareRecord | None:
         """End `owner`'s live share of `entity_id` with the group at `t`; None if none."""
-        rows = self._run(gc.END_SHARE, group_id=group_id, entity_id=entity_id, owner=owner, t=t,
-                         far=FAR_FUTURE)
+        rows = self._run(
+            gc.END_SHARE, group_id=group_id, entity_id=entity_id, owner=owner, t=t, far=FAR_FUTURE
+        )
         return gc.share_from_record(rows[0]["s"]) if rows else None
 
     def revoke_token(self, token_id: str, t: datetime) -> tuple[TokenRecord, bool] | None:

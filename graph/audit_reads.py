@@ -23,8 +23,16 @@ from graph.records import EffectRecord, EventRecord, FactRecord, event_key, run_
 from graph.scope import Scope, params
 from graph.time import from_store
 
-KIND_ORDER = {"run": 0, "sync": 0, "message": 1, "curation": 2, "proposal": 3,
-              "decision": 4, "action": 4, "commit": 5}
+KIND_ORDER = {
+    "run": 0,
+    "sync": 0,
+    "message": 1,
+    "curation": 2,
+    "proposal": 3,
+    "decision": 4,
+    "action": 4,
+    "commit": 5,
+}
 """Tie-break of events at one instant: a run before its messages, a commit last."""
 
 CHANGES = {"WROTE": "wrote", "ENDED": "ended", "CHANGED": "changed"}
@@ -109,8 +117,9 @@ class AuditReads:
         if not found:
             raise NotFound("fact", fact_id)
         fact = fc.fact_from_record(found[0]["row"])
-        lineage = {r["fact_id"]: r for r in self._rows(vc.WHY_LINEAGE, owner=scope.owner,
-                                                       fact_id=fact_id)}
+        lineage = {
+            r["fact_id"]: r for r in self._rows(vc.WHY_LINEAGE, owner=scope.owner, fact_id=fact_id)
+        }
         ids = {i for r in lineage.values() for i in (r["commit"], r["cause"]) if i}
         events: dict[str, EventRecord] = {}
         caused: list[tuple[str, str]] = []
@@ -122,15 +131,26 @@ class AuditReads:
                 caused.extend((event.id, b) for b in r["effects"])
         caused = [(a, b) for a, b in caused if b in events]
         # A row continues older rows: their commits come before the cause of this one.
-        earlier = [(lineage[h]["commit"], r["cause"]) for r in lineage.values()
-                   for h in r["continues"] if h in lineage and lineage[h]["commit"]
-                   and r["cause"] and lineage[h]["commit"] != r["commit"]]
+        earlier = [
+            (lineage[h]["commit"], r["cause"])
+            for r in lineage.values()
+            for h in r["continues"]
+            if h in lineage
+            and lineage[h]["commit"]
+            and r["cause"]
+            and lineage[h]["commit"] != r["commit"]
+        ]
         order = order_chain(events, [*caused, *earlier])
         own = lineage.get(fact_id, {})
         cause = events.get(own.get("cause") or "")
         commit = events.get(own.get("commit") or "")
-        return Why(fact, tuple(events[i] for i in order), cause,
-                   _trigger(events, caused, order, cause), commit)
+        return Why(
+            fact,
+            tuple(events[i] for i in order),
+            cause,
+            _trigger(events, caused, order, cause),
+            commit,
+        )
 
     def effects(
         self, scope: Scope, event_id: str, *, skip: int = 0, limit: int = 500
@@ -150,26 +170,39 @@ class AuditReads:
         Raises:
             NotFound: no such event or run for this owner.
         """
-        rows = self._rows(vc.EVENT_BY_KEY, owner=scope.owner,
-                          key=event_key(scope.owner, event_id))
+        rows = self._rows(vc.EVENT_BY_KEY, owner=scope.owner, key=event_key(scope.owner, event_id))
         if not rows:
-            if self._rows(vc.RUN_EXISTS, owner=scope.owner, run_key=run_key(scope.owner,
-                                                                           event_id)):
+            if self._rows(vc.RUN_EXISTS, owner=scope.owner, run_key=run_key(scope.owner, event_id)):
                 return None, []
             raise NotFound("event", event_id)
         event = vc.event_from_record(rows[0]["e"])
-        found = self._rows(vc.EFFECTS, key=event_key(scope.owner, event_id), skip=skip,
-                           limit=limit, **params(scope))
+        found = self._rows(
+            vc.EFFECTS,
+            key=event_key(scope.owner, event_id),
+            skip=skip,
+            limit=limit,
+            **params(scope),
+        )
         return event, [
-            EffectRecord(commit_id=r["commit"], at=from_store(r["at"]), change=CHANGES[r["rel"]],
-                         op=r["op"], cause_id=r["cause"], entity_id=r["entity_id"],
-                         fact=None if r["row"] is None else fc.fact_from_record(r["row"]))
+            EffectRecord(
+                commit_id=r["commit"],
+                at=from_store(r["at"]),
+                change=CHANGES[r["rel"]],
+                op=r["op"],
+                cause_id=r["cause"],
+                entity_id=r["entity_id"],
+                fact=None if r["row"] is None else fc.fact_from_record(r["row"]),
+            )
             for r in found
         ]
 
 
-def _trigger(events: dict[str, EventRecord], caused: list[tuple[str, str]], order: list[str],
-             cause: EventRecord | None) -> EventRecord | None:
+def _trigger(
+    events: dict[str, EventRecord],
+    caused: list[tuple[str, str]],
+    order: list[str],
+    cause: EventRecord | None,
+) -> EventRecord | None:
     """The first root (an event nothing caused) among the causes of `cause`, or itself."""
     if cause is None:
         return None

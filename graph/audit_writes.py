@@ -23,9 +23,16 @@ class AuditWrites:
         raise NotImplementedError
 
     def record_trail(
-        self, owner: str, *, events: Sequence[dict[str, Any]], links: Sequence[dict[str, str]],
-        commit: str | None, wrote: Sequence[dict[str, Any]], ended: Sequence[dict[str, Any]],
-        changed: Sequence[dict[str, Any]], moved: Sequence[dict[str, str]] = (),
+        self,
+        owner: str,
+        *,
+        events: Sequence[dict[str, Any]],
+        links: Sequence[dict[str, str]],
+        commit: str | None,
+        wrote: Sequence[dict[str, Any]],
+        ended: Sequence[dict[str, Any]],
+        changed: Sequence[dict[str, Any]],
+        moved: Sequence[dict[str, str]] = (),
     ) -> None:
         """Record events, their CAUSED links and a commit's effects in one round trip.
 
@@ -43,9 +50,17 @@ class AuditWrites:
         """
         if not (events or links or wrote or ended or changed or moved):
             return
-        self._run(vc.RECORD_TRAIL, owner=owner, events=list(events), links=list(links),
-                  commit=commit, wrote=list(wrote), ended=list(ended), changed=list(changed),
-                  moved=list(moved))
+        self._run(
+            vc.RECORD_TRAIL,
+            owner=owner,
+            events=list(events),
+            links=list(links),
+            commit=commit,
+            wrote=list(wrote),
+            ended=list(ended),
+            changed=list(changed),
+            moved=list(moved),
+        )
 
     def event(self, owner: str, event_id: str) -> EventRecord | None:
         """Return an event of `owner`, or None."""
@@ -59,8 +74,9 @@ class AuditWrites:
         if not rows:
             return None, {}
         node = rows[0]["e"]
-        outcome = {k: node.get(k) for k in ("proposals", "committed", "held", "archived",
-                                             "unarchived")}
+        outcome = {
+            k: node.get(k) for k in ("proposals", "committed", "held", "archived", "unarchived")
+        }
         return node.get("digest"), outcome
 
     def run_exists(self, owner: str, run_id: str) -> bool:
@@ -68,23 +84,38 @@ class AuditWrites:
         return bool(self._run(vc.RUN_EXISTS, owner=owner, run_key=run_key(owner, run_id)))
 
     def set_sync_outcome(
-        self, owner: str, sync_id: str, *, digest: str, proposals: int, committed: int,
-        held: int, archived: Sequence[str], unarchived: Sequence[str],
+        self,
+        owner: str,
+        sync_id: str,
+        *,
+        digest: str,
+        proposals: int,
+        committed: int,
+        held: int,
+        archived: Sequence[str],
+        unarchived: Sequence[str],
     ) -> None:
         """Store what a sync did on its event, so posting it again answers the same."""
-        self._run(vc.SET_SYNC_OUTCOME, owner=owner, key=event_key(owner, sync_id),
-                  digest=digest, proposals=proposals, committed=committed, held=held,
-                  archived=list(archived), unarchived=list(unarchived))
+        self._run(
+            vc.SET_SYNC_OUTCOME,
+            owner=owner,
+            key=event_key(owner, sync_id),
+            digest=digest,
+            proposals=proposals,
+            committed=committed,
+            held=held,
+            archived=list(archived),
+            unarchived=list(unarchived),
+        )
 
-    def mark_reported(
-        self, owner: str, integration: str, entity_ids: Sequence[str]
-    ) -> list[str]:
+    def mark_reported(self, owner: str, integration: str, entity_ids: Sequence[str]) -> list[str]:
         """Mark live entities as reported by `integration`; return those that were archived
         and are back now (CONTRACT §5)."""
         if not entity_ids:
             return []
-        rows = self._run(ac.MARK_REPORTED, owner=owner, integration=integration,
-                         entity_ids=list(entity_ids))
+        rows = self._run(
+            ac.MARK_REPORTED, owner=owner, integration=integration, entity_ids=list(entity_ids)
+        )
         return sorted(r["id"] for r in rows if r["was_archived"])
 
     def archive_unreported(
@@ -92,6 +123,12 @@ class AuditWrites:
     ) -> list[str]:
         """Archive the live entities `integration` reported before and not in `reported`
         (never the owner's own entity); return their ids (CONTRACT §5)."""
-        rows = self._run(ac.ARCHIVE_UNREPORTED, owner=owner, integration=integration,
-                         reported=list(reported), self_id=self_id, t=t)
+        rows = self._run(
+            ac.ARCHIVE_UNREPORTED,
+            owner=owner,
+            integration=integration,
+            reported=list(reported),
+            self_id=self_id,
+            t=t,
+        )
         return [r["id"] for r in rows]

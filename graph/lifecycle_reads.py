@@ -66,8 +66,9 @@ class LifecycleReads:
     def _facts(self, query: str, **params: Any) -> list[FactRecord]:  # pragma: no cover
         raise NotImplementedError
 
-    def entity(self, owner: str | Scope, entity_id: str,
-               known_at: datetime | None = None) -> EntityRecord:  # pragma: no cover
+    def entity(
+        self, owner: str | Scope, entity_id: str, known_at: datetime | None = None
+    ) -> EntityRecord:  # pragma: no cover
         raise NotImplementedError
 
     def as_known(self, found: EntityRecord, known_at: datetime | None) -> EntityRecord:
@@ -81,15 +82,17 @@ class LifecycleReads:
         if found.merged_at is not None and known_at < found.merged_at:
             found = replace(found, merged_into=None, merged_at=None)
         if found.names_since is not None and known_at < found.names_since:
-            rows = self._rows(lc.NAMES_AS_OF, owner=found.owner, entity_id=found.id,
-                              known_at=known_at)
+            rows = self._rows(
+                lc.NAMES_AS_OF, owner=found.owner, entity_id=found.id, known_at=known_at
+            )
             names = lc.names_from_record(rows[0] if rows else None)
             if names is not None:
                 found = replace(found, name=names[0], aliases=names[1])
         return found
 
-    def resolve(self, owner: str | Scope, entity_id: str,
-                known_at: datetime | None = None) -> Resolved:
+    def resolve(
+        self, owner: str | Scope, entity_id: str, known_at: datetime | None = None
+    ) -> Resolved:
         """Return the entity `entity_id` stands for at `known_at` (default now), CONTRACT §5.
 
         A merged id answers with its survivor (following a chain of merges) and says so;
@@ -134,14 +137,22 @@ class LifecycleReads:
             after: cursor, the last id of the previous page.
             limit: page size.
         """
-        rows = self._rows(lc.LIST_ENTITIES_AS_OF, **params(as_scope(owner)), known_at=known_at,
-                          q=q, kind=kind, after=after, limit=limit)
+        rows = self._rows(
+            lc.LIST_ENTITIES_AS_OF,
+            **params(as_scope(owner)),
+            known_at=known_at,
+            q=q,
+            kind=kind,
+            after=after,
+            limit=limit,
+        )
         out = []
         for r in rows:
             entity = self.as_known(ec.entity_from_record(r["e"]), known_at)
             names = lc.names_from_record(r)
-            out.append(entity if names is None
-                       else replace(entity, name=names[0], aliases=names[1]))
+            out.append(
+                entity if names is None else replace(entity, name=names[0], aliases=names[1])
+            )
         return out
 
     def history(
@@ -170,11 +181,23 @@ class LifecycleReads:
                 row of the previous page), or None for the first page.
             limit: page size.
         """
-        position = None if after is None else {
-            "valid_from": after.valid_from, "recorded_at": after.recorded_at,
-            "attribute": after.attribute, "id": after.id}
+        position = (
+            None
+            if after is None
+            else {
+                "valid_from": after.valid_from,
+                "recorded_at": after.recorded_at,
+                "attribute": after.attribute,
+                "id": after.id,
+            }
+        )
         return self._facts(
-            fc.HISTORY, **params(as_scope(owner)), entity_id=entity_id, attribute=attribute,
-            known_at=known_at or utcnow(), include_retracted=include_retracted,
-            after=position, limit=limit,
+            fc.HISTORY,
+            **params(as_scope(owner)),
+            entity_id=entity_id,
+            attribute=attribute,
+            known_at=known_at or utcnow(),
+            include_retracted=include_retracted,
+            after=position,
+            limit=limit,
         )

@@ -18,6 +18,7 @@ Files:
 One instance per data dir. Functions take explicit arguments; only `Neo4jLocalSettings`
 reads the environment, and only where a command line or test fixture builds it.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -287,9 +288,7 @@ def status(data_dir: Path, *, timeout_s: float = 5.0) -> LocalStatus:
     return LocalStatus(True, instance, f"running at {instance.uri} (pid {instance.pid})")
 
 
-def bolt_answers(
-    uri: str, *, auth: tuple[str, str] | None = None, timeout_s: float = 5.0
-) -> bool:
+def bolt_answers(uri: str, *, auth: tuple[str, str] | None = None, timeout_s: float = 5.0) -> bool:
     """Tell whether the server at `uri` runs a query.
 
     Args:
@@ -315,13 +314,28 @@ class _PortTaken(Exception):
 
 
 def _launch(
-    home: Path, port: int, heap: str, page_cache_mb: int, classpath: str, detach: bool,
+    home: Path,
+    port: int,
+    heap: str,
+    page_cache_mb: int,
+    classpath: str,
+    detach: bool,
     timeout_s: float,
 ) -> LocalNeo4j:
     command = [
-        find_tool("java"), f"-Xms{_initial_heap(heap)}", f"-Xmx{heap}", *_JVM_OPENS,
-        "-cp", classpath, "Launcher",
-        "--home", str(home), "--port", str(port), "--page-cache-mb", str(page_cache_mb),
+        find_tool("java"),
+        f"-Xms{_initial_heap(heap)}",
+        f"-Xmx{heap}",
+        *_JVM_OPENS,
+        "-cp",
+        classpath,
+        "Launcher",
+        "--home",
+        str(home),
+        "--port",
+        str(port),
+        "--page-cache-mb",
+        str(page_cache_mb),
     ]
     if not detach:
         command.append("--watch-stdin")
@@ -404,15 +418,21 @@ def _state_file(data_dir: Path) -> Path:
 
 def _state_dict(instance: LocalNeo4j) -> dict[str, object]:
     return {
-        "uri": instance.uri, "pid": instance.pid, "data_dir": str(instance.data_dir),
+        "uri": instance.uri,
+        "pid": instance.pid,
+        "data_dir": str(instance.data_dir),
         "port": instance.port,
     }
 
 
 def _state_from_json(raw: dict[str, object]) -> LocalNeo4j | None:
     uri, pid, data_dir, port = (raw.get(k) for k in ("uri", "pid", "data_dir", "port"))
-    if isinstance(uri, str) and isinstance(pid, int) and isinstance(data_dir, str) \
-            and isinstance(port, int):
+    if (
+        isinstance(uri, str)
+        and isinstance(pid, int)
+        and isinstance(data_dir, str)
+        and isinstance(port, int)
+    ):
         return LocalNeo4j(uri=uri, pid=pid, data_dir=Path(data_dir), port=port)
     return None
 

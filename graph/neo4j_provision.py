@@ -69,8 +69,15 @@ def provision(cache_dir: Path | None = None, *, timeout_s: float = 1800.0) -> st
             resolving.write_bytes(pom)
             partial = cache / "classpath.txt.tmp"
             _run_tool(
-                [find_tool("mvn"), "-q", "-B", "-f", str(resolving),
-                 "dependency:build-classpath", f"-Dmdep.outputFile={partial}"],
+                [
+                    find_tool("mvn"),
+                    "-q",
+                    "-B",
+                    "-f",
+                    str(resolving),
+                    "dependency:build-classpath",
+                    f"-Dmdep.outputFile={partial}",
+                ],
                 timeout_s,
             )
             partial.replace(classpath_file)
@@ -82,8 +89,14 @@ def provision(cache_dir: Path | None = None, *, timeout_s: float = 1800.0) -> st
             building.mkdir(parents=True)
             (building / "Launcher.java").write_bytes(launcher)
             _run_tool(
-                [find_tool("javac"), "-cp", classpath, "-d", str(building),
-                 str(building / "Launcher.java")],
+                [
+                    find_tool("javac"),
+                    "-cp",
+                    classpath,
+                    "-d",
+                    str(building),
+                    str(building / "Launcher.java"),
+                ],
                 timeout_s,
             )
             building.replace(classes)

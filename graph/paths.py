@@ -48,7 +48,8 @@ def shortest_paths(
         for node in layer:
             candidates = [
                 best[parent] + (data["fact"],)
-                for parent, edges in graph[node].items() if parent in previous
+                for parent, edges in graph[node].items()
+                if parent in previous
                 for data in edges.values()
             ]
             best[node] = min(candidates, key=lambda path: [f.id for f in path])

@@ -21,6 +21,7 @@ from graph.time import AsOf, from_micros
 LUCENE_CLAUSES = 400
 """Keys per Lucene query: below Lucene's default limit of 1,024 clauses per query."""
 
+
 @dataclass(frozen=True, slots=True)
 class Mentioned:
     """An entity the message names (a seed of the neighbourhood).
@@ -154,7 +155,7 @@ def lucene_queries(owner: str, keys: Sequence[str]) -> list[str]:
     """
     out = []
     for start in range(0, len(keys), LUCENE_CLAUSES):
-        chunk = " OR ".join(_quote(k) for k in keys[start:start + LUCENE_CLAUSES])
+        chunk = " OR ".join(_quote(k) for k in keys[start : start + LUCENE_CLAUSES])
         out.append(f"owner:{_quote(owner)} AND search_names:({chunk})")
     return out
 
@@ -162,11 +163,20 @@ def lucene_queries(owner: str, keys: Sequence[str]) -> list[str]:
 def _row(raw: Sequence[Any]) -> Row:
     """A `Row` from `PREFETCH`'s list (graph.cypher.prefetch `ROW_FIELDS`, then for
     preferences and events: subject name, subject is the owner, object name)."""
-    extra = list(raw[9:]) + [None, False, None][len(raw) - 9:]
+    extra = list(raw[9:]) + [None, False, None][len(raw) - 9 :]
     return Row(
-        id=raw[0], entity_id=raw[1], attribute=raw[2], value=raw[3], object_id=raw[4],
-        source=raw[5], vf=raw[6], vt=raw[7], rec=raw[8], subject=extra[0],
-        subject_is_self=bool(extra[1]), object_name=extra[2],
+        id=raw[0],
+        entity_id=raw[1],
+        attribute=raw[2],
+        value=raw[3],
+        object_id=raw[4],
+        source=raw[5],
+        vf=raw[6],
+        vt=raw[7],
+        rec=raw[8],
+        subject=extra[0],
+        subject_is_self=bool(extra[1]),
+        object_name=extra[2],
     )
 
 
@@ -183,10 +193,12 @@ class PrefetchReads:
         Raises:
             StoreUnavailable: Neo4j could not be reached.
         """
-        row = self._rows(pc.PREFETCH_SCOPE, owner=owner, chat_key=chat_key(owner, chat_id),
-                         known_at=known_at)[0]
-        return Scope(owner, access_from_record(row["profile"], row["chat"]),
-                     tuple(sorted(row["ids"])))
+        row = self._rows(
+            pc.PREFETCH_SCOPE, owner=owner, chat_key=chat_key(owner, chat_id), known_at=known_at
+        )[0]
+        return Scope(
+            owner, access_from_record(row["profile"], row["chat"]), tuple(sorted(row["ids"]))
+        )
 
     def prefetch_view(
         self,
@@ -223,8 +235,11 @@ class PrefetchReads:
             pc.PREFETCH,
             scope=params(scope),
             owner=scope.owner,
-            mentions={"lucene": lucene_queries(scope.owner, keys),
-                      "positions": dict(positions), "attribute_order": dict(attribute_order)},
+            mentions={
+                "lucene": lucene_queries(scope.owner, keys),
+                "positions": dict(positions),
+                "attribute_order": dict(attribute_order),
+            },
             valid_at=as_of.valid_at,
             known_at=as_of.known_at,
             max_entities=limits.entities,

@@ -42,12 +42,20 @@ class PullReads:
         """Return the visible entities called `name` (a name or an alias), compared after
         `graph.names.search_key` (case- and accent-insensitive, spaces collapsed), that
         existed unmerged at `known_at`; oldest first, at most `limit`."""
-        rows = self._rows(pc.ENTITIES_NAMED, name=search_key(name), known_at=known_at,
-                          limit=limit, **params(scope))
+        rows = self._rows(
+            pc.ENTITIES_NAMED,
+            name=search_key(name),
+            known_at=known_at,
+            limit=limit,
+            **params(scope),
+        )
         return [pc.entity_from_row(r["e"]) for r in rows]
 
     def entity_rows(
-        self, scope: Scope, entity_ids: list[str], known_at: datetime,
+        self,
+        scope: Scope,
+        entity_ids: list[str],
+        known_at: datetime,
         valid_at: datetime | None,
     ) -> list[FactRecord]:
         """Return the rows of `entity_ids` the scope lets through, believed at `known_at`.
@@ -65,9 +73,17 @@ class PullReads:
         """
         lo = FAR_PAST if valid_at is None else valid_at
         hi = FAR_FUTURE if valid_at is None else valid_at
-        return [fc.fact_from_record(r["row"]) for r in self._rows(
-            pc.ENTITY_ROWS, entity_ids=entity_ids, known_at=known_at, valid_lo=lo,
-            valid_hi=hi, **params(scope))]
+        return [
+            fc.fact_from_record(r["row"])
+            for r in self._rows(
+                pc.ENTITY_ROWS,
+                entity_ids=entity_ids,
+                known_at=known_at,
+                valid_lo=lo,
+                valid_hi=hi,
+                **params(scope),
+            )
+        ]
 
     def neighbors(
         self, scope: Scope, entity_id: str, depth: int, as_of: AsOf
@@ -111,8 +127,9 @@ class PullReads:
     ) -> dict[str, EntityRecord]:
         """Return the entities among `entity_ids` the scope may see at `known_at`, by id
         (others left out; a merge later than `known_at` is not shown)."""
-        rows = self._rows(pc.VISIBLE_ENTITIES, entity_ids=entity_ids, known_at=known_at,
-                          **params(scope))
+        rows = self._rows(
+            pc.VISIBLE_ENTITIES, entity_ids=entity_ids, known_at=known_at, **params(scope)
+        )
         out = {}
         for r in rows:
             found = pc.entity_from_row(r["e"])
@@ -133,8 +150,14 @@ def _expand(
         if not frontier:
             break
         nxt: set[str] = set()
-        for record in run(pc.NEIGHBOR_ROWS, frontier=frontier, fetched=sorted(rows),
-                          valid_at=as_of.valid_at, known_at=as_of.known_at, **params(scope)):
+        for record in run(
+            pc.NEIGHBOR_ROWS,
+            frontier=frontier,
+            fetched=sorted(rows),
+            valid_at=as_of.valid_at,
+            known_at=as_of.known_at,
+            **params(scope),
+        ):
             row = fc.fact_from_record(record["row"])
             rows[row.id] = row
             nxt.update(other for other in record["others"] if other not in seen)

@@ -45,8 +45,9 @@ from graph.time import FAR_FUTURE, AsOf, from_store, utcnow
 T = TypeVar("T")
 
 
-class Reader(ReviewReads, AccessReads, LifecycleReads, PullReads, AuditReads, SearchReads,
-             PrefetchReads):
+class Reader(
+    ReviewReads, AccessReads, LifecycleReads, PullReads, AuditReads, SearchReads, PrefetchReads
+):
     """Read-only access to one owner's memory (and what is shared with it).
 
     Args:
@@ -147,9 +148,7 @@ class Reader(ReviewReads, AccessReads, LifecycleReads, PullReads, AuditReads, Se
             raise NotFound("entity", entity_id)
         return self.as_known(ec.entity_from_record(rows[0]["e"]), known_at)
 
-    def entities_by_ids(
-        self, owner: str | Scope, entity_ids: list[str]
-    ) -> dict[str, EntityRecord]:
+    def entities_by_ids(self, owner: str | Scope, entity_ids: list[str]) -> dict[str, EntityRecord]:
         """Return the entities among `entity_ids` the scope may see, keyed by id (the
         others left out)."""
         rows = self._rows(ec.ENTITIES_BY_IDS, **params(owner), entity_ids=entity_ids)
@@ -298,8 +297,9 @@ class Reader(ReviewReads, AccessReads, LifecycleReads, PullReads, AuditReads, Se
         row = self._rows(ac.MEMORY_ACCESS, owner=owner, chat_key=key)[0]
         return ac.access_from_record(row["profile"], row["chat"])
 
-    def scope(self, owner: str, chat_id: str | None = None,
-              known_at: datetime | None = None) -> Scope:
+    def scope(
+        self, owner: str, chat_id: str | None = None, known_at: datetime | None = None
+    ) -> Scope:
         """Resolve what a read may see (CONTRACT §7; graph/scope.py): the chat's effective
         memory access (full when `chat_id` is None) and the entities shared with `owner`
         through groups as known at `known_at` (default now). Two small reads."""

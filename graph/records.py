@@ -230,7 +230,7 @@ class NotificationRecord:
 
 @dataclass(frozen=True, slots=True)
 class MergeSuggestionRecord:
-    """"Are these the same?" about two entities of one owner (CONTRACT §4, §10)."""
+    """ "Are these the same?" about two entities of one owner (CONTRACT §4, §10)."""
 
     id: str
     owner: str

@@ -33,15 +33,26 @@ class ReviewReads:
         return pc.proposal_from_record(rows[0]["n"])
 
     def proposals(
-        self, owner: str, *, status: str | None = None, chat_id: str | None = None,
-        run_id: str | None = None, after: ProposalRecord | None = None, limit: int = 100,
+        self,
+        owner: str,
+        *,
+        status: str | None = None,
+        chat_id: str | None = None,
+        run_id: str | None = None,
+        after: ProposalRecord | None = None,
+        limit: int = 100,
     ) -> list[ProposalRecord]:
         """Return proposals oldest first, filtered; page after `after` (exclusive)."""
         rows = self._rows(
-            pc.LIST_PROPOSALS, owner=owner, status=status, chat_id=chat_id, run_id=run_id,
+            pc.LIST_PROPOSALS,
+            owner=owner,
+            status=status,
+            chat_id=chat_id,
+            run_id=run_id,
             after_t=None if after is None else after.created_at,
             after_seq=None if after is None else after.seq,
-            after_id=None if after is None else after.id, limit=limit,
+            after_id=None if after is None else after.id,
+            limit=limit,
         )
         return [pc.proposal_from_record(r["n"]) for r in rows]
 
@@ -58,16 +69,24 @@ class ReviewReads:
         return pc.notification_from_record(rows[0]["x"])
 
     def notifications(
-        self, owner: str, *, chat_id: str | None = None, include_acknowledged: bool = False,
-        after: NotificationRecord | None = None, limit: int = 100,
+        self,
+        owner: str,
+        *,
+        chat_id: str | None = None,
+        include_acknowledged: bool = False,
+        after: NotificationRecord | None = None,
+        limit: int = 100,
     ) -> list[NotificationRecord]:
         """Return notifications oldest first (unacknowledged unless asked), after `after`."""
         rows = self._rows(
-            pc.LIST_NOTIFICATIONS, owner=owner, chat_id=chat_id,
+            pc.LIST_NOTIFICATIONS,
+            owner=owner,
+            chat_id=chat_id,
             include_acknowledged=include_acknowledged,
             after_t=None if after is None else after.at,
             after_seq=None if after is None else after.seq,
-            after_id=None if after is None else after.id, limit=limit,
+            after_id=None if after is None else after.id,
+            limit=limit,
         )
         return [pc.notification_from_record(r["x"]) for r in rows]
 

@@ -27,7 +27,9 @@ class ReviewWrites:
     def _run(self, query: str, **params: Any) -> list[Any]:  # pragma: no cover - WriteTx's
         raise NotImplementedError
 
-    def create_proposals(self, owner: str, items: Sequence[dict[str, Any]], t: datetime) -> set[str]:
+    def create_proposals(
+        self, owner: str, items: Sequence[dict[str, Any]], t: datetime
+    ) -> set[str]:
         """Store proposals (maps with the fields of `CREATE_PROPOSALS`); idempotent on id.
 
         Returns:
@@ -44,12 +46,29 @@ class ReviewWrites:
         return pc.proposal_from_record(rows[0]["n"]) if rows else None
 
     def decide_proposal(
-        self, owner: str, proposal_id: str, *, status: str, by: str, fact_id: str | None,
-        entity_id: str | None, object_id: str | None, t: datetime,
+        self,
+        owner: str,
+        proposal_id: str,
+        *,
+        status: str,
+        by: str,
+        fact_id: str | None,
+        entity_id: str | None,
+        object_id: str | None,
+        t: datetime,
     ) -> ProposalRecord | None:
         """Mark a pending proposal `kept` or `discarded`; None when it was not pending."""
-        rows = self._run(pc.DECIDE_PROPOSAL, owner=owner, id=proposal_id, status=status, by=by,
-                         fact_id=fact_id, entity_id=entity_id, object_id=object_id, t=t)
+        rows = self._run(
+            pc.DECIDE_PROPOSAL,
+            owner=owner,
+            id=proposal_id,
+            status=status,
+            by=by,
+            fact_id=fact_id,
+            entity_id=entity_id,
+            object_id=object_id,
+            t=t,
+        )
         return pc.proposal_from_record(rows[0]["n"]) if rows else None
 
     def suppress(self, owner: str, items: Sequence[dict[str, Any]], t: datetime) -> None:
@@ -77,17 +96,37 @@ class ReviewWrites:
         """Record notifications (maps: id, kind, text, chat_id, proposal_id, suggestion_id,
         fact_ids); idempotent on id."""
         if items:
-            full = [{"chat_id": None, "proposal_id": None, "suggestion_id": None,
-                     "fact_ids": [], "seq": 0, **m} for m in items]
+            full = [
+                {
+                    "chat_id": None,
+                    "proposal_id": None,
+                    "suggestion_id": None,
+                    "fact_ids": [],
+                    "seq": 0,
+                    **m,
+                }
+                for m in items
+            ]
             self._run(pc.CREATE_NOTIFICATIONS, owner=owner, items=full, t=t)
 
     def acknowledge(
-        self, owner: str, *, ids: Sequence[str] = (), proposal_ids: Sequence[str] = (),
-        suggestion_ids: Sequence[str] = (), t: datetime,
+        self,
+        owner: str,
+        *,
+        ids: Sequence[str] = (),
+        proposal_ids: Sequence[str] = (),
+        suggestion_ids: Sequence[str] = (),
+        t: datetime,
     ) -> list[str]:
         """Acknowledge notifications by id or by the proposal/suggestion they are about."""
-        rows = self._run(pc.ACKNOWLEDGE, owner=owner, ids=list(ids),
-                         proposal_ids=list(proposal_ids), suggestion_ids=list(suggestion_ids), t=t)
+        rows = self._run(
+            pc.ACKNOWLEDGE,
+            owner=owner,
+            ids=list(ids),
+            proposal_ids=list(proposal_ids),
+            suggestion_ids=list(suggestion_ids),
+            t=t,
+        )
         return [r["id"] for r in rows]
 
     def notification_exists(self, owner: str, notification_id: str) -> bool:
@@ -97,12 +136,27 @@ class ReviewWrites:
     # --- merges --------------------------------------------------------------------------
 
     def suggest_merge(
-        self, owner: str, *, key: str, suggestion_id: str, entity_ids: tuple[str, str],
-        reason: str, score: float, t: datetime,
+        self,
+        owner: str,
+        *,
+        key: str,
+        suggestion_id: str,
+        entity_ids: tuple[str, str],
+        reason: str,
+        score: float,
+        t: datetime,
     ) -> tuple[MergeSuggestionRecord, bool]:
         """Store a merge suggestion unless the pair was suggested before; (record, created)."""
-        row = self._run(mc.CREATE_SUGGESTION, owner=owner, key=key, id=suggestion_id,
-                        entity_ids=list(entity_ids), reason=reason, score=score, t=t)[0]
+        row = self._run(
+            mc.CREATE_SUGGESTION,
+            owner=owner,
+            key=key,
+            id=suggestion_id,
+            entity_ids=list(entity_ids),
+            reason=reason,
+            score=score,
+            t=t,
+        )[0]
         return mc.suggestion_from_record(row["s"]), bool(row["created"])
 
     def suggestion(self, owner: str, suggestion_id: str) -> MergeSuggestionRecord | None:
@@ -122,20 +176,34 @@ class ReviewWrites:
         self._run(mc.MARK_MERGED, owner=owner, loser=loser, survivor=survivor, t=t)
 
     def set_names(
-        self, owner: str, entity_id: str, *, name: str, aliases: Sequence[str],
-        search_names: Sequence[str], t: datetime,
+        self,
+        owner: str,
+        entity_id: str,
+        *,
+        name: str,
+        aliases: Sequence[str],
+        search_names: Sequence[str],
+        t: datetime,
     ) -> None:
         """Give an entity new names from `t`, keeping the ones they replace as a version
         that reads with an earlier `known_at` still see (graph/cypher/lifecycle.py)."""
-        self._run(lc.SET_NAMES, owner=owner, entity_id=entity_id,
-                  version_id=f"nam_{uuid.uuid4().hex[:24]}", name=name, aliases=list(aliases),
-                  search_names=list(search_names), t=t)
+        self._run(
+            lc.SET_NAMES,
+            owner=owner,
+            entity_id=entity_id,
+            version_id=f"nam_{uuid.uuid4().hex[:24]}",
+            name=name,
+            aliases=list(aliases),
+            search_names=list(search_names),
+            t=t,
+        )
 
     def current_row_ids(self, owner: str, entity_id: str) -> tuple[list[str], list[str]]:
         """Return (ids of the entity's rows under current knowledge, ids of current rows of
         other entities whose object is this entity)."""
-        own = self._run(mc.ENTITY_ROWS_CURRENT, owner=owner, entity_id=entity_id,
-                        far=FAR_FUTURE, since=FAR_PAST)
+        own = self._run(
+            mc.ENTITY_ROWS_CURRENT, owner=owner, entity_id=entity_id, far=FAR_FUTURE, since=FAR_PAST
+        )
         about = self._run(mc.CURRENT_ROWS_ABOUT, owner=owner, entity_id=entity_id, far=FAR_FUTURE)
         return [r["id"] for r in own], [r["id"] for r in about]
 
@@ -150,5 +218,7 @@ class ReviewWrites:
         """Return the fact rows with these ids (FactRecord), in no particular order."""
         if not ids:
             return []
-        return [fc.fact_from_record(r["row"])
-                for r in self._run(fc.FACTS_BY_IDS, owner=owner, ids=list(ids))]
+        return [
+            fc.fact_from_record(r["row"])
+            for r in self._run(fc.FACTS_BY_IDS, owner=owner, ids=list(ids))
+        ]

@@ -117,8 +117,9 @@ RETURN options.indexConfig.`vector.dimensions` AS dimensions
 """
 
 
-def ensure_schema(driver: Driver, database: str | None = None, *,
-                  vector_dimensions: int = 384) -> None:
+def ensure_schema(
+    driver: Driver, database: str | None = None, *, vector_dimensions: int = 384
+) -> None:
     """Create every constraint and index if missing, then wait for the indexes to come online.
 
     Args:
@@ -133,8 +134,11 @@ def ensure_schema(driver: Driver, database: str | None = None, *,
         driver.execute_query(statement, database_=database)
     found = driver.execute_query(VECTOR_INDEX_SIZE, database_=database).records
     if found and found[0]["dimensions"] != vector_dimensions:
-        log.warning("vector index fact_embedding has %s dimensions, the embedder %s: "
-                    "recreating it", found[0]["dimensions"], vector_dimensions)
+        log.warning(
+            "vector index fact_embedding has %s dimensions, the embedder %s: recreating it",
+            found[0]["dimensions"],
+            vector_dimensions,
+        )
         driver.execute_query("DROP INDEX fact_embedding IF EXISTS", database_=database)
     driver.execute_query(VECTOR_INDEX, dimensions=vector_dimensions, database_=database)
     driver.execute_query("CALL db.awaitIndexes(300)", database_=database)

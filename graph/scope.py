@@ -89,11 +89,15 @@ SOURCE_VISIBLE = """($all_sources OR f.source IN $sources
 """Cypher predicate on anything with a `source` bound to `f` (a fact row, or a
 corroboration through `source_visible`): the source passes the memory access."""
 
-FACT_VISIBLE = """($readable
+FACT_VISIBLE = (
+    """($readable
   AND CASE WHEN f.owner = $owner THEN true ELSE f.entity_id IN $shared END
   AND ($all_areas OR f.attribute IN $area_attributes
        OR ($general_area AND NOT f.attribute IN $registered))
-  AND """ + SOURCE_VISIBLE + ")"
+  AND """
+    + SOURCE_VISIBLE
+    + ")"
+)
 """Cypher predicate on a fact row bound to `f`: its entity is visible and the row passes
 the memory access's areas and sources (CONTRACT §7).
 
@@ -119,8 +123,9 @@ def entity_visible(var: str) -> str:
     return ENTITY_VISIBLE.replace("e.", var + ".")
 
 
-def permits(scope: Scope, *, attribute: str, source: str, entity_owner: str,
-            entity_id: str) -> bool:
+def permits(
+    scope: Scope, *, attribute: str, source: str, entity_owner: str, entity_id: str
+) -> bool:
     """The same rule as `FACT_VISIBLE`, in Python (for results assembled outside Cypher,
     such as vector-index hits, and for tests that check the Cypher against it)."""
     access = scope.access
@@ -132,7 +137,8 @@ def permits(scope: Scope, *, attribute: str, source: str, entity_owner: str,
         return True
     area = REGISTRY[attribute].area if attribute in REGISTRY else DEFAULT.area
     source_ok = source in access.sources or (
-        "integration" in access.sources and source.startswith("integration:"))
+        "integration" in access.sources and source.startswith("integration:")
+    )
     return area in access.areas and source_ok
 
 

@@ -41,10 +41,43 @@ MAX_TERMS = 32
 MAX_NARROWED_ENTITIES = 256
 """Shared entities past this: the full-text query is not narrowed (still exact, slower)."""
 
-STOP_WORDS = frozenset((
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is",
-    "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
-    "these", "they", "this", "to", "was", "will", "with"))
+STOP_WORDS = frozenset(
+    (
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "for",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "such",
+        "that",
+        "the",
+        "their",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "will",
+        "with",
+    )
+)
 """The English stop words of the `fact_text` index's analyzer (Lucene's `standard-folding`):
 the index drops them, so the query does too."""
 
@@ -114,8 +147,9 @@ class SearchReads:
     def _rows(self, query: str, **params: Any) -> list[Any]:  # pragma: no cover - Reader's
         raise NotImplementedError
 
-    def semantic(self, scope: Scope, vector: list[float], model: str, as_of: AsOf,
-                 limit: int) -> tuple[list[Hit], str]:
+    def semantic(
+        self, scope: Scope, vector: list[float], model: str, as_of: AsOf, limit: int
+    ) -> tuple[list[Hit], str]:
         """Return the `limit` rows nearest to `vector` that `scope` sees at `as_of`.
 
         Args:
@@ -129,8 +163,13 @@ class SearchReads:
             (hits best first, ties by fact id; "index" when the vector index's over-fetch
             answered, "exact" when the caller's rows were ranked exactly).
         """
-        base = {"vector": vector, "model": model, "valid_at": as_of.valid_at,
-                "known_at": as_of.known_at, **params(scope)}
+        base = {
+            "vector": vector,
+            "model": model,
+            "valid_at": as_of.valid_at,
+            "known_at": as_of.known_at,
+            **params(scope),
+        }
         k = min(max(limit * ANN_FACTOR, ANN_MIN), ANN_MAX)
         rows = self._rows(sc.SEMANTIC_NEAREST, k=k, **base)
         if len(rows) >= limit:
@@ -144,8 +183,14 @@ class SearchReads:
         query = lucene_query(text, scope)
         if query is None:
             return []
-        rows = self._rows(sc.FULLTEXT, lucene=query, k=limit, valid_at=as_of.valid_at,
-                          known_at=as_of.known_at, **params(scope))
+        rows = self._rows(
+            sc.FULLTEXT,
+            lucene=query,
+            k=limit,
+            valid_at=as_of.valid_at,
+            known_at=as_of.known_at,
+            **params(scope),
+        )
         return [_hit(r["row"], r["e"], r["score"], as_of, r["text"]) for r in rows]
 
 

@@ -34,8 +34,9 @@ class SearchWrites:
         """Return up to `limit` rows of `owner` (any axis) with no search text, or with no
         vector of `model` when `model` is given: maps {id, entity_name, attribute, value,
         object_name}, by id."""
-        return [r.data() for r in self._run(sc.UNINDEXED_ROWS, owner=owner, model=model,
-                                            limit=limit)]
+        return [
+            r.data() for r in self._run(sc.UNINDEXED_ROWS, owner=owner, model=model, limit=limit)
+        ]
 
     def owner_ids(self) -> list[str]:
         """Return the id of every owner, sorted."""

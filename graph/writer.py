@@ -205,8 +205,14 @@ class WriteTx(ReviewWrites, AccessWrites, ErasureWrites, AuditWrites, SearchWrit
         coalesces = [{"from": r["id"], "to": old} for r in rows for old in r["coalesces"]]
         objects = [{"from": r["id"], "to": r["object_id"]} for r in rows if r["object_id"]]
         if replaces or supersedes or coalesces or objects:
-            self._run(fc.LINK_ROWS, owner=owner, replaces=replaces, supersedes=supersedes,
-                      coalesces=coalesces, objects=objects)
+            self._run(
+                fc.LINK_ROWS,
+                owner=owner,
+                replaces=replaces,
+                supersedes=supersedes,
+                coalesces=coalesces,
+                objects=objects,
+            )
 
     def corroborate(self, owner: str, items: Sequence[dict[str, Any]], t: datetime) -> None:
         """Link duplicate assertions to the rows that cover them (CONTRACT §2.1 rule 1)."""
@@ -291,8 +297,9 @@ class WriteTx(ReviewWrites, AccessWrites, ErasureWrites, AuditWrites, SearchWrit
     def _set_aside(
         self, key: str, status: str, error: str | None, worker: str, now: datetime
     ) -> RunRecord:
-        row = self._run(rc.SET_ASIDE_RUN, key=key, status=status, attempt=0, error=error,
-                        worker=worker, t=now)[0]
+        row = self._run(
+            rc.SET_ASIDE_RUN, key=key, status=status, attempt=0, error=error, worker=worker, t=now
+        )[0]
         return rc.run_from_record(row["r"])
 
     def heartbeat_run(self, key: str, worker: str, now: datetime, lease: timedelta) -> bool:
@@ -301,7 +308,13 @@ class WriteTx(ReviewWrites, AccessWrites, ErasureWrites, AuditWrites, SearchWrit
         return bool(self._run(rc.HEARTBEAT_RUN, key=key, worker=worker, until=now + lease))
 
     def release_run(
-        self, key: str, worker: str, *, refund: bool, retry_at: datetime, error: str | None,
+        self,
+        key: str,
+        worker: str,
+        *,
+        refund: bool,
+        retry_at: datetime,
+        error: str | None,
         now: datetime,
     ) -> bool:
         """Put a run `worker` holds back to `queued`, claimable from `retry_at`.
@@ -318,13 +331,27 @@ class WriteTx(ReviewWrites, AccessWrites, ErasureWrites, AuditWrites, SearchWrit
             False if the lease is not `worker`'s (nothing changed).
         """
         self._run(rc.LOCK_QUEUE, worker=worker, t=now)
-        rows = self._run(rc.RELEASE_RUN, key=key, worker=worker, refund=int(refund),
-                         retry_at=retry_at, error=error)
+        rows = self._run(
+            rc.RELEASE_RUN,
+            key=key,
+            worker=worker,
+            refund=int(refund),
+            retry_at=retry_at,
+            error=error,
+        )
         return bool(rows)
 
     def finish_run(
-        self, key: str, *, worker: str, status: str, proposals: int, committed: int, held: int,
-        error: str | None, now: datetime,
+        self,
+        key: str,
+        *,
+        worker: str,
+        status: str,
+        proposals: int,
+        committed: int,
+        held: int,
+        error: str | None,
+        now: datetime,
     ) -> bool:
         """Close a run `worker` is curating, under the queue lock (CONTRACT §4).
 
@@ -334,8 +361,15 @@ class WriteTx(ReviewWrites, AccessWrites, ErasureWrites, AuditWrites, SearchWrit
         """
         self._run(rc.LOCK_QUEUE, worker=worker, t=now)
         rows = self._run(
-            rc.FINISH_RUN, key=key, worker=worker, status=status, proposals=proposals,
-            committed=committed, held=held, error=error, t=now,
+            rc.FINISH_RUN,
+            key=key,
+            worker=worker,
+            status=status,
+            proposals=proposals,
+            committed=committed,
+            held=held,
+            error=error,
+            t=now,
         )
         return bool(rows)
 
@@ -348,8 +382,14 @@ class WriteTx(ReviewWrites, AccessWrites, ErasureWrites, AuditWrites, SearchWrit
         return ac.access_from_record(row["profile"], row["chat"])
 
     def set_memory_access(
-        self, owner: str, chat_id: str | None, *, mode: str, areas: Sequence[str],
-        sources: Sequence[str], now: datetime,
+        self,
+        owner: str,
+        chat_id: str | None,
+        *,
+        mode: str,
+        areas: Sequence[str],
+        sources: Sequence[str],
+        now: datetime,
     ) -> MemoryAccess:
         """Store a chat's memory access, or the owner's default when `chat_id` is None.
 
@@ -357,15 +397,21 @@ class WriteTx(ReviewWrites, AccessWrites, ErasureWrites, AuditWrites, SearchWrit
             NotFound: the owner does not exist (call `ensure_owner` first).
             Conflict: the chat key is taken by another owner's chat.
         """
-        params = {"owner": owner, "mode": mode, "areas": list(areas), "sources": list(sources),
-                  "t": now}
+        params = {
+            "owner": owner,
+            "mode": mode,
+            "areas": list(areas),
+            "sources": list(sources),
+            "t": now,
+        }
         if chat_id is None:
             rows = self._run(ac.SET_PROFILE_ACCESS, **params)
             if not rows:
                 raise NotFound("owner", owner)
             return ac.access_from_record(rows[0]["profile"], None)
-        row = self._run(ac.SET_CHAT_ACCESS, chat_key=chat_key(owner, chat_id), chat_id=chat_id,
-                        **params)[0]
+        row = self._run(
+            ac.SET_CHAT_ACCESS, chat_key=chat_key(owner, chat_id), chat_id=chat_id, **params
+        )[0]
         if row["owner"] != owner:
             raise Conflict("chat id already used")
         return ac.access_from_record(None, row["chat"])
@@ -375,8 +421,13 @@ class WriteTx(ReviewWrites, AccessWrites, ErasureWrites, AuditWrites, SearchWrit
     ) -> TokenRecord:
         """Store a token (only its hash) for `owner`, creating the owner if needed."""
         row = self._run(
-            rc.CREATE_TOKEN, owner=owner, id=token_id, hash=token_hash, scopes=list(scopes),
-            self_id=new_id("ent"), t=now,
+            rc.CREATE_TOKEN,
+            owner=owner,
+            id=token_id,
+            hash=token_hash,
+            scopes=list(scopes),
+            self_id=new_id("ent"),
+            t=now,
         )[0]
         return rc.token_from_record(row["k"])
 
@@ -390,8 +441,9 @@ class Writer:
         embedder: handed to every `WriteTx` (see there), or None for none.
     """
 
-    def __init__(self, driver: Driver, database: str | None = None,
-                 embedder: Embedder | None = None):
+    def __init__(
+        self, driver: Driver, database: str | None = None, embedder: Embedder | None = None
+    ):
         self._driver = driver
         self._database = database
         self._embedder = embedder

@@ -208,8 +208,9 @@ class Oracle:
             ValueError: the window is empty.
         """
         self._tick(t)
-        return self._assert(t, entity, attribute, value, valid_from, valid_to, cardinality,
-                            provenance, ACTIVE)
+        return self._assert(
+            t, entity, attribute, value, valid_from, valid_to, cardinality, provenance, ACTIVE
+        )
 
     def _assert(
         self,
@@ -266,8 +267,17 @@ class Oracle:
         joined = self._coalesce(entity, attribute, key, a, end, status, t)
         retracted.extend(joined.retracted)
         new = self._record(
-            t, entity, attribute, value, key, cardinality, joined.start, joined.stop,
-            joined.status, provenance, pushed=[*(r.id for r in pushed), *joined.pushed],
+            t,
+            entity,
+            attribute,
+            value,
+            key,
+            cardinality,
+            joined.start,
+            joined.stop,
+            joined.status,
+            provenance,
+            pushed=[*(r.id for r in pushed), *joined.pushed],
             folded=joined.joined,
         )
         recorded.append(new)
@@ -324,8 +334,16 @@ class Oracle:
                 value, provenance = joined.first.value, joined.first.provenance
             recorded.append(
                 self._record(
-                    t, p.entity, p.attribute, value, p.norm, p.cardinality, joined.start,
-                    joined.stop, joined.status, provenance,
+                    t,
+                    p.entity,
+                    p.attribute,
+                    value,
+                    p.norm,
+                    p.cardinality,
+                    joined.start,
+                    joined.stop,
+                    joined.status,
+                    provenance,
                     continues=[p.id, *joined.continues],
                 )
             )
@@ -416,8 +434,17 @@ class Oracle:
     def _carry(self, r: Row, t: Any, start: Any, stop: Any, status: str) -> Row:
         """Record part of `r` again, as its continuation."""
         return self._record(
-            t, r.entity, r.attribute, r.value, r.norm, r.cardinality, start, stop, status,
-            r.provenance, continues=[r.id],
+            t,
+            r.entity,
+            r.attribute,
+            r.value,
+            r.norm,
+            r.cardinality,
+            start,
+            stop,
+            status,
+            r.provenance,
+            continues=[r.id],
         )
 
     def _record(

@@ -49,8 +49,17 @@ class MergeOracle(Oracle):
                 held.append(r)
                 continue
             end = None if r.valid_to == self.open_end else r.valid_to
-            self._assert(t, survivor, r.attribute, r.value, r.valid_from, end, r.cardinality,
-                         r.provenance, r.status)
+            self._assert(
+                t,
+                survivor,
+                r.attribute,
+                r.value,
+                r.valid_from,
+                end,
+                r.cardinality,
+                r.provenance,
+                r.status,
+            )
         self.merges[loser] = (survivor, t)
         return tuple(held)
 

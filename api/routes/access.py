@@ -21,21 +21,31 @@ router = APIRouter(tags=["memory access"])
 
 
 def _public(access: MemoryAccess) -> MemoryAccessPublic:
-    return MemoryAccessPublic(mode=access.mode, areas=list(access.areas),  # type: ignore[arg-type]
-                              sources=list(access.sources), origin=access.origin)  # type: ignore[arg-type]
+    return MemoryAccessPublic(
+        mode=access.mode,
+        areas=list(access.areas),  # type: ignore[arg-type]
+        sources=list(access.sources),
+        origin=access.origin,
+    )  # type: ignore[arg-type]
 
 
-def _store(committer: CommitterDep, owner: str, chat_id: str | None,
-           body: MemoryAccessIn) -> MemoryAccessPublic:
+def _store(
+    committer: CommitterDep, owner: str, chat_id: str | None, body: MemoryAccessIn
+) -> MemoryAccessPublic:
     access = committer.set_memory_access(
-        owner, chat_id, body.mode, list(dict.fromkeys(body.areas or ())),
-        list(dict.fromkeys(body.sources or ())))
+        owner,
+        chat_id,
+        body.mode,
+        list(dict.fromkeys(body.areas or ())),
+        list(dict.fromkeys(body.sources or ())),
+    )
     return _public(access)
 
 
 @router.put("/v1/chats/{chat_id}/memory-access", response_model=MemoryAccessPublic)
-def put_chat_access(chat_id: PathId, body: MemoryAccessIn, owner: AdminOwner,
-                    committer: CommitterDep) -> MemoryAccessPublic:
+def put_chat_access(
+    chat_id: PathId, body: MemoryAccessIn, owner: AdminOwner, committer: CommitterDep
+) -> MemoryAccessPublic:
     """Set one chat's memory access, overriding the owner's default.
 
     Body: `{mode: none|restricted|full, areas?: [str], sources?: [str]}`; under
@@ -56,8 +66,9 @@ def get_chat_access(chat_id: PathId, owner: ReadOwner, reader: ReaderDep) -> Mem
 
 
 @router.put("/v1/profile/memory-access", response_model=MemoryAccessPublic)
-def put_profile_access(body: MemoryAccessIn, owner: AdminOwner,
-                       committer: CommitterDep) -> MemoryAccessPublic:
+def put_profile_access(
+    body: MemoryAccessIn, owner: AdminOwner, committer: CommitterDep
+) -> MemoryAccessPublic:
     """Set the owner's default memory access, for every chat without its own.
 
     Body and errors as for a chat. Needs scope `admin`.

@@ -29,11 +29,15 @@ def why(fact_id: PathId, scope: ScopeDep, reader: ReaderDep) -> WhyOut:
     Needs scope `read`.
     """
     found = reader.why(scope, fact_id)
-    corroborations = (reader.corroborations(scope, fact_id) if found.fact.owner == scope.owner
-                      else [])
+    corroborations = (
+        reader.corroborations(scope, fact_id) if found.fact.owner == scope.owner else []
+    )
     return WhyOut(
-        fact=FactPublic.of(found.fact), source=found.fact.source, reason=found.fact.reason,
-        evidence=found.fact.evidence, chain=[EventPublic.of(e) for e in found.chain],
+        fact=FactPublic.of(found.fact),
+        source=found.fact.source,
+        reason=found.fact.reason,
+        evidence=found.fact.evidence,
+        chain=[EventPublic.of(e) for e in found.chain],
         trigger=None if found.trigger is None else EventPublic.of(found.trigger),
         decided_by=None if found.cause is None else EventPublic.of(found.cause),
         corroborations=[CorroborationPublic(**c) for c in corroborations],
@@ -61,8 +65,10 @@ def effects(
     Paginated by `cursor` (an offset) and `limit`. Errors: 404 unknown id or another
     owner's. Needs scope `read`.
     """
-    event, found = reader.effects(scope, event_id, skip=cursor,
-                                  limit=limit + 1)
+    event, found = reader.effects(scope, event_id, skip=cursor, limit=limit + 1)
     nxt = str(cursor + limit) if len(found) > limit else None
-    return EffectsOut(event=None if event is None else EventPublic.of(event),
-                      items=[EffectPublic.of(e) for e in found[:limit]], next=nxt)
+    return EffectsOut(
+        event=None if event is None else EventPublic.of(event),
+        items=[EffectPublic.of(e) for e in found[:limit]],
+        next=nxt,
+    )

@@ -62,8 +62,9 @@ def list_entities(
     if known_at is None:
         records = reader.entities(scope, q=key, kind=kind, after=cursor, limit=limit + 1)
     else:
-        records = reader.entities_as_of(scope, known_at, q=key, kind=kind, after=cursor,
-                                        limit=limit + 1)
+        records = reader.entities_as_of(
+            scope, known_at, q=key, kind=kind, after=cursor, limit=limit + 1
+        )
     page = records[:limit]
     nxt = page[-1].id if len(records) > limit else None
     return EntityList(items=[EntityPublic.of(e) for e in page], next=nxt)
@@ -75,7 +76,9 @@ def _known(as_of: AsOf) -> datetime | None:
 
 
 @router.get("/{entity_id}", response_model=EntityWithFacts)
-def get_entity(entity_id: str, scope: ScopeDep, reader: ReaderDep, as_of: AsOfDep) -> EntityWithFacts:
+def get_entity(
+    entity_id: str, scope: ScopeDep, reader: ReaderDep, as_of: AsOfDep
+) -> EntityWithFacts:
     """Return an entity and its facts as of `(valid_at, known_at)` (both default to now).
 
     An entity merged into another (as known at `known_at`) answers with the survivor
@@ -87,9 +90,11 @@ def get_entity(entity_id: str, scope: ScopeDep, reader: ReaderDep, as_of: AsOfDe
     """
     resolved = reader.resolve(scope, entity_id, _known(as_of))
     facts = reader.facts(scope, resolved.entity.id, as_of)
-    return EntityWithFacts(entity=EntityPublic.of(resolved.entity),
-                           facts=[FactPublic.of(f) for f in facts],
-                           merged_from=resolved.merged_from)
+    return EntityWithFacts(
+        entity=EntityPublic.of(resolved.entity),
+        facts=[FactPublic.of(f) for f in facts],
+        merged_from=resolved.merged_from,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,8 +110,9 @@ class HistoryQuery:
 def history_query(
     known_at: KnownAtDep,
     include_retracted: bool = False,
-    cursor: Annotated[str | None, Query(max_length=1000, description="`next` of the "
-                                        "previous page")] = None,
+    cursor: Annotated[
+        str | None, Query(max_length=1000, description="`next` of the previous page")
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = MAX_PAGE,
 ) -> HistoryQuery:
     """`known_at`, `include_retracted`, `cursor` (opaque, `next` of a page) and `limit`."""
@@ -123,22 +129,35 @@ def _history(
     if q.cursor is not None:
         page = decode_history(q.cursor, entity_id, attribute, q.include_retracted)
         if q.known_at is not None and q.known_at != page.known_at:
-            raise InvalidInput("cursor", "it was made for another known_at; ask again "
-                                         "without cursor")
+            raise InvalidInput(
+                "cursor", "it was made for another known_at; ask again without cursor"
+            )
         known_at, after = page.known_at, page.after
         if q.known_at is None:  # a later page reads the first page's knowledge and shares
             shared = reader.scope(scope.owner, None, known_at).shared
             scope = Scope(scope.owner, scope.access, shared)
     resolved = reader.resolve(scope, entity_id, known_at)
-    rows = reader.history(scope, resolved.entity.id, attribute,
-                          known_at, q.include_retracted, after=after, limit=q.limit + 1)
-    items = rows[:q.limit]
+    rows = reader.history(
+        scope,
+        resolved.entity.id,
+        attribute,
+        known_at,
+        q.include_retracted,
+        after=after,
+        limit=q.limit + 1,
+    )
+    items = rows[: q.limit]
     nxt = None
     if len(rows) > q.limit:
-        nxt = encode_history(entity_id, attribute, q.include_retracted, known_at,
-                             HistoryKey.of(items[-1]))
-    return FactList(items=[FactPublic.of(f) for f in items], next=nxt,
-                    entity_id=resolved.entity.id, merged_from=resolved.merged_from)
+        nxt = encode_history(
+            entity_id, attribute, q.include_retracted, known_at, HistoryKey.of(items[-1])
+        )
+    return FactList(
+        items=[FactPublic.of(f) for f in items],
+        next=nxt,
+        entity_id=resolved.entity.id,
+        merged_from=resolved.merged_from,
+    )
 
 
 @router.get("/{entity_id}/history", response_model=FactList)

@@ -47,8 +47,12 @@ def assert_fact(
         provenance=Provenance(source="user_edit", evidence=body.evidence, reason=body.reason),
     )
     result = committer.assert_fact(owner, assertion)
-    return FactCreated(fact=FactPublic.of(result.fact), effect=result.effect,  # type: ignore[arg-type]
-                       superseded=list(result.superseded), event_id=result.event_id)
+    return FactCreated(
+        fact=FactPublic.of(result.fact),
+        effect=result.effect,  # type: ignore[arg-type]
+        superseded=list(result.superseded),
+        event_id=result.event_id,
+    )
 
 
 @router.get("/entities/{entity_id}/facts", response_model=FactList)

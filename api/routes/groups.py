@@ -47,8 +47,9 @@ def list_groups(owner: ReadOwner, reader: ReaderDep) -> GroupList:
 
 
 @router.post("/{group_id}/members", status_code=201, response_model=GroupPublic)
-def add_member(group_id: PathId, body: MemberAdd, owner: WriteOwner,
-               committer: CommitterDep) -> GroupPublic:
+def add_member(
+    group_id: PathId, body: MemberAdd, owner: WriteOwner, committer: CommitterDep
+) -> GroupPublic:
     """Add an owner to the group (a current member is left as it is); returns the group.
 
     Body: `{owner}`. Errors: 404 when the caller does not belong to the group (as for an
@@ -59,8 +60,9 @@ def add_member(group_id: PathId, body: MemberAdd, owner: WriteOwner,
 
 
 @router.delete("/{group_id}/members/{member}", response_model=GroupPublic)
-def remove_member(group_id: PathId, member: OwnerId, owner: WriteOwner,
-                  committer: CommitterDep) -> GroupPublic:
+def remove_member(
+    group_id: PathId, member: OwnerId, owner: WriteOwner, committer: CommitterDep
+) -> GroupPublic:
     """Remove an owner from the group; the shares it made there end with it. Returns the
     group. Errors: 404 unknown group (for the caller) or not a member; 403 the caller is
     not the creator; 409 removing the creator. Needs scope `write`.
@@ -69,8 +71,9 @@ def remove_member(group_id: PathId, member: OwnerId, owner: WriteOwner,
 
 
 @router.post("/{group_id}/shares", status_code=201, response_model=SharePublic)
-def share(group_id: PathId, body: ShareCreate, owner: WriteOwner,
-          committer: CommitterDep) -> SharePublic:
+def share(
+    group_id: PathId, body: ShareCreate, owner: WriteOwner, committer: CommitterDep
+) -> SharePublic:
     """Share one of the caller's own entities with a group it belongs to (idempotent).
 
     Members see it and its facts from now on, in every read; reads with `known_at`
@@ -83,8 +86,9 @@ def share(group_id: PathId, body: ShareCreate, owner: WriteOwner,
 
 
 @router.delete("/{group_id}/shares/{entity_id}", response_model=SharePublic)
-def unshare(group_id: PathId, entity_id: PathId, owner: WriteOwner,
-            committer: CommitterDep) -> SharePublic:
+def unshare(
+    group_id: PathId, entity_id: PathId, owner: WriteOwner, committer: CommitterDep
+) -> SharePublic:
     """Stop sharing an entity with the group: members stop seeing it from now (reads with
     `known_at` before now still do). Returns the share with its `unshared_at`.
     Errors: 404 when the group is not the caller's or the caller has no live share of

@@ -32,11 +32,18 @@ def list_notifications(
     `next` as `cursor`. Errors: 404 unknown cursor. Needs scope `read`.
     """
     after = None if cursor is None else reader.notification(owner, cursor)
-    found = reader.notifications(owner, chat_id=chat_id, include_acknowledged=include_acknowledged,
-                                 after=after, limit=limit + 1)
+    found = reader.notifications(
+        owner,
+        chat_id=chat_id,
+        include_acknowledged=include_acknowledged,
+        after=after,
+        limit=limit + 1,
+    )
     page = found[:limit]
-    return NotificationList(items=[NotificationPublic.of(n) for n in page],
-                            next=page[-1].id if len(found) > limit else None)
+    return NotificationList(
+        items=[NotificationPublic.of(n) for n in page],
+        next=page[-1].id if len(found) > limit else None,
+    )
 
 
 @router.post("/{notification_id}/acknowledge", response_model=NotificationPublic)

@@ -34,6 +34,9 @@ def erase_me(
     result = committer.erase_owner(owner, confirm)
     request.app.state.token_cache.forget_owner(owner)
     if result.remaining:
-        log.error("erasure of %s left %d nodes: a label is missing from OWNED_LABELS",
-                  owner, result.remaining)
+        log.error(
+            "erasure of %s left %d nodes: a label is missing from OWNED_LABELS",
+            owner,
+            result.remaining,
+        )
     return Erased(removed=result.removed, remaining=result.remaining)

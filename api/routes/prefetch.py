@@ -43,17 +43,26 @@ def post_prefetch(body: PrefetchIn, owner: ReadOwner, request: Request) -> Prefe
     max_chars = body.max_chars or settings.prefetch_max_chars
     max_items = body.max_items or settings.prefetch_max_items
     future = request.app.state.prefetch_pool.submit(
-        prefetch.build, request.app.state.prefetch_reader, owner, body.chat_id, body.message,
-        at, max_chars, max_items,
+        prefetch.build,
+        request.app.state.prefetch_reader,
+        owner,
+        body.chat_id,
+        body.message,
+        at,
+        max_chars,
+        max_items,
     )
     try:
         answer = future.result(timeout=settings.prefetch_deadline_ms / 1000)
     except (FutureTimeout, QueryTimedOut):  # ours, or the transaction's (same deadline)
         future.cancel()
-        replan = request.app.state.warmer.replan(owner, body.chat_id, body.message, at,
-                                                 max_chars, max_items)
-        log.warning("prefetch past its deadline; answering degraded%s",
-                    "; planning its shape in the background" if replan else "")
+        replan = request.app.state.warmer.replan(
+            owner, body.chat_id, body.message, at, max_chars, max_items
+        )
+        log.warning(
+            "prefetch past its deadline; answering degraded%s",
+            "; planning its shape in the background" if replan else "",
+        )
         return PrefetchOut(block="", items=[], degraded=True)
     except Exception:
         log.exception("prefetch failed; answering degraded")

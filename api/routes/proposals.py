@@ -40,11 +40,13 @@ def list_proposals(
     filter. Needs scope `read`.
     """
     after = None if cursor is None else reader.proposal(owner, cursor)
-    found = reader.proposals(owner, status=status, chat_id=chat_id, run_id=run_id, after=after,
-                             limit=limit + 1)
+    found = reader.proposals(
+        owner, status=status, chat_id=chat_id, run_id=run_id, after=after, limit=limit + 1
+    )
     page = found[:limit]
-    return ProposalList(items=[ProposalPublic.of(p) for p in page],
-                        next=page[-1].id if len(found) > limit else None)
+    return ProposalList(
+        items=[ProposalPublic.of(p) for p in page], next=page[-1].id if len(found) > limit else None
+    )
 
 
 @router.get("/proposals/{proposal_id}", response_model=ProposalPublic)
@@ -60,8 +62,9 @@ def keep_proposal(proposal_id: PathId, owner: CurateOwner, committer: CommitterD
     nothing to end). Errors: 404 unknown id; 409 not pending. Needs scope `curate`.
     """
     proposal, fact = committer.keep_proposal(owner, proposal_id, by="rest")
-    return ProposalKept(proposal=ProposalPublic.of(proposal),
-                        fact=None if fact is None else FactPublic.of(fact))
+    return ProposalKept(
+        proposal=ProposalPublic.of(proposal), fact=None if fact is None else FactPublic.of(fact)
+    )
 
 
 @router.post("/proposals/{proposal_id}/discard", response_model=ProposalDiscarded)
@@ -72,8 +75,9 @@ def discard_proposal(
     never proposes it again in any chat of the owner (CONTRACT §3). Returns
     `{proposal}`. Errors: 404 unknown id; 409 not pending. Needs scope `curate`.
     """
-    return ProposalDiscarded(proposal=ProposalPublic.of(
-        committer.discard_proposal(owner, proposal_id, by="rest")))
+    return ProposalDiscarded(
+        proposal=ProposalPublic.of(committer.discard_proposal(owner, proposal_id, by="rest"))
+    )
 
 
 @router.post("/chats/{chat_id}/replies", response_model=ReplyOut)
@@ -90,15 +94,33 @@ def reply(
     surfaced = reader.last_surfaced(owner, chat_id)
     ids = [p.id for p in surfaced]
     if not surfaced:
-        return ReplyOut(understood=False, kept=[], discarded=[], pending=[],
-                        detail="There is nothing waiting for an answer in this chat.")
+        return ReplyOut(
+            understood=False,
+            kept=[],
+            discarded=[],
+            pending=[],
+            detail="There is nothing waiting for an answer in this chat.",
+        )
     reading = read_reply(body.text, len(surfaced))
     if not reading.understood:
-        return ReplyOut(understood=False, kept=[], discarded=[], pending=ids,
-                        detail="I could not read that as a yes or no; nothing changed.")
-    kept, discarded = committer.resolve(owner, [ids[i] for i in reading.keep],
-                                        [ids[i] for i in reading.discard], by=f"chat:{chat_id}")
+        return ReplyOut(
+            understood=False,
+            kept=[],
+            discarded=[],
+            pending=ids,
+            detail="I could not read that as a yes or no; nothing changed.",
+        )
+    kept, discarded = committer.resolve(
+        owner,
+        [ids[i] for i in reading.keep],
+        [ids[i] for i in reading.discard],
+        by=f"chat:{chat_id}",
+    )
     left = [i for i in ids if i not in kept and i not in discarded]
-    return ReplyOut(understood=True, kept=kept, discarded=discarded, pending=left,
-                    detail=f"kept {len(kept)}, discarded {len(discarded)}, "
-                           f"{len(left)} still pending")
+    return ReplyOut(
+        understood=True,
+        kept=kept,
+        discarded=discarded,
+        pending=left,
+        detail=f"kept {len(kept)}, discarded {len(discarded)}, {len(left)} still pending",
+    )

@@ -20,8 +20,10 @@ router = APIRouter(prefix="/v1", tags=["pull"])
 
 def get_caller(
     owner: ReadOwner,
-    chat_id: Annotated[str | None, Query(min_length=1, max_length=200,
-                                         description="apply this chat's memory access")] = None,
+    chat_id: Annotated[
+        str | None,
+        Query(min_length=1, max_length=200, description="apply this chat's memory access"),
+    ] = None,
 ) -> tools.Caller:
     """The caller of a read tool: the token's owner (scope `read`) and the optional chat."""
     return tools.Caller(owner, chat_id)

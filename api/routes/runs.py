@@ -26,11 +26,19 @@ def post_run(body: RunCreate, owner: WriteOwner, committer: CommitterDep) -> Run
     the bounds in README.md. Needs scope `write`.
     """
     payload = _json(body.model_dump(mode="json"))
-    utc = body.model_copy(update={"messages": [
-        m.model_copy(update={"at": m.at.astimezone(UTC)}) for m in body.messages]})
-    run, _ = committer.submit_run(owner, run_id=body.id, chat_id=body.chat_id,
-                                  surface=body.surface, payload=payload,
-                                  canonical=_json(utc.model_dump(mode="json")))
+    utc = body.model_copy(
+        update={
+            "messages": [m.model_copy(update={"at": m.at.astimezone(UTC)}) for m in body.messages]
+        }
+    )
+    run, _ = committer.submit_run(
+        owner,
+        run_id=body.id,
+        chat_id=body.chat_id,
+        surface=body.surface,
+        payload=payload,
+        canonical=_json(utc.model_dump(mode="json")),
+    )
     return RunAccepted(id=run.id, status=run.status)
 
 
@@ -42,5 +50,10 @@ def _json(value: object) -> str:
 def get_run(run_id: str, owner: ReadOwner, reader: ReaderDep) -> RunStatus:
     """A run's status and counts: `{id, status, proposals, committed, held}`. 404 if not the owner's."""
     run = reader.run(owner, run_id)
-    return RunStatus(id=run.id, status=run.status, proposals=run.proposals,  # type: ignore[arg-type]
-                     committed=run.committed, held=run.held)
+    return RunStatus(
+        id=run.id,
+        status=run.status,
+        proposals=run.proposals,  # type: ignore[arg-type]
+        committed=run.committed,
+        held=run.held,
+    )

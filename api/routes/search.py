@@ -26,8 +26,9 @@ def search(
     scope: ScopeDep,
     reader: ReaderDep,
     as_of: AsOfDep,
-    q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS,
-                            description="what to recall, in words")],
+    q: Annotated[
+        str, Query(min_length=1, max_length=MAX_QUERY_CHARS, description="what to recall, in words")
+    ],
     limit: Annotated[int, Query(ge=1, le=100)] = 10,
 ) -> Any:
     """Facts relevant to `q`, as of `(valid_at, known_at)` (both default to now).

@@ -13,8 +13,9 @@ router = APIRouter(prefix="/v1/entities", tags=["merges"])
 
 
 @router.post("/{entity_id}/split", status_code=201, response_model=EntityPublic)
-def split(entity_id: PathId, body: SplitIn, owner: CurateOwner, committer: CommitterDep
-          ) -> EntityPublic:
+def split(
+    entity_id: PathId, body: SplitIn, owner: CurateOwner, committer: CommitterDep
+) -> EntityPublic:
     """Move chosen facts (and aliases) off an entity into a new one: `{fact_ids, name,
     aliases?}` -> 201 Entity, the new one (CONTRACT §5).
 

@@ -20,8 +20,9 @@ router = APIRouter(prefix="/v1/syncs", tags=["syncs"])
 
 
 @router.post("", status_code=201, response_model=SyncOut)
-def post_sync(body: SyncIn, owner: WriteOwner, committer: CommitterDep, request: Request,
-              response: Response) -> SyncOut:
+def post_sync(
+    body: SyncIn, owner: WriteOwner, committer: CommitterDep, request: Request, response: Response
+) -> SyncOut:
     """Apply an integration sync: `{id, integration, full_snapshot?, at?, observations}`.
 
     Observations have the shape of `POST /v1/runs` observations (`integration` defaults
@@ -44,21 +45,41 @@ def post_sync(body: SyncIn, owner: WriteOwner, committer: CommitterDep, request:
     refs: list[EntityRef] = []
     for i, o in enumerate(body.observations):
         if o.integration is not None and o.integration != body.integration:
-            raise InvalidInput(f"observations.{i}.integration",
-                               f"must be the sync's integration {body.integration!r}")
+            raise InvalidInput(
+                f"observations.{i}.integration",
+                f"must be the sync's integration {body.integration!r}",
+            )
         raw.append({**o.model_dump(mode="python"), "integration": body.integration})
         refs.extend(EntityRef(name=r.name, kind=r.kind) for r in (o.entity, o.object) if r)
     settings = request.app.state.settings
-    reviewed = review_observations(owner, raw, body.id, body.at or utcnow(),
-                                   threshold=settings.auto_commit_threshold,
-                                   privileged=settings.privileged_areas)
+    reviewed = review_observations(
+        owner,
+        raw,
+        body.id,
+        body.at or utcnow(),
+        threshold=settings.auto_commit_threshold,
+        privileged=settings.privileged_areas,
+    )
     canonical = json.dumps(body.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
     outcome = committer.apply_sync(
-        owner, sync_id=body.id, integration=body.integration, full_snapshot=body.full_snapshot,
-        digest=hashlib.sha256(canonical.encode()).hexdigest(), reviewed=reviewed, refs=refs)
+        owner,
+        sync_id=body.id,
+        integration=body.integration,
+        full_snapshot=body.full_snapshot,
+        digest=hashlib.sha256(canonical.encode()).hexdigest(),
+        reviewed=reviewed,
+        refs=refs,
+    )
     if not outcome.created:
         response.status_code = 200
-    return SyncOut(id=outcome.id, integration=outcome.integration,
-                   full_snapshot=outcome.full_snapshot, status="applied",
-                   proposals=outcome.proposals, committed=outcome.committed, held=outcome.held,
-                   archived=list(outcome.archived), unarchived=list(outcome.unarchived))
+    return SyncOut(
+        id=outcome.id,
+        integration=outcome.integration,
+        full_snapshot=outcome.full_snapshot,
+        status="applied",
+        proposals=outcome.proposals,
+        committed=outcome.committed,
+        held=outcome.held,
+        archived=list(outcome.archived),
+        unarchived=list(outcome.unarchived),
+    )

@@ -241,8 +241,9 @@ def plan_end(row: FactRecord, until: datetime) -> Plan:
     """
     if row.valid_from >= until:
         return Plan(effect="forgotten", retract=(row.id,))
-    spec = RowSpec(_carry(row), row.valid_from, min(row.valid_to, until), "invalidated",
-                   "remainder", (row.id,))
+    spec = RowSpec(
+        _carry(row), row.valid_from, min(row.valid_to, until), "invalidated", "remainder", (row.id,)
+    )
     return Plan(effect="forgotten", retract=(row.id,), record=(spec,), primary=0)
 
 
@@ -308,8 +309,9 @@ def plan_retract(
         same = [r for r in remaining if r.value_norm == norm]
         for start, stop, status, carrier, continues in _join(by_value[norm], same):
             plan.retract.extend(i for i in continues if i in {r.id for r in same})
-            plan.record.append(RowSpec(_carry(carrier), start, stop, status, "restored",
-                                       tuple(continues)))
+            plan.record.append(
+                RowSpec(_carry(carrier), start, stop, status, "restored", tuple(continues))
+            )
     return Plan(effect="retracted", retract=tuple(plan.retract), record=tuple(plan.record))
 
 

@@ -40,7 +40,9 @@ def _went_to(m: re.Match[str], s: Sentence) -> Iterable[Found]:
         yield _event(value, s, m)
 
 
-@RULES.add(rf"{PAST}went\s+(?P<obj>(?!going\b|through\b|nothing\b|something\b)[a-z]+ing\b[^,.;!?]*)")
+@RULES.add(
+    rf"{PAST}went\s+(?P<obj>(?!going\b|through\b|nothing\b|something\b)[a-z]+ing\b[^,.;!?]*)"
+)
 def _went_doing(m: re.Match[str], s: Sentence) -> Iterable[Found]:
     value = phrase(s, m, "obj", 6, purpose=True)
     if value:

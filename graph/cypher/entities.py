@@ -8,27 +8,38 @@ from graph.records import EntityRecord
 from graph.scope import ENTITY_VISIBLE
 from graph.time import from_store
 
-ENTITY_BY_ID = """
+ENTITY_BY_ID = (
+    """
 MATCH (e:Entity {id: $entity_id})
-WHERE """ + ENTITY_VISIBLE + """ AND e.created_at <= $known_at
+WHERE """
+    + ENTITY_VISIBLE
+    + """ AND e.created_at <= $known_at
 RETURN e
 """
+)
 """READ. **params(scope), $entity_id, $known_at -> e (0 or 1): the entity if the scope
 may see it (CONTRACT §7). Unique-constraint seek on Entity.id. The committer reads its
 own entities through it with `params(owner)` (a bare owner: its own memory only)."""
 
-ENTITIES_BY_IDS = """
+ENTITIES_BY_IDS = (
+    """
 MATCH (e:Entity)
-WHERE e.id IN $entity_ids AND """ + ENTITY_VISIBLE + """
+WHERE e.id IN $entity_ids AND """
+    + ENTITY_VISIBLE
+    + """
 RETURN e
 ORDER BY e.id
 """
+)
 """READ. **params(scope), $entity_ids -> e for each id the scope may see (CONTRACT §7).
 Unique-constraint seeks on Entity.id."""
 
-LIST_ENTITIES = """
+LIST_ENTITIES = (
+    """
 MATCH (e:Entity)
-WHERE """ + ENTITY_VISIBLE + """
+WHERE """
+    + ENTITY_VISIBLE
+    + """
   AND ($kind IS NULL OR e.kind = $kind)
   AND ($q IS NULL OR any(n IN e.search_names WHERE n CONTAINS $q))
   AND ($after IS NULL OR e.id > $after)
@@ -36,6 +47,7 @@ RETURN e
 ORDER BY e.id
 LIMIT $limit
 """
+)
 """READ. **params(scope), $kind (or null), $q (normalized: case-folded, accents stripped,
 or null), $after (cursor: last id of the previous page, or null), $limit -> e, ordered
 by id: the owner's entities and those shared with it (CONTRACT §7).
@@ -50,9 +62,12 @@ RETURN e.id AS id, e.merged_into AS merged_into
 """READ. $owner, $entity_ids -> id, merged_into (or null), for each of them that is the
 owner's."""
 
-ALL_ENTITY_NAMES = """
+ALL_ENTITY_NAMES = (
+    """
 MATCH (e:Entity)
-WHERE """ + ENTITY_VISIBLE + """ AND e.created_at <= $known_at
+WHERE """
+    + ENTITY_VISIBLE
+    + """ AND e.created_at <= $known_at
   AND (e.merged_into IS NULL OR e.merged_at > $known_at)
 RETURN e.id AS id, e.archived AS archived,
   CASE WHEN coalesce(e.names_since, e.created_at) <= $known_at THEN e.search_names
@@ -60,6 +75,7 @@ RETURN e.id AS id, e.archived AS archived,
              WHERE v.recorded_at <= $known_at AND v.retracted_at > $known_at
              | v.search_names]) END AS names
 """
+)
 """READ. **params(scope), $known_at -> id, names (normalized names and aliases), archived, of the
 entities live at $known_at (created by then, not merged yet), each with the names it had
 then (CONTRACT §5: before a merge, two entities with their own names), those the

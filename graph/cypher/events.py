@@ -35,9 +35,22 @@ from graph.scope import entity_visible, fact_visible
 from graph.time import from_store
 
 EVENT_FIELDS = (
-    "chat_id", "run_id", "message_id", "role", "surface", "proposal_id", "attribute",
-    "policy", "decision", "action", "integration", "full_snapshot", "entity_id", "fact_id",
-    "target_id", "suggestion_id",
+    "chat_id",
+    "run_id",
+    "message_id",
+    "role",
+    "surface",
+    "proposal_id",
+    "attribute",
+    "policy",
+    "decision",
+    "action",
+    "integration",
+    "full_snapshot",
+    "entity_id",
+    "fact_id",
+    "target_id",
+    "suggestion_id",
 )
 """The optional fields an event may carry (set one by one in RECORD_TRAIL)."""
 
@@ -109,11 +122,17 @@ SET e.digest = $digest, e.proposals = $proposals, e.committed = $committed,
 $committed, $held (counts), $archived, $unarchived (entity ids): what a sync did, so
 that posting it again answers the same (CONTRACT §10: a sync's event id is its id)."""
 
-WHY_FACT = """
+WHY_FACT = (
+    """
 MATCH (f:Fact {id: $fact_id})
-WHERE """ + fact_visible("f") + """
-RETURN f """ + FACT_COLUMNS.replace("VAR", "f") + """ AS row
+WHERE """
+    + fact_visible("f")
+    + """
+RETURN f """
+    + FACT_COLUMNS.replace("VAR", "f")
+    + """ AS row
 """
+)
 """READ. $fact_id and the scope parameters of graph.scope.params -> row (0 or 1): the row,
 if the scope may see it (CONTRACT §7). Unique-constraint seek on Fact.id."""
 
@@ -147,7 +166,8 @@ RETURN a AS event, collect(b.id) AS effects
 event that led to them (CAUSED, any depth), with the ids of the events each one caused
 (the caller keeps the edges inside the set)."""
 
-EFFECTS = """
+EFFECTS = (
+    """
 MATCH (x:Event {key: $key})
 WHERE x.owner = $owner
 MATCH (x)-[:CAUSED*0..]->(d:Event)
@@ -156,14 +176,21 @@ WITH x, ds, [d IN ds | d.id] AS ids
 UNWIND ds AS c
 MATCH (c)-[w:WROTE|ENDED|CHANGED]->(n)
 WHERE (c = x OR w.cause IN ids)
-  AND ((n:Fact AND """ + fact_visible("n") + """)
-       OR (n:Entity AND """ + entity_visible("n") + """))
+  AND ((n:Fact AND """
+    + fact_visible("n")
+    + """)
+       OR (n:Entity AND """
+    + entity_visible("n")
+    + """))
 RETURN c.id AS commit, c.at AS at, type(w) AS rel, w.op AS op, w.cause AS cause,
        n.id AS id, coalesce(n.entity_id, n.id) AS entity_id,
-       CASE WHEN n:Fact THEN n """ + FACT_COLUMNS.replace("VAR", "n") + """ END AS row
+       CASE WHEN n:Fact THEN n """
+    + FACT_COLUMNS.replace("VAR", "n")
+    + """ END AS row
 ORDER BY at, commit, CASE type(w) WHEN 'ENDED' THEN 0 WHEN 'WROTE' THEN 1 ELSE 2 END, op, id
 SKIP $skip LIMIT $limit
 """
+)
 """READ. $key, $skip, $limit and the scope parameters of graph.scope.params -> commit,
 at, rel (WROTE|ENDED|CHANGED), op, cause, id, entity_id, row (the fact row, null for an
 entity change): everything the event went on to change, transitively (CONTRACT §8):
@@ -183,5 +210,11 @@ event id may name a run that is queued, not applied yet)."""
 def event_from_record(node: Any) -> EventRecord:
     """Build an `EventRecord` from an Event node (the fields that are set)."""
     detail = {k: node.get(k) for k in EVENT_FIELDS if node.get(k) is not None}
-    return EventRecord(id=node["id"], owner=node["owner"], kind=node["kind"],
-                       at=from_store(node["at"]), actor=node.get("actor"), detail=detail)
+    return EventRecord(
+        id=node["id"],
+        owner=node["owner"],
+        kind=node["kind"],
+        at=from_store(node["at"]),
+        actor=node.get("actor"),
+        detail=detail,
+    )

@@ -42,18 +42,23 @@ def _project(var: str) -> str:
     return var + " " + FACT_COLUMNS.replace("VAR", var)
 
 
-
-FACTS_CURRENT = """
+FACTS_CURRENT = (
+    """
 UNWIND $entity_ids AS eid
 MATCH (f:Fact)
 USING INDEX f:Fact(entity_id, retracted_at, valid_to)
 WHERE f.entity_id = eid AND f.retracted_at = $far AND f.valid_to > $valid_at
-  AND """ + FACT_VISIBLE + """
+  AND """
+    + FACT_VISIBLE
+    + """
   AND f.recorded_at <= $known_at
   AND f.valid_from <= $valid_at
-RETURN """ + _project("f") + """ AS row
+RETURN """
+    + _project("f")
+    + """ AS row
 ORDER BY f.entity_id, f.attribute, f.valid_from, f.recorded_at, f.id
 """
+)
 """READ. **params(scope), $entity_ids, $valid_at, $known_at (now), $far -> f: the rows of
 each entity visible under current knowledge (CONTRACT §2 with known_at = now: exactly
 the rows whose retracted_at is still open) that the scope may see (CONTRACT §7).
@@ -64,17 +69,23 @@ range, so an attribute with 1,000 superseded versions yields only the rows still
 at $valid_at; the rest is a Filter over those few rows.
 """
 
-FACTS_AS_OF = """
+FACTS_AS_OF = (
+    """
 UNWIND $entity_ids AS eid
 MATCH (f:Fact)
 USING INDEX f:Fact(entity_id, retracted_at, valid_to)
 WHERE f.entity_id = eid AND f.retracted_at > $known_at
-  AND """ + FACT_VISIBLE + """
+  AND """
+    + FACT_VISIBLE
+    + """
   AND f.recorded_at <= $known_at
   AND f.valid_from <= $valid_at AND f.valid_to > $valid_at
-RETURN """ + _project("f") + """ AS row
+RETURN """
+    + _project("f")
+    + """ AS row
 ORDER BY f.entity_id, f.attribute, f.valid_from, f.recorded_at, f.id
 """
+)
 """READ. **params(scope), $entity_ids, $valid_at, $known_at -> f: the rows of each entity
 visible at the as-of point (CONTRACT §2: recorded_at <= T < retracted_at and
 valid_from <= V < valid_to) that the scope may see (CONTRACT §7).
@@ -84,7 +95,8 @@ PROFILE (Neo4j 5.26): NodeIndexSeekByRange on `fact_entity_asof`
 index entries (cached property); valid_from and recorded_at are a Filter.
 """
 
-HISTORY = """
+HISTORY = (
+    """
 OPTIONAL MATCH (loser:Entity)-[m:MERGED_INTO*1..20]->(:Entity {id: $entity_id})
 WHERE all(r IN m WHERE r.at <= $known_at)
 WITH [$entity_id] + collect(DISTINCT loser.id) AS entity_ids
@@ -99,11 +111,16 @@ WHERE f.entity_id = eid AND f.retracted_at IS NOT NULL AND f.valid_to IS NOT NUL
        OR (f.valid_from = $after.valid_from AND (f.recorded_at > $after.recorded_at
        OR (f.recorded_at = $after.recorded_at AND (f.attribute > $after.attribute
        OR (f.attribute = $after.attribute AND f.id > $after.id))))))
-  AND """ + fact_visible("f") + """
-RETURN """ + _project("f") + """ AS row
+  AND """
+    + fact_visible("f")
+    + """
+RETURN """
+    + _project("f")
+    + """ AS row
 ORDER BY f.valid_from, f.recorded_at, f.attribute, f.id
 LIMIT $limit
 """
+)
 """READ. scope params (graph/scope.py), $entity_id, $attribute (or null = every
 attribute), $known_at, $include_retracted, $after (null, or the sort key of the last row
 of the previous page: {valid_from, recorded_at, attribute, id}), $limit -> row.
@@ -119,21 +136,31 @@ entity_id (the hint matters: without it the `$attribute IS NULL OR ...` form mad
 planner scan every Fact).
 """
 
-FACT_BY_ID = """
+FACT_BY_ID = (
+    """
 MATCH (f:Fact {id: $fact_id})
-WHERE """ + FACT_VISIBLE + """
-RETURN """ + _project("f") + """ AS row
+WHERE """
+    + FACT_VISIBLE
+    + """
+RETURN """
+    + _project("f")
+    + """ AS row
 """
+)
 """READ. **params(scope), $fact_id -> f (0 or 1 row): the row if the scope may see it
 (CONTRACT §7). Unique-constraint seek on Fact.id. The committer reads its own rows
 through it with `params(owner)` (a bare owner: its own memory only)."""
 
-FACTS_BY_IDS = """
+FACTS_BY_IDS = (
+    """
 UNWIND $ids AS fid
 MATCH (f:Fact {id: fid})
 WHERE f.owner = $owner
-RETURN """ + _project("f") + """ AS row
+RETURN """
+    + _project("f")
+    + """ AS row
 """
+)
 """READ. $owner, $ids -> f for each id that is a row of the owner. Unique-constraint seeks."""
 
 LINEAGE = """
@@ -144,11 +171,15 @@ RETURN DISTINCT y.valid_from AS valid_from, y.valid_to AS valid_to
 """READ (inside a write transaction). $owner, $fact_id -> valid_from, valid_to of the row
 and of every row it continues (REPLACES, any depth): the claim it is what remains of."""
 
-PREDECESSORS = """
+PREDECESSORS = (
+    """
 MATCH path = (x:Fact {id: $fact_id})-[:REPLACES*0..]->(:Fact)-[:SUPERSEDED|COALESCED]->(p:Fact)
 WHERE x.owner = $owner AND p.owner = $owner
-RETURN """ + _project("p") + """ AS row, min(length(path)) - 1 AS depth
+RETURN """
+    + _project("p")
+    + """ AS row, min(length(path)) - 1 AS depth
 """
+)
 """READ (inside a write transaction). $owner, $fact_id -> p, depth: the rows that the
 row, or a row it continues, pushed out (SUPERSEDED) or folded in (COALESCED), with the
 number of REPLACES steps to the row that did (CONTRACT §2.2 retract brings them back)."""
@@ -229,16 +260,20 @@ folded in a row of its value stated before (CONTRACT §2.2 retract follows the l
 back); OBJECT: a relationship row points at its object entity.
 """
 
-CURRENT_ROWS_MANY = """
+CURRENT_ROWS_MANY = (
+    """
 UNWIND $pairs AS pair
 MATCH (f:Fact)
 USING INDEX f:Fact(entity_id, attribute, retracted_at, valid_to)
 WHERE f.entity_id = pair.entity_id AND f.attribute = pair.attribute AND f.retracted_at = $far
   AND f.valid_to >= datetime({epochSeconds: pair.since_s, nanosecond: pair.since_ns})
   AND f.owner = $owner
-RETURN """ + _project("f") + """ AS row
+RETURN """
+    + _project("f")
+    + """ AS row
 ORDER BY f.valid_from, f.id
 """
+)
 """READ (inside the committer's write transaction). $owner, $far, $pairs (list of
 {entity_id, attribute, since_s, since_ns}) -> row for every current row of each pair that ends at or
 after `since` (rows ending earlier cannot overlap or touch a window starting at
@@ -271,12 +306,18 @@ reason, confidence, run_id, message_id, event_id: the decision, action or sync i
 asserted for, CONTRACT §8). CONTRACT §2.1 rule 1: a duplicate writes no
 new row; the assertion is linked to the row that covers it, with its own provenance."""
 
-CORROBORATIONS = """
+CORROBORATIONS = (
+    """
 MATCH (k:Corroboration)-[:CORROBORATES]->(f:Fact {id: $fact_id})
-WHERE """ + FACT_VISIBLE + """ AND k.owner = f.owner AND """ + source_visible("k") + """
+WHERE """
+    + FACT_VISIBLE
+    + """ AND k.owner = f.owner AND """
+    + source_visible("k")
+    + """
 RETURN k
 ORDER BY k.recorded_at, k.id
 """
+)
 """READ. **params(scope), $fact_id -> k: the later assertions that said the same (oldest
 first), of a row the scope may see, each from a source the scope may see (CONTRACT §7)."""
 
@@ -322,7 +363,9 @@ def fact_from_record(node: Any) -> FactRecord:
         message_id=node.get("message_id"),
     )
 
-OWNER_ATTRIBUTE_AS_OF = """
+
+OWNER_ATTRIBUTE_AS_OF = (
+    """
 CALL () {
   UNWIND $attributes AS attribute
   MATCH (f:Fact)
@@ -339,13 +382,18 @@ CALL () {
   RETURN f
 }
 WITH f
-WHERE """ + FACT_VISIBLE + """
+WHERE """
+    + FACT_VISIBLE
+    + """
   AND f.recorded_at <= $known_at
   AND f.valid_from <= $valid_at AND f.valid_to > $valid_at
-RETURN """ + _project("f") + """ AS row
+RETURN """
+    + _project("f")
+    + """ AS row
 ORDER BY f.valid_from DESC, f.id
 LIMIT $limit
 """
+)
 """READ. **params(scope), $attributes, $valid_at, $known_at, $limit -> f: rows of those
 attributes visible at the as-of point, on the owner's entities and on those shared
 with it, that the scope may see (CONTRACT §7), newest valid_from first.
@@ -353,7 +401,8 @@ Two seeks in a union: index `fact_owner_attribute` (owner, attribute, retracted_
 $known_at) for the owner's rows, `fact_entity_attribute` per shared entity for the rest
 (an OR of the two would be planned as a scan of every Fact)."""
 
-OWNER_EVENTS_BEFORE = """
+OWNER_EVENTS_BEFORE = (
+    """
 CALL () {
   MATCH (f:Fact)
   USING INDEX f:Fact(owner, attribute, retracted_at)
@@ -368,13 +417,18 @@ CALL () {
   RETURN f
 }
 WITH f
-WHERE """ + FACT_VISIBLE + """
+WHERE """
+    + FACT_VISIBLE
+    + """
   AND f.recorded_at <= $known_at
   AND f.valid_from <= $valid_at
-RETURN """ + _project("f") + """ AS row
+RETURN """
+    + _project("f")
+    + """ AS row
 ORDER BY f.valid_from DESC, f.id
 LIMIT $limit
 """
+)
 """READ. **params(scope), $attribute, $valid_at, $known_at, $limit -> f: the latest rows
 of an event-like attribute (e.g. participated_in) that started by $valid_at, on the
 owner's entities and on those shared with it, that the scope may see (CONTRACT §7),

@@ -146,6 +146,7 @@ def group_from_record(node: Any, members: Any, shares: Any) -> GroupRecord:
         owner=creator,
         created_at=from_store(node["created_at"]),
         members=tuple(ordered),
-        shares=tuple(sorted((share_from_record(s) for s in shares),
-                            key=lambda s: (s.shared_at, s.entity_id))),
+        shares=tuple(
+            sorted((share_from_record(s) for s in shares), key=lambda s: (s.shared_at, s.entity_id))
+        ),
     )

@@ -44,9 +44,12 @@ RETURN v.name AS name, v.aliases AS aliases
 """READ. $owner, $entity_id, $known_at -> name, aliases: the names the entity had at
 $known_at (0 rows when its current names already held then). Seek on Entity.id."""
 
-LIST_ENTITIES_AS_OF = """
+LIST_ENTITIES_AS_OF = (
+    """
 MATCH (e:Entity)
-WHERE """ + ENTITY_VISIBLE + """
+WHERE """
+    + ENTITY_VISIBLE
+    + """
   AND e.created_at <= $known_at
   AND ($kind IS NULL OR e.kind = $kind)
   AND ($after IS NULL OR e.id > $after)
@@ -58,11 +61,13 @@ RETURN e, v.name AS name, v.aliases AS aliases
 ORDER BY e.id
 LIMIT $limit
 """
+)
 """READ. scope params (graph/scope.py), $known_at, $kind (or null), $q (normalized, or
 null), $after (last id of the previous page, or null), $limit -> e, name, aliases (the
 names at $known_at when they differ from the current ones, else null), ordered by id:
 the entities that existed at $known_at, matched on the names they had then. Seeks on
 `entity_owner_kind`/`entity_owner`."""
+
 
 def names_from_record(row: Any) -> tuple[str, tuple[str, ...]] | None:
     """(name, aliases) of a `name, aliases` row whose name is set, else None."""

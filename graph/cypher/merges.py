@@ -83,8 +83,12 @@ def suggestion_from_record(node: Any) -> MergeSuggestionRecord:
     decided = node.get("decided_at")
     a, b = node["entity_ids"]
     return MergeSuggestionRecord(
-        id=node["id"], owner=node["owner"], entity_ids=(a, b), reason=node["reason"],
-        score=float(node["score"]), status=node["status"],
+        id=node["id"],
+        owner=node["owner"],
+        entity_ids=(a, b),
+        reason=node["reason"],
+        score=float(node["score"]),
+        status=node["status"],
         created_at=from_store(node["created_at"]),
         decided_at=None if decided is None else from_store(decided),
     )

@@ -42,8 +42,17 @@ microseconds since the epoch (decoding a DATETIME costs the Python driver ~0.2 m
 integers nothing). No evidence or reason: they can be 20,000 characters and the block
 never shows them."""
 
-ROW_FIELDS = ("id", "entity_id", "attribute", "value", "object_id", "source", "valid_from",
-              "valid_to", "recorded_at")
+ROW_FIELDS = (
+    "id",
+    "entity_id",
+    "attribute",
+    "value",
+    "object_id",
+    "source",
+    "valid_from",
+    "valid_to",
+    "recorded_at",
+)
 """The positions of `_ROW`'s items (graph/prefetch_reads.py reads them by position)."""
 
 
@@ -76,23 +85,30 @@ def _row(var: str, extra: str = "") -> str:
 
 def _as_of(var: str) -> str:
     """CONTRACT §2 visibility at ($valid_at, $known_at) for a fact bound to `var`."""
-    return (f"{var}.retracted_at > $known_at AND {var}.recorded_at <= $known_at"
-            f" AND {var}.valid_from <= $valid_at AND {var}.valid_to > $valid_at")
+    return (
+        f"{var}.retracted_at > $known_at AND {var}.recorded_at <= $known_at"
+        f" AND {var}.valid_from <= $valid_at AND {var}.valid_to > $valid_at"
+    )
 
 
 def _live(var: str) -> str:
     """An entity that exists at $known_at, is not archived, and is not (yet) merged away."""
-    return (f"{var}.created_at <= $known_at AND NOT coalesce({var}.archived, false)"
-            f" AND ({var}.merged_into IS NULL OR {var}.merged_at > $known_at)")
+    return (
+        f"{var}.created_at <= $known_at AND NOT coalesce({var}.archived, false)"
+        f" AND ({var}.merged_into IS NULL OR {var}.merged_at > $known_at)"
+    )
 
 
-PREFETCH = """CYPHER replan=skip
+PREFETCH = (
+    """CYPHER replan=skip
 OPTIONAL MATCH (o:Owner {id: $owner})
 WITH coalesce(o.self_entity_id, '') AS self_id
 CALL (self_id) {
   CALL () {
     UNWIND $mentions.lucene AS q
-    CALL db.index.fulltext.queryNodes('""" + MENTION_INDEX + """', q) YIELD node
+    CALL db.index.fulltext.queryNodes('"""
+    + MENTION_INDEX
+    + """', q) YIELD node
     RETURN node AS e
     UNION
     UNWIND $scope.shared AS sid
@@ -107,8 +123,12 @@ CALL (self_id) {
   WITH self_id, e, reduce(p = -1, k IN coalesce(names, []) |
        CASE WHEN $mentions.positions[k] IS NOT NULL AND (p < 0 OR $mentions.positions[k] < p)
             THEN $mentions.positions[k] ELSE p END) AS pos
-  WHERE pos >= 0 AND e.id <> self_id AND """ + entity_visible("e") + """
-    AND """ + _live("e") + """
+  WHERE pos >= 0 AND e.id <> self_id AND """
+    + entity_visible("e")
+    + """
+    AND """
+    + _live("e")
+    + """
   WITH e, pos ORDER BY pos, e.id LIMIT $max_entities
   RETURN collect([e.id, e.name, e.kind, pos]) AS seeds
 }
@@ -117,9 +137,13 @@ CALL (seeds) {
   CALL (s) {
     MATCH (f:Fact)
     USING INDEX f:Fact(entity_id, retracted_at, valid_to)
-    WHERE f.entity_id = s[0] AND """ + _as_of("f") + """
+    WHERE f.entity_id = s[0] AND """
+    + _as_of("f")
+    + """
     WITH DISTINCT f
-    WHERE """ + fact_visible("f") + """
+    WHERE """
+    + fact_visible("f")
+    + """
     WITH f ORDER BY coalesce($mentions.attribute_order[f.attribute], 1000), f.attribute,
                     f.valid_from DESC, f.id
     WITH collect(f) AS fs
@@ -127,25 +151,39 @@ CALL (seeds) {
            [x IN fs WHERE x.object_id IS NOT NULL][..$max_rows] AS b
   }
   WITH collect(a) AS a, collect(b) AS b
-  RETURN reduce(out = [], l IN a | out + [x IN l | """ + _row("x") + """]) AS attrs,
-         reduce(out = [], l IN b | out + [x IN l | """ + _row("x") + """]) AS rels
+  RETURN reduce(out = [], l IN a | out + [x IN l | """
+    + _row("x")
+    + """]) AS attrs,
+         reduce(out = [], l IN b | out + [x IN l | """
+    + _row("x")
+    + """]) AS rels
 }
 CALL (seeds) {
   UNWIND seeds AS s
   CALL (s) {
     MATCH (:Entity {id: s[0]})<-[:OBJECT]-(f:Fact)
-    WHERE """ + _as_of("f") + """ AND """ + fact_visible("f") + """
+    WHERE """
+    + _as_of("f")
+    + """ AND """
+    + fact_visible("f")
+    + """
     WITH f ORDER BY f.valid_from DESC, f.id LIMIT $max_rows
     RETURN f
   }
-  RETURN collect(""" + _row("f") + """) AS incoming
+  RETURN collect("""
+    + _row("f")
+    + """) AS incoming
 }
 CALL (self_id, seeds, rels, incoming) {
   UNWIND [r IN rels | r[4]] + [r IN incoming | r[1]] AS nid
   WITH self_id, nid, count(*) AS links
   WHERE NOT nid IN [s IN seeds | s[0]]
   MATCH (n:Entity {id: nid})
-  WHERE """ + entity_visible("n") + """ AND """ + _live("n") + """
+  WHERE """
+    + entity_visible("n")
+    + """ AND """
+    + _live("n")
+    + """
   WITH n, links, n.id = self_id AS is_self ORDER BY links DESC, n.id LIMIT $max_neighbours
   RETURN collect([n.id, n.name, n.kind, is_self]) AS neighbours
 }
@@ -155,20 +193,32 @@ CALL (seeds, neighbours) {
   MATCH (:Entity {id: nid})<-[:OBJECT]-(f:Fact)
   WHERE f.entity_id IN others
   WITH DISTINCT f
-  WHERE """ + _as_of("f") + """ AND """ + fact_visible("f") + """
+  WHERE """
+    + _as_of("f")
+    + """ AND """
+    + fact_visible("f")
+    + """
   RETURN collect([f.entity_id, f.object_id]) AS edges
 }
 CALL (self_id) {
   UNWIND $preference_attributes AS attribute
   MATCH (f:Fact)
   USING INDEX f:Fact(owner, attribute, retracted_at)
-  WHERE f.owner = $owner AND f.attribute = attribute AND """ + _as_of("f") + """
+  WHERE f.owner = $owner AND f.attribute = attribute AND """
+    + _as_of("f")
+    + """
   WITH DISTINCT self_id, f
-  WHERE """ + fact_visible("f") + """
+  WHERE """
+    + fact_visible("f")
+    + """
   MATCH (pe:Entity {id: f.entity_id})
-  WHERE """ + _live("pe") + """
+  WHERE """
+    + _live("pe")
+    + """
   WITH f, pe ORDER BY f.valid_from DESC, f.id LIMIT $max_preferences
-  RETURN collect(""" + _row("f", ", pe.name, pe.id = self_id") + """) AS prefs
+  RETURN collect("""
+    + _row("f", ", pe.name, pe.id = self_id")
+    + """) AS prefs
 }
 CALL (self_id) {
   MATCH (f:Fact)
@@ -177,16 +227,27 @@ CALL (self_id) {
     AND f.retracted_at > $known_at AND f.recorded_at <= $known_at
     AND f.valid_from <= $valid_at
   WITH DISTINCT self_id, f
-  WHERE """ + fact_visible("f") + """
+  WHERE """
+    + fact_visible("f")
+    + """
   MATCH (ve:Entity {id: f.entity_id})
-  WHERE """ + _live("ve") + """
+  WHERE """
+    + _live("ve")
+    + """
   OPTIONAL MATCH (vo:Entity {id: f.object_id})
-  WITH f, ve, vo WHERE vo IS NULL OR (""" + _live("vo") + """ AND """ + entity_visible("vo") + """)
+  WITH f, ve, vo WHERE vo IS NULL OR ("""
+    + _live("vo")
+    + """ AND """
+    + entity_visible("vo")
+    + """)
   WITH f, ve, vo ORDER BY f.valid_from DESC, f.id LIMIT $max_events
-  RETURN collect(""" + _row("f", ", ve.name, ve.id = self_id, vo.name") + """) AS events
+  RETURN collect("""
+    + _row("f", ", ve.name, ve.id = self_id, vo.name")
+    + """) AS events
 }
 RETURN self_id, seeds, attrs, rels, incoming, neighbours, edges, prefs, events
 """
+)
 """READ. $scope (the map `graph.scope.params(scope)`), $owner (the same owner), plus
 $mentions: {lucene: Lucene queries over `entity_mentions` (see
 `graph.prefetch_reads.lucene_queries`), positions: normalized mention key -> its first
@@ -236,11 +297,17 @@ per seed, Expand(All) over OBJECT from a unique seek for incoming rows and edges
 NodeIndexSeekByRange on `fact_owner_attribute` for preferences and events.
 """
 
-PREFETCH_SCOPE = """CYPHER replan=skip
-CALL () {""" + MEMORY_ACCESS + """}
-CALL () {""" + scope.SHARED_ENTITY_IDS + """}
+PREFETCH_SCOPE = (
+    """CYPHER replan=skip
+CALL () {"""
+    + MEMORY_ACCESS
+    + """}
+CALL () {"""
+    + scope.SHARED_ENTITY_IDS
+    + """}
 RETURN profile, chat, ids
 """
+)
 """READ. $owner, $chat_key, $known_at -> profile, chat, ids: `Reader.scope`'s two reads
 (graph/cypher/access.py MEMORY_ACCESS and graph/scope.py SHARED_ENTITY_IDS, the same
 text) in one statement, so prefetch resolves its scope in one round trip. Unique and

@@ -32,24 +32,36 @@ def entity_from_row(row: Any) -> EntityRecord:
     """Build an `EntityRecord` from an `ENTITY_COLUMNS` map."""
     merged = row.get("merged_at_us")
     return EntityRecord(
-        id=row["id"], owner=row["owner"], name=row["name"], kind=row["kind"],
-        aliases=tuple(row.get("aliases") or ()), area=row.get("area"),
-        merged_into=row.get("merged_into"), archived=bool(row.get("archived") or False),
+        id=row["id"],
+        owner=row["owner"],
+        name=row["name"],
+        kind=row["kind"],
+        aliases=tuple(row.get("aliases") or ()),
+        area=row.get("area"),
+        merged_into=row.get("merged_into"),
+        archived=bool(row.get("archived") or False),
         created_at=from_micros(row["created_at_us"]),
         merged_at=None if merged is None else from_micros(merged),
     )
 
 
-VISIBLE_ENTITIES = """
+VISIBLE_ENTITIES = (
+    """
 UNWIND $entity_ids AS eid
 MATCH (e:Entity {id: eid})
-WHERE """ + entity_visible("e") + """ AND e.created_at <= $known_at
-RETURN """ + ENTITY_COLUMNS + """ AS e
+WHERE """
+    + entity_visible("e")
+    + """ AND e.created_at <= $known_at
+RETURN """
+    + ENTITY_COLUMNS
+    + """ AS e
 """
+)
 """READ. $entity_ids, $known_at, scope params -> e for each of them the caller may see
 and that existed at $known_at. Unique-constraint seeks on Entity.id."""
 
-ENTITIES_NAMED = """
+ENTITIES_NAMED = (
+    """
 CALL () {
   MATCH (e:Entity)
   WHERE e.owner = $owner AND $name IN e.search_names
@@ -60,27 +72,38 @@ CALL () {
   RETURN e
 }
 WITH e
-WHERE """ + entity_visible("e") + """ AND e.created_at <= $known_at
+WHERE """
+    + entity_visible("e")
+    + """ AND e.created_at <= $known_at
   AND (e.merged_into IS NULL OR e.merged_at > $known_at)
-RETURN """ + ENTITY_COLUMNS + """ AS e
+RETURN """
+    + ENTITY_COLUMNS
+    + """ AS e
 ORDER BY e.created_at_us, e.id
 LIMIT $limit
 """
+)
 """READ. $name (normalized by `graph.names.search_key`), $known_at, $limit, scope params
 -> e: the visible entities whose name or an alias normalizes exactly to $name, that
 existed and were not yet merged into another at $known_at, oldest first.
 Seeks on index `entity_owner` (own entities) and on the Entity.id constraint (shared)."""
 
-ENTITY_ROWS = """
+ENTITY_ROWS = (
+    """
 UNWIND $entity_ids AS eid
 MATCH (f:Fact)
 USING INDEX f:Fact(entity_id, retracted_at, valid_to)
 WHERE f.entity_id = eid AND f.retracted_at > $known_at AND f.valid_to > $valid_lo
   AND f.recorded_at <= $known_at AND f.valid_from <= $valid_hi
-  AND """ + fact_visible("f") + """
-RETURN """ + _project("f") + """ AS row
+  AND """
+    + fact_visible("f")
+    + """
+RETURN """
+    + _project("f")
+    + """ AS row
 ORDER BY f.entity_id, f.attribute, f.valid_from, f.recorded_at, f.id
 """
+)
 """READ. $entity_ids, $known_at, $valid_lo, $valid_hi, scope params -> row: the rows of
 each entity believed at $known_at (`recorded_at <= T < retracted_at`) whose valid window
 meets `[$valid_lo, $valid_hi]` (`valid_from <= hi AND valid_to > lo`) and that the scope
@@ -88,7 +111,8 @@ lets through. With lo = hi = V it is the as-of read at (V, T) (CONTRACT §2); wi
 lo = FAR_PAST and hi = FAR_FUTURE it is every row believed at T (the history as known
 then, CONTRACT §2.3). NodeIndexSeekByRange on `fact_entity_asof`."""
 
-NEIGHBOR_ROWS = """
+NEIGHBOR_ROWS = (
+    """
 UNWIND $frontier AS x
 CALL (x) {
   MATCH (f:Fact)
@@ -96,24 +120,35 @@ CALL (x) {
   WHERE f.entity_id = x AND f.retracted_at > $known_at AND f.valid_to > $valid_at
     AND f.object_id IS NOT NULL
     AND f.recorded_at <= $known_at AND f.valid_from <= $valid_at
-    AND """ + fact_visible("f") + """
+    AND """
+    + fact_visible("f")
+    + """
   MATCH (f)-[:OBJECT]->(o:Entity)
-  WHERE """ + entity_visible("o") + """ AND o.created_at <= $known_at
+  WHERE """
+    + entity_visible("o")
+    + """ AND o.created_at <= $known_at
   RETURN f, o.id AS other
   UNION
   MATCH (:Entity {id: x})<-[:OBJECT]-(f:Fact)
   WHERE f.retracted_at > $known_at AND f.valid_to > $valid_at
     AND f.recorded_at <= $known_at AND f.valid_from <= $valid_at
-    AND """ + fact_visible("f") + """
+    AND """
+    + fact_visible("f")
+    + """
   MATCH (s:Entity {id: f.entity_id})
-  WHERE """ + entity_visible("s") + """ AND s.created_at <= $known_at
+  WHERE """
+    + entity_visible("s")
+    + """ AND s.created_at <= $known_at
   RETURN f, s.id AS other
 }
 WITH f, collect(DISTINCT other) AS others
 WHERE NOT f.id IN $fetched
-RETURN """ + _project("f") + """ AS row, others
+RETURN """
+    + _project("f")
+    + """ AS row, others
 ORDER BY row.id
 """
+)
 """READ. $frontier (entity ids), $fetched (row ids already read), $valid_at, $known_at,
 scope params -> row, others: every relationship row (one with an `object_id`) not in
 $fetched, visible at the as-of point (CONTRACT §2) and under the scope, that leaves a

@@ -194,6 +194,10 @@ def _instant(value: Any) -> datetime | None:
 
 def token_from_record(node: Any) -> TokenRecord:
     """Build a `TokenRecord` from a Token node."""
-    return TokenRecord(id=node["id"], owner=node["owner"], scopes=tuple(node["scopes"]),
-                       created_at=_instant(node.get("created_at")),
-                       revoked_at=_instant(node.get("revoked_at")))
+    return TokenRecord(
+        id=node["id"],
+        owner=node["owner"],
+        scopes=tuple(node["scopes"]),
+        created_at=_instant(node.get("created_at")),
+        revoked_at=_instant(node.get("revoked_at")),
+    )

@@ -23,19 +23,28 @@ _ROW = "f " + FACT_COLUMNS.replace("VAR", "f")
 _AS_OF = """f.recorded_at <= $known_at AND f.retracted_at > $known_at
   AND f.valid_from <= $valid_at AND f.valid_to > $valid_at"""
 
-SEMANTIC_NEAREST = """
+SEMANTIC_NEAREST = (
+    """
 CALL db.index.vector.queryNodes('fact_embedding', $k, $vector) YIELD node AS f, score
-WHERE f.embedding_model = $model AND """ + _AS_OF + """
-  AND """ + FACT_VISIBLE + """
+WHERE f.embedding_model = $model AND """
+    + _AS_OF
+    + """
+  AND """
+    + FACT_VISIBLE
+    + """
 MATCH (e:Entity {id: f.entity_id})
-RETURN """ + _ROW + """ AS row, e, score
+RETURN """
+    + _ROW
+    + """ AS row, e, score
 ORDER BY score DESC, row.id
 """
+)
 """READ. $vector, $k, $model, $known_at, $valid_at, **scope params -> row, e, score: of the
 (about) $k nearest rows of every owner that the index gives (HNSW is approximate: it may
 give fewer), those the scope sees at the as-of point, embedded by $model, best first."""
 
-SEMANTIC_EXACT = """
+SEMANTIC_EXACT = (
+    """
 CALL () {
   MATCH (f:Fact)
   USING INDEX f:Fact(owner, retracted_at, valid_to)
@@ -49,15 +58,22 @@ CALL () {
   RETURN f
 }
 WITH f
-WHERE f.embedding_model = $model AND """ + _AS_OF + """
-  AND """ + FACT_VISIBLE + """
+WHERE f.embedding_model = $model AND """
+    + _AS_OF
+    + """
+  AND """
+    + FACT_VISIBLE
+    + """
 WITH f, vector.similarity.cosine(f.embedding, $vector) AS score
 ORDER BY score DESC, f.id
 LIMIT $k
 MATCH (e:Entity {id: f.entity_id})
-RETURN """ + _ROW + """ AS row, e, score
+RETURN """
+    + _ROW
+    + """ AS row, e, score
 ORDER BY score DESC, row.id
 """
+)
 """READ. $vector, $k, $model, $known_at, $valid_at, **scope params -> row, e, score: the
 $k rows nearest to $vector among the rows the scope sees at the as-of point, computed
 exactly over them (no index approximation), best first, ties by id.
@@ -66,17 +82,25 @@ PROFILE: NodeIndexSeekByRange on `fact_owner_asof` (owner = $owner, retracted_at
 $known_at) for the owner's rows, and on `fact_entity_asof` for shared entities; cost
 grows with the caller's rows only, never with other owners'."""
 
-FULLTEXT = """
+FULLTEXT = (
+    """
 CALL db.index.fulltext.queryNodes('fact_text', $lucene) YIELD node AS f, score
-WHERE """ + _AS_OF + """
-  AND """ + FACT_VISIBLE + """
+WHERE """
+    + _AS_OF
+    + """
+  AND """
+    + FACT_VISIBLE
+    + """
 WITH f, score
 ORDER BY score DESC, f.id
 LIMIT $k
 MATCH (e:Entity {id: f.entity_id})
-RETURN """ + _ROW + """ AS row, e, score, f.search_text AS text
+RETURN """
+    + _ROW
+    + """ AS row, e, score, f.search_text AS text
 ORDER BY score DESC, row.id
 """
+)
 """READ. $lucene (Lucene syntax, built by graph.search_reads.lucene_query: the words of
 the search restricted to the caller's owner and shared entities), $k, $known_at,
 $valid_at, **scope params -> row, e, score, text (the row's search_text): the best $k

@@ -75,5 +75,9 @@ def other(client: TestClient, neo4j_driver: Any, owner: str) -> Api:
 
 def app_routes(app: Any) -> set[tuple[str, str]]:
     """Every (method, path template) the app answers, routers included (HEAD left out)."""
-    return {(method, c.path) for c in iter_route_contexts(app.routes)
-            for method in (c.methods or ()) if method != "HEAD"}
+    return {
+        (method, c.path)
+        for c in iter_route_contexts(app.routes)
+        for method in (c.methods or ())
+        if method != "HEAD"
+    }

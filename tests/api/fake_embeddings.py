@@ -48,7 +48,8 @@ class FakeEmbeddings:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.thread = threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     @property
     def base_url(self) -> str:
@@ -62,13 +63,17 @@ class FakeEmbeddings:
             return self.status, b'{"error": {"message": "the embedder is down"}}'
         texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
         vectors = self.model.embed(texts)
-        return 200, json.dumps({
-            "object": "list",
-            "model": body["model"],
-            "data": [{"object": "embedding", "index": i, "embedding": v}
-                     for i, v in enumerate(vectors)],
-            "usage": {"prompt_tokens": len(texts), "total_tokens": len(texts)},
-        }).encode()
+        return 200, json.dumps(
+            {
+                "object": "list",
+                "model": body["model"],
+                "data": [
+                    {"object": "embedding", "index": i, "embedding": v}
+                    for i, v in enumerate(vectors)
+                ],
+                "usage": {"prompt_tokens": len(texts), "total_tokens": len(texts)},
+            }
+        ).encode()
 
     def __enter__(self) -> Self:
         self.thread.start()

@@ -23,8 +23,9 @@ def effects(api: Api, event_id: str, **params: str) -> list[dict[str, Any]]:
 
 
 def ops(items: list[dict[str, Any]]) -> list[tuple[str, str, Any]]:
-    return [(i["change"], i["op"], i["fact"]["value"] if i["fact"] else i["entity_id"])
-            for i in items]
+    return [
+        (i["change"], i["op"], i["fact"]["value"] if i["fact"] else i["entity_id"]) for i in items
+    ]
 
 
 def kept_teal(api: Api, app: Any) -> tuple[dict[str, Any], str]:
@@ -41,16 +42,31 @@ def test_why_walks_run_keep_edit_forget_oldest_first(api: Api, app: Any) -> None
     cause first, ending at the commit that wrote it; the forget decided it, the edit and
     the keep come before it."""
     teal, proposal_id = kept_teal(api, app)
-    edit = api.fact(me(api), attribute="favorite_color", value="teal",
-                    valid_from="2024-01-01T00:00:00Z", evidence="I have liked teal all year")
+    edit = api.fact(
+        me(api),
+        attribute="favorite_color",
+        value="teal",
+        valid_from="2024-01-01T00:00:00Z",
+        evidence="I have liked teal all year",
+    )
     assert edit["effect"] == "created"
     forgot = api.delete(f"/v1/facts/{edit['fact']['id']}").json()
     remnant = forgot["fact"]
     out = why(api, remnant["id"])
     chain = out["chain"]
     kinds = [e["kind"] for e in chain]
-    assert kinds == ["run", "message", "curation", "proposal", "decision", "commit",
-                     "action", "commit", "action", "commit"], kinds
+    assert kinds == [
+        "run",
+        "message",
+        "curation",
+        "proposal",
+        "decision",
+        "commit",
+        "action",
+        "commit",
+        "action",
+        "commit",
+    ], kinds
     assert chain[0]["id"] == "r1" and chain[1]["message_id"] == "r1-m1"
     assert chain[3]["id"] == proposal_id and chain[4]["decision"] == "keep"
     assert chain[4]["actor"] == "rest"
@@ -70,16 +86,21 @@ def test_effects_of_a_run_are_transitive_and_each_action_its_own(api: Api, app: 
     """A run's effects include what its held proposal wrote when kept later; the edit and
     the forget list exactly the rows they ended and wrote."""
     teal, _ = kept_teal(api, app)
-    assert sorted(ops(effects(api, "r1"))) == [("wrote", "created", "Lisbon"),
-                                               ("wrote", "created", "teal")]
-    edit = api.fact(me(api), attribute="favorite_color", value="teal",
-                    valid_from="2024-01-01T00:00:00Z")
+    assert sorted(ops(effects(api, "r1"))) == [
+        ("wrote", "created", "Lisbon"),
+        ("wrote", "created", "teal"),
+    ]
+    edit = api.fact(
+        me(api), attribute="favorite_color", value="teal", valid_from="2024-01-01T00:00:00Z"
+    )
     items = effects(api, edit["event_id"])
     assert ops(items) == [("ended", "coalesced", "teal"), ("wrote", "created", "teal")]
     assert items[0]["fact_id"] == teal["id"] and items[1]["fact_id"] == edit["fact"]["id"]
     forgot = api.delete(f"/v1/facts/{edit['fact']['id']}").json()
-    assert ops(effects(api, forgot["event_id"])) == [("ended", "invalidated", "teal"),
-                                                     ("wrote", "remainder", "teal")]
+    assert ops(effects(api, forgot["event_id"])) == [
+        ("ended", "invalidated", "teal"),
+        ("wrote", "remainder", "teal"),
+    ]
     # The run's own effects did not grow: later edits are the person's, not the run's.
     assert len(effects(api, "r1")) == 2
 
@@ -91,13 +112,17 @@ def test_supersede_and_retract_name_their_ops(api: Api) -> None:
     api.fact(e, attribute="location", value="Paris", valid_from="2020-01-01T00:00:00Z")
     berlin = api.fact(e, attribute="location", value="Berlin", valid_from="2023-01-01T00:00:00Z")
     assert sorted(ops(effects(api, berlin["event_id"]))) == [
-        ("ended", "superseded", "Paris"), ("wrote", "created", "Berlin"),
-        ("wrote", "remainder", "Paris")]
+        ("ended", "superseded", "Paris"),
+        ("wrote", "created", "Berlin"),
+        ("wrote", "remainder", "Paris"),
+    ]
     undone = api.delete(f"/v1/facts/{berlin['fact']['id']}", params={"mode": "retract"}).json()
     items = effects(api, undone["event_id"])
-    assert sorted(ops(items)) == [("ended", "coalesced", "Paris"),
-                                  ("ended", "retracted", "Berlin"),
-                                  ("wrote", "restored", "Paris")]
+    assert sorted(ops(items)) == [
+        ("ended", "coalesced", "Paris"),
+        ("ended", "retracted", "Berlin"),
+        ("wrote", "restored", "Paris"),
+    ]
     restored = next(i["fact"] for i in items if i["op"] == "restored")
     assert (restored["valid_from"], restored["valid_to"]) == ("2020-01-01T00:00:00Z", None)
     # The restored row's chain reaches back to the Paris statement it brings back.
@@ -108,14 +133,19 @@ def test_supersede_and_retract_name_their_ops(api: Api) -> None:
 def test_other_owners_ids_look_absent(api: Api, other: Api, app: Any) -> None:
     """Another owner's fact and event ids answer 404 exactly like ids that do not exist."""
     teal, _ = kept_teal(api, app)
-    for url, unknown in ((f"/v1/facts/{teal['id']}/why", "/v1/facts/fct_nope/why"),
-                         ("/v1/events/r1/effects", "/v1/events/nope/effects")):
+    for url, unknown in (
+        (f"/v1/facts/{teal['id']}/why", "/v1/facts/fct_nope/why"),
+        ("/v1/events/r1/effects", "/v1/events/nope/effects"),
+    ):
         theirs, missing = other.get(url), other.get(unknown)
         assert theirs.status_code == missing.status_code == 404
         assert theirs.json()["title"] == missing.json()["title"]
         assert theirs.json()["detail"].split("'")[0] == missing.json()["detail"].split("'")[0]
-    queued = {"id": "r-later", "chat_id": "c", "messages": [
-        {"role": "user", "text": "I live in Oslo.", "at": "2024-03-10T09:00:00Z"}]}
+    queued = {
+        "id": "r-later",
+        "chat_id": "c",
+        "messages": [{"role": "user", "text": "I live in Oslo.", "at": "2024-03-10T09:00:00Z"}],
+    }
     assert api.post("/v1/runs", queued).status_code == 202
     body = api.get("/v1/events/r-later/effects").json()
     assert body == {"event": None, "items": [], "next": None}
@@ -126,13 +156,21 @@ def test_chat_memory_access_applies(api: Api, app: Any) -> None:
     left out of effects) and shows Lisbon."""
     teal, _ = kept_teal(api, app)
     put = api.client.put
-    assert put("/v1/chats/off/memory-access", json={"mode": "none"},
-               headers=api.headers).status_code == 200
+    assert (
+        put("/v1/chats/off/memory-access", json={"mode": "none"}, headers=api.headers).status_code
+        == 200
+    )
     r = api.get(f"/v1/facts/{teal['id']}/why", params={"chat_id": "off"})
     assert r.status_code == 403 and "memory is off" in r.json()["detail"]
     assert api.get("/v1/events/r1/effects", params={"chat_id": "off"}).status_code == 403
-    assert put("/v1/chats/places/memory-access", headers=api.headers, json={
-        "mode": "restricted", "areas": ["place"], "sources": ["user_stated"]}).status_code == 200
+    assert (
+        put(
+            "/v1/chats/places/memory-access",
+            headers=api.headers,
+            json={"mode": "restricted", "areas": ["place"], "sources": ["user_stated"]},
+        ).status_code
+        == 200
+    )
     assert api.get(f"/v1/facts/{teal['id']}/why", params={"chat_id": "places"}).status_code == 404
     assert ops(effects(api, "r1", chat_id="places")) == [("wrote", "created", "Lisbon")]
     assert len(effects(api, "r1", chat_id="a-chat-with-full-access")) == 2
@@ -142,13 +180,13 @@ def test_effects_paginate(api: Api) -> None:
     """`limit` and `cursor` page through a long list of effects."""
     e = api.entity("Ada")["id"]
     r = api.fact(e, attribute="location", value="Paris", valid_from="2020-01-01T00:00:00Z")
-    berlin = api.fact(e, attribute="location", value="Berlin",
-                      valid_from="2023-01-01T00:00:00Z")
+    berlin = api.fact(e, attribute="location", value="Berlin", valid_from="2023-01-01T00:00:00Z")
     assert r["event_id"] != berlin["event_id"]
     first = api.get(f"/v1/events/{berlin['event_id']}/effects", params={"limit": 2}).json()
     assert len(first["items"]) == 2 and first["next"] == "2"
-    rest = api.get(f"/v1/events/{berlin['event_id']}/effects",
-                   params={"limit": 2, "cursor": first["next"]}).json()
+    rest = api.get(
+        f"/v1/events/{berlin['event_id']}/effects", params={"limit": 2, "cursor": first["next"]}
+    ).json()
     assert len(rest["items"]) == 1 and rest["next"] is None
 
 
@@ -161,8 +199,11 @@ def test_a_yes_in_chat_is_the_decision_and_a_discard_changes_nothing(api: Api, a
     assert len(reply["kept"]) == 1
     [p] = pending(api)
     assert api.post(f"/v1/proposals/{p['id']}/discard").status_code == 200
-    [pho] = [f for f in api.get(f"/v1/entities/{me(api)}/facts").json()["items"]
-             if f["attribute"] == "favorite_food"]
+    [pho] = [
+        f
+        for f in api.get(f"/v1/entities/{me(api)}/facts").json()["items"]
+        if f["attribute"] == "favorite_food"
+    ]
     out = why(api, pho["id"])
     assert out["decided_by"]["actor"] == "chat:chat-1" and out["trigger"]["id"] == "r2"
     assert effects(api, "r1") == []
@@ -183,8 +224,15 @@ def test_a_merge_conflict_kept_later_traces_back_to_the_merge(api: Api) -> None:
     chain = why(api, braga["id"])["chain"]
     assert [c["kind"] for c in chain] == ["action", "proposal", "decision", "commit"]
     assert (chain[0]["id"], chain[0]["action"], chain[0]["target_id"]) == (
-        merged["event_id"], "merge", a)
+        merged["event_id"],
+        "merge",
+        a,
+    )
     assert sorted(ops(effects(api, merged["event_id"]))) == [
-        ("changed", "merged", b), ("ended", "moved", "Braga"), ("ended", "moved", "surf"),
-        ("ended", "superseded", "Porto"), ("wrote", "created", "Braga"),
-        ("wrote", "created", "surf")]
+        ("changed", "merged", b),
+        ("ended", "moved", "Braga"),
+        ("ended", "moved", "surf"),
+        ("ended", "superseded", "Porto"),
+        ("wrote", "created", "Braga"),
+        ("wrote", "created", "surf"),
+    ]

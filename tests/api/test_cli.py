@@ -32,8 +32,12 @@ def _env(neo4j_server: Any) -> dict[str, str]:
 def server(neo4j_driver: Any) -> Iterator[str]:
     """`worldstate serve`'s app with its in-process curator, on a free loopback port."""
     port = pick_free_port()
-    config = uvicorn.Config(create_app(Settings(curator_poll_seconds=0.1), neo4j_driver),
-                            host="127.0.0.1", port=port, log_level="warning")
+    config = uvicorn.Config(
+        create_app(Settings(curator_poll_seconds=0.1), neo4j_driver),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+    )
     srv = uvicorn.Server(config)
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
@@ -48,17 +52,30 @@ def server(neo4j_driver: Any) -> Iterator[str]:
 def _conversation(path: Path) -> Path:
     """A tiny LoCoMo-format conversation written by the test itself."""
     turns = lambda n, items: [
-        {"speaker": who, "dia_id": f"D{n}:{i + 1}", "text": text} for i, (who, text) in enumerate(items)
+        {"speaker": who, "dia_id": f"D{n}:{i + 1}", "text": text}
+        for i, (who, text) in enumerate(items)
     ]
-    path.write_text(json.dumps({
-        "speaker_a": "Lena", "speaker_b": "Omar",
-        "session_1_date_time": "10:00 am on 3 March, 2023",
-        "session_1": turns(1, [("Lena", "I work as a nurse these days."),
-                               ("Omar", "I moved to Lisbon last month.")]),
-        "session_2_date_time": "4:30 pm on 20 June, 2023",
-        "session_2": turns(2, [("Lena", "I lost my job as a nurse yesterday."),
-                               ("Omar", "I love surfing.")]),
-    }))
+    path.write_text(
+        json.dumps(
+            {
+                "speaker_a": "Lena",
+                "speaker_b": "Omar",
+                "session_1_date_time": "10:00 am on 3 March, 2023",
+                "session_1": turns(
+                    1,
+                    [
+                        ("Lena", "I work as a nurse these days."),
+                        ("Omar", "I moved to Lisbon last month."),
+                    ],
+                ),
+                "session_2_date_time": "4:30 pm on 20 June, 2023",
+                "session_2": turns(
+                    2,
+                    [("Lena", "I lost my job as a nurse yesterday."), ("Omar", "I love surfing.")],
+                ),
+            }
+        )
+    )
     return path
 
 
@@ -69,27 +86,48 @@ def test_token_create_then_import_then_time_travel(
     the answer to "what was Lena's occupation" changes between two dates."""
     runner = CliRunner()
     env = _env(neo4j_server)
-    made = runner.invoke(cli, ["token", "create", "--owner", owner, "--scopes", "read,write"], env=env)
+    made = runner.invoke(
+        cli, ["token", "create", "--owner", owner, "--scopes", "read,write"], env=env
+    )
     assert made.exit_code == 0, made.output
     token = made.output.strip().splitlines()[-1]
     assert token.startswith("ws_")
 
     file = _conversation(tmp_path / "tiny.json")
-    done = runner.invoke(cli, ["import", "locomo", str(file), "--owner", owner, "--api", server,
-                               "--token", token, "--timeout", "60"], env=env)
+    done = runner.invoke(
+        cli,
+        [
+            "import",
+            "locomo",
+            str(file),
+            "--owner",
+            owner,
+            "--api",
+            server,
+            "--token",
+            token,
+            "--timeout",
+            "60",
+        ],
+        env=env,
+    )
     assert done.exit_code == 0, done.output
     assert "posted 2 runs" in done.output
 
-    wrong = runner.invoke(cli, ["import", "locomo", str(file), "--owner", owner + "-x",
-                                "--api", server, "--token", token], env=env)
+    wrong = runner.invoke(
+        cli,
+        ["import", "locomo", str(file), "--owner", owner + "-x", "--api", server, "--token", token],
+        env=env,
+    )
     assert wrong.exit_code == 1 and "belongs to owner" in wrong.output
 
     h = {"Authorization": f"Bearer {token}"}
     lena = httpx.get(f"{server}/v1/entities", params={"q": "lena"}, headers=h).json()["items"][0]
 
     def occupation(valid_at: str) -> list[str]:
-        facts = httpx.get(f"{server}/v1/entities/{lena['id']}/facts",
-                          params={"valid_at": valid_at}, headers=h).json()["items"]
+        facts = httpx.get(
+            f"{server}/v1/entities/{lena['id']}/facts", params={"valid_at": valid_at}, headers=h
+        ).json()["items"]
         return [f["value"] for f in facts if f["attribute"] == "occupation"]
 
     assert occupation("2023-04-01T00:00:00Z") == ["nurse"]
@@ -102,9 +140,21 @@ def test_import_reports_an_unreachable_api_without_a_traceback(
     """A wrong --api is a one-line error, exit 1."""
     file = _conversation(tmp_path / "tiny.json")
     port = pick_free_port()
-    r = CliRunner().invoke(cli, ["import", "locomo", str(file), "--owner", owner,
-                                 "--api", f"http://127.0.0.1:{port}", "--token", "ws_x"],
-                           env=_env(neo4j_server))
+    r = CliRunner().invoke(
+        cli,
+        [
+            "import",
+            "locomo",
+            str(file),
+            "--owner",
+            owner,
+            "--api",
+            f"http://127.0.0.1:{port}",
+            "--token",
+            "ws_x",
+        ],
+        env=_env(neo4j_server),
+    )
     assert r.exit_code == 1 and "cannot reach the worldstate API" in r.output
     assert "Traceback" not in r.output
 

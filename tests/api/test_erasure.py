@@ -21,13 +21,17 @@ def inventory(driver: Driver, owner: str) -> dict[str, int]:
     touching them by type (a read transaction)."""
     reader = Reader(driver)
     nodes = reader.run_query(
-        "MATCH (n) WHERE n.owner = $o UNWIND labels(n) AS l RETURN l, count(*) AS c", o=owner)
+        "MATCH (n) WHERE n.owner = $o UNWIND labels(n) AS l RETURN l, count(*) AS c", o=owner
+    )
     rels = reader.run_query(
-        "MATCH (n)-[r]-() WHERE n.owner = $o RETURN type(r) AS t, count(DISTINCT r) AS c",
-        o=owner)
+        "MATCH (n)-[r]-() WHERE n.owner = $o RETURN type(r) AS t, count(DISTINCT r) AS c", o=owner
+    )
     owners = reader.run_query("MATCH (o:Owner {id: $o}) RETURN count(o) AS c", o=owner)
-    return {**{f"node:{r['l']}": r["c"] for r in nodes},
-            **{f"rel:{r['t']}": r["c"] for r in rels}, "Owner": owners[0]["c"]}
+    return {
+        **{f"node:{r['l']}": r["c"] for r in nodes},
+        **{f"rel:{r['t']}": r["c"] for r in rels},
+        "Owner": owners[0]["c"],
+    }
 
 
 def memory(api: Api, app: Any) -> None:
@@ -45,11 +49,26 @@ def memory(api: Api, app: Any) -> None:
     run(api, app, "r1", [("user", "I live in Lisbon."), UNTRUSTED])
     run(api, app, "r2", [("assistant", "Noted: the user's favorite food is pho.")])
     api.post(f"/v1/proposals/{pending(api)[-1]['id']}/discard")
-    run(api, app, "r3", [], observations=[{
-        "integration": "crm", "entity": {"name": "Jon Smyth", "kind": "person"},
-        "attribute": "employer", "value": "Acme"}])
-    assert api.client.put("/v1/chats/c9/memory-access", json={"mode": "none"},
-                          headers=api.headers).status_code == 200
+    run(
+        api,
+        app,
+        "r3",
+        [],
+        observations=[
+            {
+                "integration": "crm",
+                "entity": {"name": "Jon Smyth", "kind": "person"},
+                "attribute": "employer",
+                "value": "Acme",
+            }
+        ],
+    )
+    assert (
+        api.client.put(
+            "/v1/chats/c9/memory-access", json={"mode": "none"}, headers=api.headers
+        ).status_code
+        == 200
+    )
 
 
 def test_erasure_removes_everything_of_the_owner_and_nothing_else(
@@ -63,14 +82,31 @@ def test_erasure_removes_everything_of_the_owner_and_nothing_else(
     # the other's group, share and membership in the erased owner's group stay.
     for sharer, member in ((api, other), (other, api)):
         group = sharer.post("/v1/groups", {"name": "team"}).json()
-        assert sharer.post(f"/v1/groups/{group['id']}/members",
-                           {"owner": member.owner}).status_code == 201
-        assert sharer.post(f"/v1/groups/{group['id']}/shares",
-                           {"entity_id": me(sharer)}).status_code == 201
+        assert (
+            sharer.post(f"/v1/groups/{group['id']}/members", {"owner": member.owner}).status_code
+            == 201
+        )
+        assert (
+            sharer.post(f"/v1/groups/{group['id']}/shares", {"entity_id": me(sharer)}).status_code
+            == 201
+        )
     mine, theirs = inventory(neo4j_driver, api.owner), inventory(neo4j_driver, other.owner)
-    for label in ("Fact", "Corroboration", "Entity", "EntityNames", "Proposal", "Suppression",
-                  "Notification", "MergeSuggestion", "Run", "Chat", "Token", "Group",
-                  "Membership", "Share"):
+    for label in (
+        "Fact",
+        "Corroboration",
+        "Entity",
+        "EntityNames",
+        "Proposal",
+        "Suppression",
+        "Notification",
+        "MergeSuggestion",
+        "Run",
+        "Chat",
+        "Token",
+        "Group",
+        "Membership",
+        "Share",
+    ):
         assert mine.get(f"node:{label}", 0) > 0, label  # the test covers every kind
     r = api.delete("/v1/owners/me", params={"confirm": api.owner})
     assert r.status_code == 200, r.text
@@ -113,17 +149,18 @@ def test_erasure_runs_in_batches(api: Api, neo4j_driver: Driver) -> None:
     assert result.by_label["Fact"] == 8 and result.by_label["Owner"] == 1
 
 
-def test_a_forgotten_label_shows_as_remaining(
-    api: Api, other: Api, neo4j_driver: Driver
-) -> None:
+def test_a_forgotten_label_shows_as_remaining(api: Api, other: Api, neo4j_driver: Driver) -> None:
     """A node of a label missing from the erasure's list is not silently kept: the proof
     counts it. Another owner's node linked to the erased owner's loses only that link."""
     ada = api.entity("Ada")["id"]
     bob = other.entity("Bob")["id"]
     with neo4j_driver.session() as s:
         s.run("CREATE (:Stray {owner: $o})", o=api.owner).consume()
-        s.run("MATCH (a:Entity {id: $a}), (b:Entity {id: $b}) "
-              "CREATE (b)-[:LINKED_TO]->(a)", a=ada, b=bob).consume()
+        s.run(
+            "MATCH (a:Entity {id: $a}), (b:Entity {id: $b}) CREATE (b)-[:LINKED_TO]->(a)",
+            a=ada,
+            b=bob,
+        ).consume()
     theirs = inventory(neo4j_driver, other.owner)
     r = api.delete("/v1/owners/me", params={"confirm": api.owner})
     assert r.status_code == 200 and r.json()["remaining"] == 1

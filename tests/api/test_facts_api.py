@@ -59,13 +59,20 @@ def test_duplicate_is_not_written_twice(api: Api) -> None:
     """The same value over a covered window is a duplicate pointing at the existing row."""
     me = api.entity("Me")["id"]
     first = api.fact(me, attribute="likes", value="Green tea", valid_from=JAN)
-    again = api.fact(me, attribute="likes", value="  green   TEA ", valid_from=MAR,
-                     evidence="said it again", reason="second statement")
+    again = api.fact(
+        me,
+        attribute="likes",
+        value="  green   TEA ",
+        valid_from=MAR,
+        evidence="said it again",
+        reason="second statement",
+    )
     assert again["effect"] == "duplicate" and again["fact"]["id"] == first["fact"]["id"]
     # Regression: the duplicate left no trace; it is kept as a corroboration.
     row = api.get(f"/v1/facts/{first['fact']['id']}").json()
     assert [(c["evidence"], c["reason"], c["valid_from"]) for c in row["corroborations"]] == [
-        ("said it again", "second statement", MAR)]
+        ("said it again", "second statement", MAR)
+    ]
 
 
 def test_relationship_fact(api: Api) -> None:
@@ -100,8 +107,10 @@ def test_forget_and_retract(api: Api) -> None:
 def test_naive_timestamp_is_422_naming_the_field(api: Api) -> None:
     """CONTRACT §2: a timestamp without an offset is rejected, naming the field."""
     me = api.entity("Me")["id"]
-    r = api.post(f"/v1/entities/{me}/facts",
-                 {"attribute": "location", "value": "Paris", "valid_from": "2024-01-01T00:00:00"})
+    r = api.post(
+        f"/v1/entities/{me}/facts",
+        {"attribute": "location", "value": "Paris", "valid_from": "2024-01-01T00:00:00"},
+    )
     assert r.status_code == 422
     assert r.headers["content-type"].startswith("application/problem+json")
     assert "valid_from" in r.json()["detail"]
@@ -137,7 +146,10 @@ def test_tokens_and_scopes(api: Api, client, neo4j_driver) -> None:  # type: ign
     assert reader.post("/v1/entities", {"name": "X", "kind": "person"}).status_code == 403
     me = api.entity("Me")["id"]
     fact = api.fact(me, attribute="likes", value="tea")["fact"]
-    assert reader.post(f"/v1/entities/{me}/facts", {"attribute": "likes", "value": "x"}).status_code == 403
+    assert (
+        reader.post(f"/v1/entities/{me}/facts", {"attribute": "likes", "value": "x"}).status_code
+        == 403
+    )
     assert reader.delete(f"/v1/facts/{fact['id']}").status_code == 403
     assert reader.post("/v1/runs", {"id": "r", "chat_id": "c", "messages": []}).status_code == 403
 
@@ -152,11 +164,24 @@ def test_retracting_a_coalesced_row_keeps_the_earlier_statement(api: Api) -> Non
     assertion's row must leave the first statement standing (CONTRACT §2.2)."""
     me = api.entity("Me")["id"]
     api.fact(me, attribute="location", value="Paris", valid_from="2019-01-01T00:00:00Z")
-    api.fact(me, attribute="location", value="Rome", valid_from="2020-01-01T00:00:00Z",
-             valid_to="2021-01-01T00:00:00Z")
-    merged = api.fact(me, attribute="location", value="Rome", valid_from="2021-01-01T00:00:00Z",
-                      valid_to="2022-01-01T00:00:00Z")["fact"]
-    assert (merged["valid_from"], merged["valid_to"]) == ("2020-01-01T00:00:00Z", "2022-01-01T00:00:00Z")
+    api.fact(
+        me,
+        attribute="location",
+        value="Rome",
+        valid_from="2020-01-01T00:00:00Z",
+        valid_to="2021-01-01T00:00:00Z",
+    )
+    merged = api.fact(
+        me,
+        attribute="location",
+        value="Rome",
+        valid_from="2021-01-01T00:00:00Z",
+        valid_to="2022-01-01T00:00:00Z",
+    )["fact"]
+    assert (merged["valid_from"], merged["valid_to"]) == (
+        "2020-01-01T00:00:00Z",
+        "2022-01-01T00:00:00Z",
+    )
     assert api.delete(f"/v1/facts/{merged['id']}", params={"mode": "retract"}).status_code == 200
     assert _current(api, me, "location") == [
         ("Paris", "2019-01-01T00:00:00Z", "2020-01-01T00:00:00Z", "superseded"),
@@ -170,8 +195,9 @@ def test_retracting_a_forgotten_fact_brings_back_what_it_ended(api: Api) -> None
     Berlin row: Berlin never held, so Paris holds on, open (CONTRACT §2.2)."""
     me = api.entity("Me")["id"]
     api.fact(me, attribute="location", value="Paris", valid_from="2020-01-01T00:00:00Z")
-    berlin = api.fact(me, attribute="location", value="Berlin",
-                      valid_from="2022-01-01T00:00:00Z")["fact"]
+    berlin = api.fact(me, attribute="location", value="Berlin", valid_from="2022-01-01T00:00:00Z")[
+        "fact"
+    ]
     forgotten = api.delete(f"/v1/facts/{berlin['id']}").json()["fact"]
     assert forgotten["status"] == "invalidated"
     assert api.delete(f"/v1/facts/{forgotten['id']}", params={"mode": "retract"}).status_code == 200
@@ -192,10 +218,15 @@ def test_out_of_range_input_is_422_not_500(api: Api) -> None:
         ('{"attribute": "n", "value": 1, "valid_to": "9999-12-31T23:00:00-05:00"}', "valid_to"),
     ]
     for raw, field in bodies:
-        r = api.client.post(url, content=raw, headers={**api.headers, "Content-Type": "application/json"})
+        r = api.client.post(
+            url, content=raw, headers={**api.headers, "Content-Type": "application/json"}
+        )
         assert r.status_code == 422, (raw, r.status_code, r.text)
         assert field in r.json()["detail"], (raw, r.json())
-    for params in ({"valid_at": "0001-01-01T00:00:00+05:00"}, {"known_at": "9999-12-31T23:59:00-05:00"}):
+    for params in (
+        {"valid_at": "0001-01-01T00:00:00+05:00"},
+        {"known_at": "9999-12-31T23:59:00-05:00"},
+    ):
         r = api.get(url, params=params)
         assert r.status_code == 422 and next(iter(params)) in r.json()["detail"], r.text
     assert api.get(url).json()["items"] == []
@@ -203,13 +234,16 @@ def test_out_of_range_input_is_422_not_500(api: Api) -> None:
 
 def test_chunked_body_over_the_limit_is_413(api: Api) -> None:
     """Regression: a body sent without Content-Length slipped past the 2 MB bound."""
+
     def chunks():  # type: ignore[no-untyped-def]
         yield b'{"id": "big", "chat_id": "c", "messages": [{"role": "user", "at": "2024-01-01T00:00:00Z", "text": "'
         for _ in range(300):
             yield b"x" * 10_000
         yield b'"}]}'
 
-    r = api.client.post("/v1/runs", content=chunks(), headers={**api.headers, "Content-Type": "application/json"})
+    r = api.client.post(
+        "/v1/runs", content=chunks(), headers={**api.headers, "Content-Type": "application/json"}
+    )
     assert r.status_code == 413 and r.headers["content-type"].startswith("application/problem+json")
     assert api.get("/v1/runs/big").status_code == 404
 
@@ -232,10 +266,16 @@ def test_timestamps_must_be_rfc3339_text(api: Api) -> None:
     for bad in (1700000000, "1700000000", 0, "2024-01-01 00:00:00Z"):
         r = api.post(f"/v1/entities/{me}/facts", {"attribute": "x", "value": 1, "valid_from": bad})
         assert r.status_code == 422 and "valid_from" in r.json()["detail"], (bad, r.text)
-    r = api.post("/v1/prefetch", {"chat_id": "c", "message": "hi", "at": "9998-12-31T23:59:59-14:00"})
+    r = api.post(
+        "/v1/prefetch", {"chat_id": "c", "message": "hi", "at": "9998-12-31T23:59:59-14:00"}
+    )
     assert r.status_code == 422 and r.json()["detail"].startswith("at:"), r.text
-    r = api.client.post("/v1/prefetch", content="{", headers={**api.headers, "Content-Type": "application/json"})
-    assert r.status_code == 422 and r.json()["detail"].startswith("body: the body is not valid JSON")
+    r = api.client.post(
+        "/v1/prefetch", content="{", headers={**api.headers, "Content-Type": "application/json"}
+    )
+    assert r.status_code == 422 and r.json()["detail"].startswith(
+        "body: the body is not valid JSON"
+    )
     assert api.get(f"/v1/entities/{me}/history/Bad-Attr").status_code == 422
 
 
@@ -251,10 +291,20 @@ def test_retract_joins_what_it_restores_into_one_row(api: Api) -> None:
     current row of their value were left as two touching rows."""
     me = api.entity("Me")["id"]
     api.fact(me, attribute="location", value="Paris", valid_from="2024-01-01T00:00:00Z")
-    api.fact(me, attribute="location", value="Berlin", valid_from="2025-01-01T00:00:00Z",
-             valid_to="2028-01-01T00:00:00Z")
-    api.fact(me, attribute="location", value="Paris", valid_from="2026-01-01T00:00:00Z",
-             valid_to="2027-01-01T00:00:00Z")
+    api.fact(
+        me,
+        attribute="location",
+        value="Berlin",
+        valid_from="2025-01-01T00:00:00Z",
+        valid_to="2028-01-01T00:00:00Z",
+    )
+    api.fact(
+        me,
+        attribute="location",
+        value="Paris",
+        valid_from="2026-01-01T00:00:00Z",
+        valid_to="2027-01-01T00:00:00Z",
+    )
     rows = api.get(f"/v1/entities/{me}/history/location").json()["items"]
     by_start = {f["valid_from"][:4]: f for f in rows}
     api.delete(f"/v1/facts/{by_start['2027']['id']}")  # forget the future Berlin part
@@ -274,12 +324,17 @@ def test_prefetch_in_the_past_leaves_out_entities_not_known_then(api: Api) -> No
 def test_times_round_trip_exactly(api: Api) -> None:
     """Times are sent and read back as integers: microseconds survive, before 1970 too."""
     me = api.entity("Me")["id"]
-    for start, stop in (("1969-12-31T23:59:59.500001Z", "1970-01-01T00:00:00.25Z"),
-                        ("0001-01-01T00:00:00Z", "1950-06-01T12:30:45.123456Z"),
-                        ("2024-05-01T09:00:00.000001Z", "2024-05-01T09:00:00.000002Z")):
+    for start, stop in (
+        ("1969-12-31T23:59:59.500001Z", "1970-01-01T00:00:00.25Z"),
+        ("0001-01-01T00:00:00Z", "1950-06-01T12:30:45.123456Z"),
+        ("2024-05-01T09:00:00.000001Z", "2024-05-01T09:00:00.000002Z"),
+    ):
         fact = api.fact(me, attribute="x", value=start, valid_from=start, valid_to=stop)["fact"]
         read = api.get(f"/v1/facts/{fact['id']}").json()
         expected = (datetime.fromisoformat(start), datetime.fromisoformat(stop))
         for row in (read, fact):
-            got = (datetime.fromisoformat(row["valid_from"]), datetime.fromisoformat(row["valid_to"]))
+            got = (
+                datetime.fromisoformat(row["valid_from"]),
+                datetime.fromisoformat(row["valid_to"]),
+            )
             assert got == expected and row["valid_from"].endswith("Z")

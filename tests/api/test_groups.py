@@ -24,8 +24,10 @@ def group_of(creator: Api, *members: Api) -> str:
     r = creator.post("/v1/groups", {"name": "family"})
     assert r.status_code == 201, r.text
     for m in members:
-        assert creator.post(f"/v1/groups/{r.json()['id']}/members",
-                            {"owner": m.owner}).status_code == 201
+        assert (
+            creator.post(f"/v1/groups/{r.json()['id']}/members", {"owner": m.owner}).status_code
+            == 201
+        )
     return r.json()["id"]  # type: ignore[no-any-return]
 
 
@@ -39,7 +41,12 @@ def test_create_and_list(api: Api, other: Api) -> None:
     r = api.post("/v1/groups", {"name": "family"})
     assert r.status_code == 201
     g = r.json()
-    assert (g["name"], g["owner"], g["members"], g["shares"]) == ("family", api.owner, [api.owner], [])
+    assert (g["name"], g["owner"], g["members"], g["shares"]) == (
+        "family",
+        api.owner,
+        [api.owner],
+        [],
+    )
     assert g["created_at"].endswith("Z")
     assert [x["id"] for x in api.get("/v1/groups").json()["items"]] == [g["id"]]
     assert other.get("/v1/groups").json()["items"] == []
@@ -76,7 +83,10 @@ def test_a_member_reads_a_shared_entity_through_every_read(api: Api, other: Api)
     r = share(api, gid, atlas["id"])
     assert r.status_code == 201
     assert (r.json()["owner"], r.json()["entity_id"], r.json()["unshared_at"]) == (
-        api.owner, atlas["id"], None)
+        api.owner,
+        atlas["id"],
+        None,
+    )
     got = other.get(f"/v1/entities/{atlas['id']}").json()
     assert got["entity"]["name"] == "Atlas" and [f["value"] for f in got["facts"]] == ["Geneva"]
     assert other.get(f"/v1/entities/{atlas['id']}/facts").json()["items"][0]["id"] == fact["id"]
@@ -85,7 +95,8 @@ def test_a_member_reads_a_shared_entity_through_every_read(api: Api, other: Api)
     names = sorted(e["name"] for e in other.get("/v1/entities").json()["items"])
     assert names == sorted(["Atlas", "Bob", other.owner])
     assert [s["entity_id"] for s in other.get("/v1/groups").json()["items"][0]["shares"]] == [
-        atlas["id"]]
+        atlas["id"]
+    ]
 
 
 def test_a_member_cannot_write_to_a_shared_entity(api: Api, other: Api) -> None:
@@ -98,8 +109,9 @@ def test_a_member_cannot_write_to_a_shared_entity(api: Api, other: Api) -> None:
     mine = other.entity("Bob")
     attempts = [
         other.post(f"/v1/entities/{atlas['id']}/facts", {"attribute": "likes", "value": "x"}),
-        other.post(f"/v1/entities/{mine['id']}/facts", {"attribute": "knows",
-                                                        "object_id": atlas["id"]}),
+        other.post(
+            f"/v1/entities/{mine['id']}/facts", {"attribute": "knows", "object_id": atlas["id"]}
+        ),
         other.delete(f"/v1/facts/{fact['id']}"),
         other.delete(f"/v1/facts/{fact['id']}?mode=retract"),
         other.post(f"/v1/entities/{atlas['id']}/merge", {"into": mine["id"]}),
@@ -108,7 +120,8 @@ def test_a_member_cannot_write_to_a_shared_entity(api: Api, other: Api) -> None:
     ]
     assert [a.status_code for a in attempts] == [404] * len(attempts), [a.text for a in attempts]
     assert [f["value"] for f in api.get(f"/v1/entities/{atlas['id']}/facts").json()["items"]] == [
-        "Geneva"]
+        "Geneva"
+    ]
 
 
 def test_only_a_member_shares_only_its_own(api: Api, other: Api, third: Api) -> None:
@@ -172,9 +185,15 @@ def test_group_writes_need_the_write_scope(client: Any, neo4j_driver: Any, api: 
     assert reader.get("/v1/groups").status_code == 200
 
 
-@pytest.mark.parametrize(("body", "field"), [({}, "name"), ({"name": ""}, "name"),
-                                             ({"name": "x" * 201}, "name"),
-                                             ({"name": "x", "extra": 1}, "extra")])
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({}, "name"),
+        ({"name": ""}, "name"),
+        ({"name": "x" * 201}, "name"),
+        ({"name": "x", "extra": 1}, "extra"),
+    ],
+)
 def test_bad_group_input_is_422_naming_the_field(api: Api, body: Any, field: str) -> None:
     """Bad bodies are problem+json 422 naming the field."""
     r = api.post("/v1/groups", body)
@@ -187,9 +206,14 @@ def test_a_shared_entity_merged_into_an_unshared_one_names_no_other_id(
     """The owner merges a shared entity into one it did not share: the member gets the 404
     of the id it asked for, never the survivor's id (CONTRACT §7)."""
     gid = group_of(api, other)
-    loser, survivor = api.entity("Atlas", kind="project"), api.entity("Atlas Project", kind="project")
+    loser, survivor = (
+        api.entity("Atlas", kind="project"),
+        api.entity("Atlas Project", kind="project"),
+    )
     share(api, gid, loser["id"])
-    assert api.post(f"/v1/entities/{loser['id']}/merge", {"into": survivor["id"]}).status_code == 200
+    assert (
+        api.post(f"/v1/entities/{loser['id']}/merge", {"into": survivor["id"]}).status_code == 200
+    )
     r = other.get(f"/v1/entities/{loser['id']}")
     assert r.status_code == 404 and survivor["id"] not in r.text and loser["id"] in r.text
 

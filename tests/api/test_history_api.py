@@ -9,9 +9,23 @@ from typing import Any
 from tests.api.conftest import Api
 
 JAN, FEB, MAR, APR = (f"2024-0{m}-01T00:00:00Z" for m in (1, 2, 3, 4))
-FIELDS = {"id", "entity_id", "attribute", "value", "object_id", "cardinality", "valid_from",
-          "valid_to", "recorded_at", "retracted_at", "status", "source", "evidence", "reason",
-          "confidence"}
+FIELDS = {
+    "id",
+    "entity_id",
+    "attribute",
+    "value",
+    "object_id",
+    "cardinality",
+    "valid_from",
+    "valid_to",
+    "recorded_at",
+    "retracted_at",
+    "status",
+    "source",
+    "evidence",
+    "reason",
+    "confidence",
+}
 
 
 def pages(api: Api, url: str, limit: int, **params: Any) -> tuple[list[dict[str, Any]], int]:
@@ -45,7 +59,10 @@ def test_history_has_both_axes_status_and_provenance(api: Api) -> None:
     ada = story(api)
     items = api.get(f"/v1/entities/{ada}/history/location").json()["items"]
     assert [(f["value"], f["status"]) for f in items] == [
-        ("Paris", "superseded"), ("Berlin", "superseded"), ("Rome", "active")]
+        ("Paris", "superseded"),
+        ("Berlin", "superseded"),
+        ("Rome", "active"),
+    ]
     assert all(FIELDS <= set(f) for f in items)
     assert items[0]["valid_to"] == FEB and items[0]["retracted_at"] is None
     assert items[0]["source"] == "user_edit" and items[0]["evidence"] == "said Paris"
@@ -114,6 +131,7 @@ def test_known_at_shows_history_as_known_then(api: Api) -> None:
     ada = api.entity("Ada")["id"]
     first = api.fact(ada, attribute="location", value="Paris", valid_from=JAN)["fact"]
     api.fact(ada, attribute="location", value="Berlin", valid_from=FEB)
-    then = api.get(f"/v1/entities/{ada}/history/location",
-                   params={"known_at": first["recorded_at"]}).json()["items"]
+    then = api.get(
+        f"/v1/entities/{ada}/history/location", params={"known_at": first["recorded_at"]}
+    ).json()["items"]
     assert [(f["value"], f["valid_to"], f["status"]) for f in then] == [("Paris", None, "active")]

@@ -27,8 +27,12 @@ def test_every_endpoint_hides_other_owners(api: Api, other: Api) -> None:
     ]
     for method, url, body in probes:
         r = other.client.request(method, url, json=body, headers=other.headers)
-        missing = other.client.request(method, url.replace(eid, "ent_nope").replace(fid, "fct_nope")
-                                       .replace("run-iso", "run-nope"), json=body, headers=other.headers)
+        missing = other.client.request(
+            method,
+            url.replace(eid, "ent_nope").replace(fid, "fct_nope").replace("run-iso", "run-nope"),
+            json=body,
+            headers=other.headers,
+        )
         assert r.status_code == 404, (method, url, r.text)
         assert missing.status_code == 404 and r.json()["title"] == missing.json()["title"]
 
@@ -37,6 +41,11 @@ def test_every_endpoint_hides_other_owners(api: Api, other: Api) -> None:
     # The owner's own data is untouched by the other's attempts.
     assert api.get(f"/v1/entities/{eid}/facts").json()["items"][0]["value"] == "Lisbon"
     # A run id is per owner: the other owner may use the same id for its own run.
-    assert other.post("/v1/runs", {"id": "run-iso", "chat_id": "c9", "messages": []}).status_code == 202
-    block = other.post("/v1/prefetch", {"chat_id": "c9", "message": "Where is Bob?"}).json()["block"]
+    assert (
+        other.post("/v1/runs", {"id": "run-iso", "chat_id": "c9", "messages": []}).status_code
+        == 202
+    )
+    block = other.post("/v1/prefetch", {"chat_id": "c9", "message": "Where is Bob?"}).json()[
+        "block"
+    ]
     assert "Lisbon" not in block

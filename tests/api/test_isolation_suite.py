@@ -85,7 +85,8 @@ CASES: dict[tuple[str, str], Case] = {
     ("GET", "/v1/facts/{fact_id}"): Case(memory=True, shared=True),
     ("GET", "/v1/runs/{run_id}"): Case(memory=False, why="a run's status and counts, no facts"),
     ("GET", "/v1/chats/{chat_id}/memory-access"): Case(
-        memory=False, why="the setting itself: a chat must be able to learn it is `none`"),
+        memory=False, why="the setting itself: a chat must be able to learn it is `none`"
+    ),
     ("GET", "/v1/profile/memory-access"): Case(memory=False, why="the owner's default setting"),
     ("GET", "/v1/proposals"): Case(memory=False, why="review by the person, owner-wide"),
     ("GET", "/v1/proposals/{proposal_id}"): Case(memory=False, why="review by the person"),
@@ -96,12 +97,18 @@ CASES: dict[tuple[str, str], Case] = {
     ("GET", "/v1/search"): Case(memory=True, query={"q": "bob"}),
     ("GET", "/v1/facts/{fact_id}/why"): Case(memory=True, shared=True),
     ("GET", "/v1/events/{event_id}/effects"): Case(
-        memory=True, unshared="events are the owner's own: a member never reads the sharer's"),
+        memory=True, unshared="events are the owner's own: a member never reads the sharer's"
+    ),
     ("GET", "/v1/entities/{entity_id}/neighbors"): Case(memory=True, shared=True),
     ("GET", "/v1/entities/{entity_id}/diff"): Case(
-        memory=True, shared=True,
-        query={"from": "2000-01-01T00:00:00Z", "to": "2030-01-01T00:00:00Z",
-               "known_at": "2030-01-01T00:00:00Z"}),
+        memory=True,
+        shared=True,
+        query={
+            "from": "2000-01-01T00:00:00Z",
+            "to": "2030-01-01T00:00:00Z",
+            "known_at": "2030-01-01T00:00:00Z",
+        },
+    ),
 }
 
 
@@ -150,8 +157,13 @@ def _seed_owner(api: Api, app: Any, tag: str, color: str) -> dict[str, Any]:
     location = api.fact(bob["id"], attribute="location", value=f"Porto-{tag}")["fact"]
     employer = api.fact(bob["id"], attribute="employer", value=f"Acme-{tag}")["fact"]
     api.fact(bob["id"], attribute="likes", value=f"tea-{tag}")
-    run = {"id": f"run-{tag}", "chat_id": "c-full", "messages": [
-        {"role": "assistant", "text": f"Noted: the user's favorite color is {color}.", "at": AT}]}
+    run = {
+        "id": f"run-{tag}",
+        "chat_id": "c-full",
+        "messages": [
+            {"role": "assistant", "text": f"Noted: the user's favorite color is {color}.", "at": AT}
+        ],
+    }
     assert api.post("/v1/runs", run).status_code == 202
     app.state.curator.drain()
     [proposal] = api.get("/v1/proposals", params={"status": "pending"}).json()["items"]
@@ -170,11 +182,16 @@ def world(app: Any, neo4j_driver: Any) -> Iterator[World]:
     tag = uuid.uuid4().hex[:8]
     a = make_api(client, neo4j_driver, f"iso-a-{tag}", ALL)
     b = make_api(client, neo4j_driver, f"iso-b-{tag}", ALL)
-    seeds = {"A": _seed_owner(a, app, "A" + tag, "crimson" + tag),
-             "B": _seed_owner(b, app, "B" + tag, "teal" + tag)}
+    seeds = {
+        "A": _seed_owner(a, app, "A" + tag, "crimson" + tag),
+        "B": _seed_owner(b, app, "B" + tag, "teal" + tag),
+    }
     _put(b, "/v1/chats/c-none/memory-access", {"mode": "none"})
-    _put(b, "/v1/chats/c-restricted/memory-access",
-         {"mode": "restricted", "areas": ["place"], "sources": ["user_edit"]})
+    _put(
+        b,
+        "/v1/chats/c-restricted/memory-access",
+        {"mode": "restricted", "areas": ["place"], "sources": ["user_edit"]},
+    )
     atlas = a.entity("Atlas", kind="project")
     atlas_fact = a.fact(atlas["id"], attribute="location", value=f"Atlas-base-{tag}")["fact"]
     # Traversal across the share: Atlas -> HQ (shared too) is seen by the member;
@@ -186,18 +203,32 @@ def world(app: Any, neo4j_driver: Any) -> Iterator[World]:
     assert a.post(f"/v1/groups/{group['id']}/members", {"owner": b.owner}).status_code == 201
     before_share = utcnow().isoformat().replace("+00:00", "Z")
     for shared in (atlas, hq):
-        assert a.post(f"/v1/groups/{group['id']}/shares",
-                      {"entity_id": shared["id"]}).status_code == 201
+        assert (
+            a.post(f"/v1/groups/{group['id']}/shares", {"entity_id": shared["id"]}).status_code
+            == 201
+        )
 
     def ids(seed: dict[str, Any], who: str) -> dict[str, str]:
-        return {"entity_id": seed["bob"]["id"], "fact_id": seed["location"]["id"],
-                "run_id": f"run-{who}{tag}", "event_id": f"run-{who}{tag}",
-                "proposal_id": seed["proposal"]["id"], "group_id": group["id"]}
+        return {
+            "entity_id": seed["bob"]["id"],
+            "fact_id": seed["location"]["id"],
+            "run_id": f"run-{who}{tag}",
+            "event_id": f"run-{who}{tag}",
+            "proposal_id": seed["proposal"]["id"],
+            "group_id": group["id"],
+        }
 
     def private(seed: dict[str, Any], who: str) -> list[str]:
-        return [f"Porto-{who}{tag}", f"Acme-{who}{tag}", f"tea-{who}{tag}",
-                seed["bob"]["id"], seed["location"]["id"], seed["employer"]["id"],
-                seed["proposal"]["id"], ("crimson" if who == "A" else "teal") + tag]
+        return [
+            f"Porto-{who}{tag}",
+            f"Acme-{who}{tag}",
+            f"tea-{who}{tag}",
+            seed["bob"]["id"],
+            seed["location"]["id"],
+            seed["employer"]["id"],
+            seed["proposal"]["id"],
+            ("crimson" if who == "A" else "teal") + tag,
+        ]
 
     yield World(
         api={"A": a, "B": b},
@@ -361,6 +392,8 @@ def test_the_other_owner_sees_nothing_shared(world: World) -> None:
     atlas = world.shared_ids["entity_id"]
     assert atlas in b.get("/v1/entities").text
     assert atlas in a.get("/v1/entities").text
-    assert [e["name"] for e in b.get("/v1/entities", params={"q": "bob"}).json()["items"]] == ["Bob"]
+    assert [e["name"] for e in b.get("/v1/entities", params={"q": "bob"}).json()["items"]] == [
+        "Bob"
+    ]
     [group] = b.get("/v1/groups").json()["items"]
     assert atlas in [s["entity_id"] for s in group["shares"]] and len(group["shares"]) == 2

@@ -35,8 +35,7 @@ from tests.api.conftest import Api
 
 T = TypeVar("T")
 T0 = "2024-01-01T00:00:00Z"
-TOOLS = {"lookup_entity", "current_facts", "time_travel", "neighbors", "diff", "search",
-         "remember"}
+TOOLS = {"lookup_entity", "current_facts", "time_travel", "neighbors", "diff", "search", "remember"}
 
 
 @pytest.fixture(scope="module")
@@ -45,12 +44,17 @@ def mcp_url(neo4j_driver: Driver, app: Any) -> Iterator[str]:
     free loopback port, in a thread, with the REST app's embedder (the real model)."""
     reader = Reader(neo4j_driver)
     embedder = app.state.embedder
-    state = McpState(reader, Committer(neo4j_driver, embedder=embedder),
-                     TokenCache(reader, ttl=0.0),
-                     Policy(0.8, ("health", "finances", "credentials")), embedder=embedder)
+    state = McpState(
+        reader,
+        Committer(neo4j_driver, embedder=embedder),
+        TokenCache(reader, ttl=0.0),
+        Policy(0.8, ("health", "finances", "credentials")),
+        embedder=embedder,
+    )
     port = pick_free_port()
-    srv = uvicorn.Server(uvicorn.Config(http_app(state), host="127.0.0.1", port=port,
-                                        log_level="warning"))
+    srv = uvicorn.Server(
+        uvicorn.Config(http_app(state), host="127.0.0.1", port=port, log_level="warning")
+    )
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
@@ -66,8 +70,12 @@ def over_http(url: str, token: str, work: Callable[[Client], Awaitable[T]]) -> T
 
     async def main() -> T:
         http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
-        async with http, Client(streamable_http_client(url, http_client=http),
-                                read_timeout_seconds=60) as client:
+        async with (
+            http,
+            Client(
+                streamable_http_client(url, http_client=http), read_timeout_seconds=60
+            ) as client,
+        ):
             return await work(client)
 
     return anyio.run(main)
@@ -124,30 +132,52 @@ def test_http_read_tools_answer_like_rest(
         ("lookup_entity", {"name": "ANITA"}, "/v1/lookup?name=ANITA"),
         ("current_facts", {"entity_id": ana}, f"/v1/entities/{ana}/facts"),
         ("neighbors", {"entity_id": ana, "depth": 2}, f"/v1/entities/{ana}/neighbors?depth=2"),
-        ("diff", {"entity_id": ana, "from_time": "2024-03-01T00:00:00Z",
-                  "to_time": "2024-07-01T00:00:00Z", "known_at": "2999-01-01T00:00:00Z"},
-         (f"/v1/entities/{ana}/diff?from=2024-03-01T00:00:00Z&to=2024-07-01T00:00:00Z"
-          "&known_at=2999-01-01T00:00:00Z")),
-        ("search", {"q": "where does Ana live", "known_at": "2999-01-01T00:00:00Z"},
-         "/v1/search?q=where%20does%20Ana%20live&known_at=2999-01-01T00:00:00Z"),
+        (
+            "diff",
+            {
+                "entity_id": ana,
+                "from_time": "2024-03-01T00:00:00Z",
+                "to_time": "2024-07-01T00:00:00Z",
+                "known_at": "2999-01-01T00:00:00Z",
+            },
+            (
+                f"/v1/entities/{ana}/diff?from=2024-03-01T00:00:00Z&to=2024-07-01T00:00:00Z"
+                "&known_at=2999-01-01T00:00:00Z"
+            ),
+        ),
+        (
+            "search",
+            {"q": "where does Ana live", "known_at": "2999-01-01T00:00:00Z"},
+            "/v1/search?q=where%20does%20Ana%20live&known_at=2999-01-01T00:00:00Z",
+        ),
     ]
     for name, args, url in pairs:
         assert ok(call(mcp_url, secret, name, args)) == api.get(url).json(), name
-    travel = ok(call(mcp_url, secret, "time_travel",
-                     {"entity_id": ana, "valid_at": "2024-03-01T00:00:00+01:00"}))
+    travel = ok(
+        call(
+            mcp_url,
+            secret,
+            "time_travel",
+            {"entity_id": ana, "valid_at": "2024-03-01T00:00:00+01:00"},
+        )
+    )
     rest = api.get(f"/v1/entities/{ana}/facts?valid_at=2024-03-01T00:00:00%2B01:00").json()
     assert travel["facts"] == rest["items"]
     assert [f["value"] for f in travel["facts"] if f["attribute"] == "location"] == ["Paris"]
-    assert [i["entity"]["name"] for i in
-            ok(call(mcp_url, secret, "neighbors", {"entity_id": ana, "depth": 2}))["items"]] == [
-        "Bo", "Kube"]
+    assert [
+        i["entity"]["name"]
+        for i in ok(call(mcp_url, secret, "neighbors", {"entity_id": ana, "depth": 2}))["items"]
+    ] == ["Bo", "Kube"]
 
 
 def test_http_bad_token_is_refused(mcp_url: str) -> None:
     """A request with an unknown token is 401 problem+json before MCP sees it, and the
     client cannot open a session."""
-    r = httpx.post(mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-                   headers={"Authorization": "Bearer ws_not-a-token"})
+    r = httpx.post(
+        mcp_url,
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        headers={"Authorization": "Bearer ws_not-a-token"},
+    )
     assert r.status_code == 401
     assert r.headers["content-type"].startswith("application/problem+json")
     assert r.headers["www-authenticate"] == "Bearer"
@@ -161,17 +191,20 @@ def test_http_read_token_cannot_remember(
     mcp_url: str, api: Api, neo4j_driver: Driver, owner: str
 ) -> None:
     """`remember` needs the `write` scope; nothing is filed."""
-    result = call(mcp_url, token(neo4j_driver, owner, "read"), "remember",
-                  {"text": "I live in Lyon"})
+    result = call(
+        mcp_url, token(neo4j_driver, owner, "read"), "remember", {"text": "I live in Lyon"}
+    )
     assert "lacks the 'write' scope" in error(result)
     assert api.get("/v1/proposals").json()["items"] == []
 
 
-def test_write_token_cannot_read(mcp_url: str, neo4j_driver: Driver, owner: str,
-                                 world: dict[str, str]) -> None:
+def test_write_token_cannot_read(
+    mcp_url: str, neo4j_driver: Driver, owner: str, world: dict[str, str]
+) -> None:
     """The read tools need the `read` scope."""
-    result = call(mcp_url, token(neo4j_driver, owner, "write"), "current_facts",
-                  {"entity_id": world["ana"]})
+    result = call(
+        mcp_url, token(neo4j_driver, owner, "write"), "current_facts", {"entity_id": world["ana"]}
+    )
     assert "lacks the 'read' scope" in error(result)
 
 
@@ -184,8 +217,14 @@ def test_http_remember_files_proposals_visible_over_rest(
     said = ok(call(mcp_url, secret, "remember", {"text": "I live in Lyon", "chat_id": "c1"}))
     [lyon] = said["proposals"]
     assert (lyon["attribute"], lyon["value"], lyon["status"]) == ("location", "Lyon", "committed")
-    held = ok(call(mcp_url, secret, "remember",
-                   {"attribute": "medication", "value": "insulin", "chat_id": "c1"}))
+    held = ok(
+        call(
+            mcp_url,
+            secret,
+            "remember",
+            {"attribute": "medication", "value": "insulin", "chat_id": "c1"},
+        )
+    )
     [insulin] = held["proposals"]
     assert (insulin["status"], insulin["policy"]) == ("pending", "privileged category")
     listed = {p["id"]: p for p in api.get("/v1/proposals?chat_id=c1").json()["items"]}
@@ -194,10 +233,12 @@ def test_http_remember_files_proposals_visible_over_rest(
     me = lyon["entity_id"]
     facts = api.get(f"/v1/entities/{me}/facts").json()["items"]
     assert [(f["attribute"], f["value"], f["source"]) for f in facts] == [
-        ("location", "Lyon", "user_stated")]
+        ("location", "Lyon", "user_stated")
+    ]
     assert api.post(f"/v1/proposals/{insulin['id']}/keep").status_code == 200
-    assert "medication" in {f["attribute"] for f in
-                            api.get(f"/v1/entities/{me}/facts").json()["items"]}
+    assert "medication" in {
+        f["attribute"] for f in api.get(f"/v1/entities/{me}/facts").json()["items"]
+    }
 
 
 def test_http_remember_about_a_named_entity(
@@ -206,13 +247,20 @@ def test_http_remember_about_a_named_entity(
     """`entity` may be an id; a value of the wrong shape or no fact in the text is a tool
     error naming the field."""
     secret = token(neo4j_driver, owner, "write")
-    done = ok(call(mcp_url, secret, "remember",
-                   {"entity": world["kube"], "attribute": "status", "value": "shipped"}))
+    done = ok(
+        call(
+            mcp_url,
+            secret,
+            "remember",
+            {"entity": world["kube"], "attribute": "status", "value": "shipped"},
+        )
+    )
     assert done["proposals"][0]["entity_id"] == world["kube"]
     assert done["proposals"][0]["status"] == "committed"
     assert error(call(mcp_url, secret, "remember", {"text": "hmm"})).startswith("text:")
-    assert error(call(mcp_url, secret, "remember",
-                      {"attribute": "Bad Name", "value": 1})).startswith("attribute:")
+    assert error(
+        call(mcp_url, secret, "remember", {"attribute": "Bad Name", "value": 1})
+    ).startswith("attribute:")
     assert error(call(mcp_url, secret, "remember", {})).startswith("attribute:")
 
 
@@ -222,11 +270,13 @@ def test_http_memory_off_refuses_every_tool(
     """A chat whose memory access is `none` refuses the tools, saying so (CONTRACT §7)."""
     api.client.put("/v1/chats/off/memory-access", json={"mode": "none"}, headers=api.headers)
     secret = token(neo4j_driver, owner, "read", "write")
-    for name, args in (("lookup_entity", {"name": "ana"}),
-                       ("current_facts", {"entity_id": world["ana"]}),
-                       ("neighbors", {"entity_id": world["ana"]}),
-                       ("search", {"q": "ana"}),
-                       ("remember", {"text": "I live in Oslo"})):
+    for name, args in (
+        ("lookup_entity", {"name": "ana"}),
+        ("current_facts", {"entity_id": world["ana"]}),
+        ("neighbors", {"entity_id": world["ana"]}),
+        ("search", {"q": "ana"}),
+        ("remember", {"text": "I live in Oslo"}),
+    ):
         text = error(call(mcp_url, secret, name, {**args, "chat_id": "off"}))
         assert "memory is off in this chat" in text, name
     assert api.get("/v1/proposals").json()["items"] == []
@@ -239,15 +289,27 @@ def test_http_bad_arguments_are_tool_errors_naming_the_field(
     secret = token(neo4j_driver, owner, "read")
     ana = world["ana"]
     assert error(call(mcp_url, secret, "neighbors", {"entity_id": ana, "depth": 4})).startswith(
-        "depth:")
-    assert error(call(mcp_url, secret, "time_travel",
-                      {"entity_id": ana, "valid_at": "2024-01-01T00:00:00"})).startswith("valid_at:")
-    assert error(call(mcp_url, secret, "diff", {
-        "entity_id": ana, "from_time": "2024-07-01T00:00:00Z",
-        "to_time": "2024-01-01T00:00:00Z"})).startswith("from_time:")
+        "depth:"
+    )
+    assert error(
+        call(mcp_url, secret, "time_travel", {"entity_id": ana, "valid_at": "2024-01-01T00:00:00"})
+    ).startswith("valid_at:")
+    assert error(
+        call(
+            mcp_url,
+            secret,
+            "diff",
+            {
+                "entity_id": ana,
+                "from_time": "2024-07-01T00:00:00Z",
+                "to_time": "2024-01-01T00:00:00Z",
+            },
+        )
+    ).startswith("from_time:")
     stranger = token(neo4j_driver, other.owner, "read")
     assert error(call(mcp_url, stranger, "current_facts", {"entity_id": ana})) == (
-        f"No entity with id {ana!r}.")
+        f"No entity with id {ana!r}."
+    )
 
 
 # --- stdio: `worldstate mcp` as a subprocess ----------------------------------------------
@@ -260,8 +322,9 @@ def _command() -> tuple[str, list[str]]:
     return sys.executable, ["-c", "from api.cli import main; main()", "mcp"]
 
 
-def over_stdio(env: dict[str, str], args: list[str],
-               work: Callable[[Client], Awaitable[T]], errlog: Any) -> T:
+def over_stdio(
+    env: dict[str, str], args: list[str], work: Callable[[Client], Awaitable[T]], errlog: Any
+) -> T:
     command, base = _command()
     params = StdioServerParameters(command=command, args=base + args, env=env)
 
@@ -286,9 +349,11 @@ def test_stdio_serves_the_tools_for_a_pinned_chat(
     """Over stdio with WORLDSTATE_TOKEN and --chat-id: the tools answer under that chat's
     memory access (restricted to place), another chat is refused, remember files a
     proposal in the pinned chat."""
-    api.client.put("/v1/chats/pin/memory-access", headers=api.headers,
-                   json={"mode": "restricted", "areas": ["place"], "sources": ["user_edit",
-                                                                               "user_stated"]})
+    api.client.put(
+        "/v1/chats/pin/memory-access",
+        headers=api.headers,
+        json={"mode": "restricted", "areas": ["place"], "sources": ["user_edit", "user_stated"]},
+    )
     env = _env(neo4j_server, token(neo4j_driver, owner, "read", "write"))
 
     async def work(client: Client) -> dict[str, Any]:
@@ -296,8 +361,9 @@ def test_stdio_serves_the_tools_for_a_pinned_chat(
             "tools": {t.name for t in (await client.list_tools()).tools},
             "lookup": await client.call_tool("lookup_entity", {"name": "ana"}),
             "neighbors": await client.call_tool("neighbors", {"entity_id": world["ana"]}),
-            "elsewhere": await client.call_tool("current_facts",
-                                                {"entity_id": world["ana"], "chat_id": "x"}),
+            "elsewhere": await client.call_tool(
+                "current_facts", {"entity_id": world["ana"], "chat_id": "x"}
+            ),
             "remember": await client.call_tool("remember", {"text": "I live in Rome"}),
         }
 

@@ -24,11 +24,13 @@ def test_nothing_set_reads_as_full(api: Api) -> None:
 
 def test_chat_setting_overrides_the_profile_default(api: Api) -> None:
     """A chat's own setting wins; other chats inherit the owner's default."""
-    r = put(api, "/v1/chats/c1/memory-access",
-            {"mode": "restricted", "areas": ["work", "work"], "sources": ["user_stated"]})
+    r = put(
+        api,
+        "/v1/chats/c1/memory-access",
+        {"mode": "restricted", "areas": ["work", "work"], "sources": ["user_stated"]},
+    )
     assert r.status_code == 200, r.text
-    chat = {"mode": "restricted", "areas": ["work"], "sources": ["user_stated"],
-            "origin": "chat"}
+    chat = {"mode": "restricted", "areas": ["work"], "sources": ["user_stated"], "origin": "chat"}
     assert r.json() == chat
     assert api.get("/v1/chats/c1/memory-access").json() == chat
     r = put(api, "/v1/profile/memory-access", {"mode": "none"})
@@ -50,14 +52,17 @@ def test_lists_with_mode_full_are_accepted(api: Api) -> None:
     assert r.status_code == 200 and r.json()["mode"] == "full"
 
 
-@pytest.mark.parametrize(("body", "field"), [
-    ({"mode": "private"}, "mode"),
-    ({}, "mode"),
-    ({"mode": "restricted", "areas": "work"}, "areas"),
-    ({"mode": "restricted", "areas": [""]}, "areas.0"),
-    ({"mode": "restricted", "sources": [1]}, "sources.0"),
-    ({"mode": "full", "colour": "red"}, "colour"),
-])
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"mode": "private"}, "mode"),
+        ({}, "mode"),
+        ({"mode": "restricted", "areas": "work"}, "areas"),
+        ({"mode": "restricted", "areas": [""]}, "areas.0"),
+        ({"mode": "restricted", "sources": [1]}, "sources.0"),
+        ({"mode": "full", "colour": "red"}, "colour"),
+    ],
+)
 def test_bad_input_is_422_naming_the_field(api: Api, body: Any, field: str) -> None:
     """Unknown modes, malformed lists and unknown fields are problem+json 422s."""
     for url in ("/v1/chats/c1/memory-access", "/v1/profile/memory-access"):
@@ -68,7 +73,9 @@ def test_bad_input_is_422_naming_the_field(api: Api, body: Any, field: str) -> N
     assert api.get("/v1/chats/c1/memory-access").json() == FULL
 
 
-def test_changing_it_needs_the_admin_scope(client: TestClient, neo4j_driver: Any, owner: str) -> None:
+def test_changing_it_needs_the_admin_scope(
+    client: TestClient, neo4j_driver: Any, owner: str
+) -> None:
     """An assistant's token (read, write, even curate) may read memory access, not change
     it (403): it must not lift its own chat's clean room."""
     assistant = make_api(client, neo4j_driver, owner, ("read", "write", "curate"))
@@ -92,14 +99,27 @@ def test_owners_settings_are_separate(api: Api, other: Api) -> None:
 def test_run_from_a_none_chat_is_skipped(api: Api, app: Any) -> None:
     """The curator never mines a `none` chat: its run ends `skipped`, nothing proposed."""
     assert put(api, "/v1/chats/private/memory-access", {"mode": "none"}).status_code == 200
-    body = {"id": "run-1", "chat_id": "private", "messages": [
-        {"role": "user", "text": "I love tango number 1.", "at": "2024-03-01T09:00:00Z"}]}
+    body = {
+        "id": "run-1",
+        "chat_id": "private",
+        "messages": [
+            {"role": "user", "text": "I love tango number 1.", "at": "2024-03-01T09:00:00Z"}
+        ],
+    }
     assert api.post("/v1/runs", body).status_code == 202
     app.state.curator.drain()
     assert api.get("/v1/runs/run-1").json() == {
-        "id": "run-1", "status": "skipped", "proposals": 0, "committed": 0, "held": 0}
-    me = next(e for e in api.get("/v1/entities", params={"q": api.owner}).json()["items"]
-              if e["name"] == api.owner)["id"]
+        "id": "run-1",
+        "status": "skipped",
+        "proposals": 0,
+        "committed": 0,
+        "held": 0,
+    }
+    me = next(
+        e
+        for e in api.get("/v1/entities", params={"q": api.owner}).json()["items"]
+        if e["name"] == api.owner
+    )["id"]
     assert api.get(f"/v1/entities/{me}/facts").json()["items"] == []
 
 
@@ -107,13 +127,25 @@ def test_unknown_areas_and_sources_are_rejected(api: Api) -> None:
     """A typo in `areas` or `sources` is a 422 naming the list, not a chat that silently
     sees nothing (CONTRACT §9); `integration` and `integration:<name>` are sources."""
     put = api.client.put
-    r = put("/v1/chats/t1/memory-access", headers=api.headers,
-            json={"mode": "restricted", "areas": ["nonsense"], "sources": ["user_edit"]})
+    r = put(
+        "/v1/chats/t1/memory-access",
+        headers=api.headers,
+        json={"mode": "restricted", "areas": ["nonsense"], "sources": ["user_edit"]},
+    )
     assert r.status_code == 422 and "areas" in r.text
-    r = put("/v1/chats/t1/memory-access", headers=api.headers,
-            json={"mode": "restricted", "areas": ["place"], "sources": ["gossip"]})
+    r = put(
+        "/v1/chats/t1/memory-access",
+        headers=api.headers,
+        json={"mode": "restricted", "areas": ["place"], "sources": ["gossip"]},
+    )
     assert r.status_code == 422 and "sources" in r.text
-    r = put("/v1/chats/t1/memory-access", headers=api.headers,
-            json={"mode": "restricted", "areas": ["place", "general"],
-                  "sources": ["integration", "integration:crm", "user_stated"]})
+    r = put(
+        "/v1/chats/t1/memory-access",
+        headers=api.headers,
+        json={
+            "mode": "restricted",
+            "areas": ["place", "general"],
+            "sources": ["integration", "integration:crm", "user_stated"],
+        },
+    )
     assert r.status_code == 200, r.text

@@ -17,8 +17,11 @@ def parse(t: str) -> datetime:
 
 
 def values(items: list[dict[str, Any]], attribute: str | None = None) -> list[tuple[Any, ...]]:
-    return sorted((f["attribute"], f["value"], f["valid_from"], f["valid_to"], f["status"])
-                  for f in items if attribute is None or f["attribute"] == attribute)
+    return sorted(
+        (f["attribute"], f["value"], f["valid_from"], f["valid_to"], f["status"])
+        for f in items
+        if attribute is None or f["attribute"] == attribute
+    )
 
 
 def two_people(api: Api) -> tuple[dict[str, Any], dict[str, Any], str]:
@@ -56,15 +59,19 @@ def test_time_travel_before_and_after_a_merge(api: Api) -> None:
     assert old_jon["entity"]["id"] == jon["id"] and old_jon["entity"]["aliases"] == ["Johnny"]
     assert old_jon["entity"]["merged_into"] is None and old_jon["merged_from"] is None
     assert values(old_jon["facts"]) == [
-        ("employer", "Acme", JAN, None, "active"), ("location", "Braga", JUN, None, "active")]
+        ("employer", "Acme", JAN, None, "active"),
+        ("location", "Braga", JUN, None, "active"),
+    ]
     jon_then = api.get(f"/v1/entities/{jon['id']}/history", params=past).json()
     assert jon_then["entity_id"] == jon["id"] and jon_then["merged_from"] is None
     assert [f["attribute"] for f in jon_then["items"]] == ["employer", "likes", "location"]
 
     now = api.get(f"/v1/entities/{john['id']}").json()
     assert sorted(now["entity"]["aliases"]) == ["JS", "Johnny", "Jon Smith"]
-    assert values(now["facts"]) == [("employer", "Acme", JAN, None, "active"),
-                                    ("location", "Lisbon", MAR, None, "active")]
+    assert values(now["facts"]) == [
+        ("employer", "Acme", JAN, None, "active"),
+        ("location", "Lisbon", MAR, None, "active"),
+    ]
     history = api.get(f"/v1/entities/{john['id']}/history").json()["items"]
     assert values(history) == [
         ("employer", "Acme", JAN, None, "active"),
@@ -74,7 +81,10 @@ def test_time_travel_before_and_after_a_merge(api: Api) -> None:
     ]
     [question] = pending(api)
     assert (question["type"], question["entity_id"], question["value"]) == (
-        "merge_conflict", john["id"], "Braga")
+        "merge_conflict",
+        john["id"],
+        "Braga",
+    )
 
 
 def test_names_are_searched_as_they_were(api: Api) -> None:
@@ -104,8 +114,9 @@ def test_merged_id_reads_answer_for_the_survivor(api: Api) -> None:
         then = api.get(f"/v1/entities/{jon['id']}/{path}", params={"known_at": before}).json()
         assert (then["entity_id"], then["merged_from"]) == (jon["id"], None), path
         assert {f["entity_id"] for f in then["items"]} == {jon["id"]}, path
-    located = api.get(f"/v1/entities/{jon['id']}/history/location",
-                      params={"known_at": before}).json()["items"]
+    located = api.get(
+        f"/v1/entities/{jon['id']}/history/location", params={"known_at": before}
+    ).json()["items"]
     assert [f["value"] for f in located] == ["Braga"]
 
 
@@ -113,13 +124,16 @@ def test_audit_view_of_the_survivor_shows_the_merged_rows(api: Api) -> None:
     """`include_retracted=true` on the survivor lists the loser's rows too, retracted at
     the merge; as known before the merge, it lists only the survivor's own."""
     john, jon, before = two_people(api)
-    audit = api.get(f"/v1/entities/{john['id']}/history",
-                    params={"include_retracted": "true"}).json()["items"]
+    audit = api.get(
+        f"/v1/entities/{john['id']}/history", params={"include_retracted": "true"}
+    ).json()["items"]
     theirs = [f for f in audit if f["entity_id"] == jon["id"]]
     assert {f["value"] for f in theirs} == {"Acme", "Braga", "chess"}
     assert all(f["retracted_at"] is not None for f in theirs)
-    old = api.get(f"/v1/entities/{john['id']}/history",
-                  params={"include_retracted": "true", "known_at": before}).json()["items"]
+    old = api.get(
+        f"/v1/entities/{john['id']}/history",
+        params={"include_retracted": "true", "known_at": before},
+    ).json()["items"]
     assert {f["entity_id"] for f in old} == {john["id"]}
     assert all(parse(f["recorded_at"]) <= parse(before) for f in old)
 

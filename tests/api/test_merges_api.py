@@ -9,9 +9,21 @@ from tests.api.test_proposals_api import me, pending, run
 
 
 def observe(api: Api, app: Any, run_id: str, name: str, attribute: str, value: str) -> None:
-    run(api, app, run_id, [], observations=[{
-        "integration": "crm", "entity": {"name": name, "kind": "person"},
-        "attribute": attribute, "value": value, "valid_from": "2024-01-01T00:00:00Z"}])
+    run(
+        api,
+        app,
+        run_id,
+        [],
+        observations=[
+            {
+                "integration": "crm",
+                "entity": {"name": name, "kind": "person"},
+                "attribute": attribute,
+                "value": value,
+                "valid_from": "2024-01-01T00:00:00Z",
+            }
+        ],
+    )
 
 
 def suggestions(api: Api, status: str = "open") -> list[dict[str, Any]]:
@@ -19,14 +31,15 @@ def suggestions(api: Api, status: str = "open") -> list[dict[str, Any]]:
 
 
 def test_alike_names_raise_a_suggestion_and_decline_is_final(api: Api, app: Any) -> None:
-    """"Jon Smith" next to "John Smith" is asked about once; declined, it never returns."""
+    """ "Jon Smith" next to "John Smith" is asked about once; declined, it never returns."""
     john = api.entity("John Smith")
     observe(api, app, "r1", "Jon Smith", "employer", "Acme")
     [s] = suggestions(api)
     jon = next(i for i in s["entity_ids"] if i != john["id"])
     assert set(s["entity_ids"]) == {john["id"], jon} and "alike" in s["reason"]
-    notes = [n for n in api.get("/v1/notifications").json()["items"]
-             if n["kind"] == "merge_suggestion"]
+    notes = [
+        n for n in api.get("/v1/notifications").json()["items"] if n["kind"] == "merge_suggestion"
+    ]
     assert len(notes) == 1 and notes[0]["suggestion_id"] == s["id"]
     assert "Are these the same?" in notes[0]["text"]
     declined = api.post(f"/v1/merge-suggestions/{s['id']}/decline")
@@ -89,8 +102,10 @@ def test_conflicting_one_values_become_a_question(api: Api, app: Any) -> None:
     assert [f["value"] for f in survivor if f["attribute"] == "location"] == ["Porto"]
     [p] = pending(api)
     assert p["id"] == pid and p["type"] == "merge_conflict" and p["value"] == "Braga"
-    assert any(n["kind"] == "conflict" and n["proposal_id"] == pid
-               for n in api.get("/v1/notifications").json()["items"])
+    assert any(
+        n["kind"] == "conflict" and n["proposal_id"] == pid
+        for n in api.get("/v1/notifications").json()["items"]
+    )
     api.post(f"/v1/proposals/{pid}/keep")
     survivor = api.get(f"/v1/entities/{a['id']}/facts").json()["items"]
     assert [f["value"] for f in survivor if f["attribute"] == "location"] == ["Braga"]
@@ -117,13 +132,14 @@ def test_merged_id_stands_for_the_survivor_in_writes(api: Api, app: Any) -> None
     [s] = suggestions(api)
     b = next(i for i in s["entity_ids"] if i != a["id"])
     project = api.entity("Mills Project", kind="project")
-    assert api.post(f"/v1/entities/{a['id']}/merge",
-                    {"into": project["id"]}).status_code == 422
+    assert api.post(f"/v1/entities/{a['id']}/merge", {"into": project["id"]}).status_code == 422
     assert api.post(f"/v1/entities/{b}/merge", {"into": a["id"]}).status_code == 200
     api.fact(b, attribute="hobby", value="chess")
     facts = api.get(f"/v1/entities/{a['id']}/facts").json()["items"]
     assert sorted((f["entity_id"], f["value"]) for f in facts) == [
-        (a["id"], "chess"), (a["id"], "go")]
+        (a["id"], "chess"),
+        (a["id"], "go"),
+    ]
     confirmed = api.post(f"/v1/merge-suggestions/{s['id']}/confirm")
     assert confirmed.status_code == 200 and confirmed.json()["moved"] == 0
     assert suggestions(api) == []

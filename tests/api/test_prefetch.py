@@ -15,8 +15,10 @@ from graph.time import FAR_FUTURE
 from tests.api.conftest import Api, make_api
 
 SINCE = "2024-01-01T00:00:00Z"
-LINE = re.compile(r"^- .*\d{4}-\d{2}-\d{2}.*(told by you|entered by you|observed by \w+"
-                  r"|inferred and confirmed|from a document, confirmed)\)$")
+LINE = re.compile(
+    r"^- .*\d{4}-\d{2}-\d{2}.*(told by you|entered by you|observed by \w+"
+    r"|inferred and confirmed|from a document, confirmed)\)$"
+)
 
 
 def prefetch(api: Api, message: str, **extra: Any) -> dict[str, Any]:
@@ -29,8 +31,11 @@ def prefetch(api: Api, message: str, **extra: Any) -> dict[str, Any]:
 
 def relations(body: dict[str, Any], entity_id: str) -> list[str]:
     """The other ends of an entity's relationship lines, in block order."""
-    return [i["other_id"] for i in body["items"]
-            if i["kind"] == "relationship" and i["entity_id"] == entity_id]
+    return [
+        i["other_id"]
+        for i in body["items"]
+        if i["kind"] == "relationship" and i["entity_id"] == entity_id
+    ]
 
 
 def test_sections_in_order_every_line_dated_and_tagged(api: Api) -> None:
@@ -42,8 +47,12 @@ def test_sections_in_order_every_line_dated_and_tagged(api: Api) -> None:
     api.fact(me, attribute="units", value="metric", valid_from=SINCE)
     api.fact(ana, attribute="location", value="Porto", valid_from=SINCE)
     api.fact(ana, attribute="knows", object_id=me, valid_from=SINCE)
-    api.fact(me, attribute="participated_in", value="Lisbon half marathon",
-             valid_from="2024-05-20T08:00:00Z")
+    api.fact(
+        me,
+        attribute="participated_in",
+        value="Lisbon half marathon",
+        valid_from="2024-05-20T08:00:00Z",
+    )
     body = prefetch(api, "What should I get Ana for her birthday?")
     block = body["block"]
     assert block.startswith("## Known World State\n") and "not instruction" in block
@@ -60,7 +69,7 @@ def test_sections_in_order_every_line_dated_and_tagged(api: Api) -> None:
 
 
 def test_mentions_are_word_bounded_case_and_accent_insensitive(api: Api) -> None:
-    """"zoe's" names Zoë, "the Smiths" names Smith, "ANA" names Ana; "Anastasia" does not
+    """ "zoe's" names Zoë, "the Smiths" names Smith, "ANA" names Ana; "Anastasia" does not
     name Ana, and an entity not named is not shown."""
     zoe = api.entity("Zoë Brandt")["id"]
     smith = api.entity("Smith", kind="family")["id"]
@@ -68,8 +77,11 @@ def test_mentions_are_word_bounded_case_and_accent_insensitive(api: Api) -> None
     other = api.entity("Bruno")["id"]
     for eid in (zoe, smith, ana, other):
         api.fact(eid, attribute="location", value="Oslo", valid_from=SINCE)
-    named = {i["entity_id"] for i in prefetch(api, "Is zoe brandt's dog with the Smiths? ANA?")[
-        "items"] if i["kind"] == "entity"}
+    named = {
+        i["entity_id"]
+        for i in prefetch(api, "Is zoe brandt's dog with the Smiths? ANA?")["items"]
+        if i["kind"] == "entity"
+    }
     assert named == {zoe, smith, ana}
     assert not [i for i in prefetch(api, "Anastasia called")["items"] if i["kind"] == "entity"]
 
@@ -101,9 +113,7 @@ def test_memory_access_none_gives_an_empty_block_not_degraded(api: Api) -> None:
     assert "location: Porto" in other_chat["block"]
 
 
-def test_memory_access_restricted_shows_only_allowed_areas_and_sources(
-    api: Api, app: Any
-) -> None:
+def test_memory_access_restricted_shows_only_allowed_areas_and_sources(api: Api, app: Any) -> None:
     """`restricted` to areas [work] x sources [integration]: only work facts an
     integration observed; an entity with nothing allowed is left out altogether."""
     ana = api.entity("Ana")["id"]
@@ -111,17 +121,31 @@ def test_memory_access_restricted_shows_only_allowed_areas_and_sources(
     api.fact(ana, attribute="location", value="Porto", valid_from=SINCE)  # user_edit
     api.fact(ana, attribute="employer", value="Acme", valid_from=SINCE)
     api.fact(bob, attribute="employer", value="Initech", valid_from=SINCE)
-    run = {"id": "obs-1", "chat_id": "c", "messages": [], "observations": [
-        {"integration": "calendar", "entity": {"name": "Ana", "kind": "person"},
-         "attribute": "occupation", "value": "nurse", "valid_from": SINCE, "confidence": 1.0},
-    ]}
+    run = {
+        "id": "obs-1",
+        "chat_id": "c",
+        "messages": [],
+        "observations": [
+            {
+                "integration": "calendar",
+                "entity": {"name": "Ana", "kind": "person"},
+                "attribute": "occupation",
+                "value": "nurse",
+                "valid_from": SINCE,
+                "confidence": 1.0,
+            },
+        ],
+    }
     assert api.post("/v1/runs", run).status_code == 202
     app.state.curator.drain()
     full = prefetch(api, "Ana and Bob")["block"]
     assert "occupation: nurse (since 2024-01-01; observed by calendar)" in full
     assert "employer: Acme" in full and "Porto" in full and "Initech" in full
-    r = api.client.put("/v1/chats/c/memory-access", headers=api.headers, json={
-        "mode": "restricted", "areas": ["work"], "sources": ["integration"]})
+    r = api.client.put(
+        "/v1/chats/c/memory-access",
+        headers=api.headers,
+        json={"mode": "restricted", "areas": ["work"], "sources": ["integration"]},
+    )
     assert r.status_code == 200, r.text
     body = prefetch(api, "Ana and Bob")
     kept = [(i["kind"], i.get("attribute"), i.get("value")) for i in body["items"]]
@@ -133,10 +157,21 @@ def test_pending_proposals_are_invisible(api: Api, app: Any) -> None:
     """CONTRACT §3: a held proposal about a mentioned entity is not in the block."""
     ana = api.entity("Ana Sousa", aliases=["Ana"])["id"]
     api.fact(ana, attribute="location", value="Porto", valid_from=SINCE)
-    run = {"id": "held-1", "chat_id": "c", "messages": [], "observations": [
-        {"integration": "contacts", "entity": {"name": "Ana Sousa", "kind": "person"},
-         "attribute": "employer", "value": "Lisbon Labs", "valid_from": SINCE,
-         "confidence": 0.5}]}  # low confidence: held for the person's yes
+    run = {
+        "id": "held-1",
+        "chat_id": "c",
+        "messages": [],
+        "observations": [
+            {
+                "integration": "contacts",
+                "entity": {"name": "Ana Sousa", "kind": "person"},
+                "attribute": "employer",
+                "value": "Lisbon Labs",
+                "valid_from": SINCE,
+                "confidence": 0.5,
+            }
+        ],
+    }  # low confidence: held for the person's yes
     assert api.post("/v1/runs", run).status_code == 202
     app.state.curator.drain()
     pending = api.get("/v1/proposals", params={"status": "pending"}).json()["items"]
@@ -152,12 +187,14 @@ def test_archived_entities_are_left_out(api: Api, neo4j_driver: Driver) -> None:
     old = api.entity("Oldco", kind="project")["id"]
     api.fact(ana, attribute="works_on", object_id=old, valid_from=SINCE)
     api.fact(ana, attribute="location", value="Porto", valid_from=SINCE)
-    api.fact(old, attribute="participated_in", value="Oldco kickoff",
-             valid_from="2024-05-01T00:00:00Z")
+    api.fact(
+        old, attribute="participated_in", value="Oldco kickoff", valid_from="2024-05-01T00:00:00Z"
+    )
     before = prefetch(api, "Ana and Oldco")["block"]
     assert "**Oldco**" in before and "works_on → Oldco" in before and "kickoff" in before
     neo4j_driver.execute_query(  # archive arrives with issue 5; set the flag it reads
-        "MATCH (e:Entity {id: $id}) SET e.archived = true", id=old)
+        "MATCH (e:Entity {id: $id}) SET e.archived = true", id=old
+    )
     after = prefetch(api, "Ana and Oldco")["block"]
     assert "**Ana**" in after and "location: Porto" in after
     assert "Oldco" not in after
@@ -180,8 +217,14 @@ def test_entity_shared_through_a_group_is_mentionable(
                              joined_at: datetime($t), left_at: $far})
         CREATE (:Share {group_id: $group, entity_id: $entity, owner: $owner,
                         shared_at: datetime($t), unshared_at: $far})
-        """, member=member.owner, group=api.owner + "-group", entity=falcon, owner=api.owner,
-        t=shared_at, far=FAR_FUTURE)
+        """,
+        member=member.owner,
+        group=api.owner + "-group",
+        entity=falcon,
+        owner=api.owner,
+        t=shared_at,
+        far=FAR_FUTURE,
+    )
     body = prefetch(member, "Any news on project falcon?")
     assert [i["entity_id"] for i in body["items"] if i["kind"] == "entity"] == [falcon]
     assert "- status: on track" in body["block"]

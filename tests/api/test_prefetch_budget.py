@@ -34,13 +34,20 @@ SINCE = "2024-01-01T00:00:00Z"
 def _populate(api: Api) -> None:
     """Preferences, three mentioned entities with facts and relationships, and events."""
     me = api.entity("Me")["id"]
-    for attribute, value in (("answer_style", "terse"), ("language", "Portuguese"),
-                             ("preference", "no emojis"), ("units", "metric")):
+    for attribute, value in (
+        ("answer_style", "terse"),
+        ("language", "Portuguese"),
+        ("preference", "no emojis"),
+        ("units", "metric"),
+    ):
         api.fact(me, attribute=attribute, value=value, valid_from=SINCE)
     ana, bruno, carla = (api.entity(n)["id"] for n in ("Ana", "Bruno", "Carla"))
     k8s = api.entity("K8s migration", kind="project")["id"]
-    for who, place, job in ((ana, "Porto", "nurse"), (bruno, "Braga", "chef"),
-                            (carla, "Faro", "engineer")):
+    for who, place, job in (
+        (ana, "Porto", "nurse"),
+        (bruno, "Braga", "chef"),
+        (carla, "Faro", "engineer"),
+    ):
         api.fact(who, attribute="location", value=place, valid_from=SINCE)
         api.fact(who, attribute="occupation", value=job, valid_from="2024-02-01T00:00:00Z")
         api.fact(who, attribute="likes", value="hiking", valid_from=SINCE)
@@ -49,8 +56,12 @@ def _populate(api: Api) -> None:
     api.fact(ana, attribute="knows", object_id=bruno, valid_from=SINCE)
     api.fact(k8s, attribute="status", value="blocked on DNS", valid_from="2024-04-01T00:00:00Z")
     for day in ("2024-03-01", "2024-04-01", "2024-05-01", "2024-05-15"):
-        api.fact(me, attribute="participated_in", value=f"team offsite {day}",
-                 valid_from=f"{day}T09:00:00Z")
+        api.fact(
+            me,
+            attribute="participated_in",
+            value=f"team offsite {day}",
+            valid_from=f"{day}T09:00:00Z",
+        )
 
 
 def test_budget_keeps_a_prefix_by_rank_of_whole_lines(api: Api, neo4j_driver: Driver) -> None:
@@ -97,14 +108,18 @@ def _in_child(server: Neo4jServer, owner: str, at: datetime, seed: str) -> str:
     user, password = server.auth or ("", "")
     env = dict(os.environ, PYTHONHASHSEED=seed)
     done = subprocess.run(
-        [sys.executable, "-c", _CHILD, server.uri, user, password, owner, at.isoformat(),
-         MESSAGE], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True)
+        [sys.executable, "-c", _CHILD, server.uri, user, password, owner, at.isoformat(), MESSAGE],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     return done.stdout
 
 
-def test_byte_identical_twice_and_across_processes(
-    api: Api, neo4j_server: Neo4jServer
-) -> None:
+def test_byte_identical_twice_and_across_processes(api: Api, neo4j_server: Neo4jServer) -> None:
     """Same store state and input: the same bytes, twice over REST and in two other
     processes with different hash seeds (no set or dict order leaks into the block)."""
     _populate(api)

@@ -34,8 +34,9 @@ DEGRADED = {"block": "", "items": [], "degraded": True}
 def own_neo4j(tmp_path: Path) -> Iterator[Any]:
     """A Neo4j for this test alone (stopped by the test, and again at its end)."""
     local = Neo4jLocalSettings()
-    instance = start(tmp_path / "neo4j", heap="512m", page_cache_mb=32,
-                     cache_dir=local.neo4j_cache, detach=False)
+    instance = start(
+        tmp_path / "neo4j", heap="512m", page_cache_mb=32, cache_dir=local.neo4j_cache, detach=False
+    )
     try:
         yield instance
     finally:
@@ -68,8 +69,9 @@ def test_store_stopped_answers_degraded_within_the_deadline(
     assert took < 1.5, took
 
 
-def test_past_the_deadline_answers_degraded(api: Api, app: Any,
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_past_the_deadline_answers_degraded(
+    api: Api, app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A deadline of 0 ms cannot be met: 200, empty block, degraded."""
     api.entity("Ana")
     monkeypatch.setattr(app.state.settings, "prefetch_deadline_ms", 0)
@@ -114,6 +116,7 @@ def test_a_transaction_past_its_timeout_replans_too(
 ) -> None:
     """Neo4j may end the turn's transaction (same deadline) before the route's own timer
     fires: that is a missed deadline too, degraded and replanned with the turn's args."""
+
     def timed_out(*_: Any) -> None:
         raise QueryTimedOut("Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration")
 

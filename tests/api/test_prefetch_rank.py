@@ -9,8 +9,9 @@ from api.prefetch_mentions import mention_keys
 from api.prefetch_rank import personalized_pagerank
 
 
-def _power_iteration(nodes: list[str], edges: list[tuple[str, str]], seeds: list[str],
-                     alpha: float = 0.85) -> dict[str, float]:
+def _power_iteration(
+    nodes: list[str], edges: list[tuple[str, str]], seeds: list[str], alpha: float = 0.85
+) -> dict[str, float]:
     """The oracle: PageRank by plain power iteration on the undirected multigraph."""
     weight: dict[str, dict[str, float]] = {n: {} for n in nodes}
     for a, b in edges:
@@ -41,9 +42,10 @@ def test_known_order_on_a_small_graph() -> None:
     assert ranked == ["C", "B", "D", "E"]  # the B/D tie goes by id
 
 
-@given(st.lists(st.tuples(st.sampled_from("ABCDEFG"), st.sampled_from("ABCDEFG")),
-                max_size=15),
-       st.lists(st.sampled_from("ABCDEFG"), min_size=1, max_size=3, unique=True))
+@given(
+    st.lists(st.tuples(st.sampled_from("ABCDEFG"), st.sampled_from("ABCDEFG")), max_size=15),
+    st.lists(st.sampled_from("ABCDEFG"), min_size=1, max_size=3, unique=True),
+)
 def test_agrees_with_power_iteration(edges: list[tuple[str, str]], seeds: list[str]) -> None:
     """The exact solve equals PageRank by power iteration (to 1e-9), parallel rows and
     isolated seeds included; the scores sum to 1."""

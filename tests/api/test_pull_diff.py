@@ -7,8 +7,12 @@ from typing import Any
 
 from tests.api.conftest import Api
 
-JAN, MAR, MAY, JUL = ("2024-01-01T00:00:00Z", "2024-03-01T00:00:00Z", "2024-05-01T00:00:00Z",
-                      "2024-07-01T00:00:00Z")
+JAN, MAR, MAY, JUL = (
+    "2024-01-01T00:00:00Z",
+    "2024-03-01T00:00:00Z",
+    "2024-05-01T00:00:00Z",
+    "2024-07-01T00:00:00Z",
+)
 
 
 def diff(api: Api, entity_id: str, **params: Any) -> dict[str, Any]:
@@ -79,8 +83,10 @@ def test_known_axis_lists_what_was_learned_in_between(api: Api) -> None:
     assert body["removed"] == []
     [change] = body["changed"]
     assert [f["id"] for f in change["before"]] == [paris["id"]]
-    assert [(f["value"], f["valid_to"]) for f in change["after"]] == [("Paris", MAY),
-                                                                      ("Berlin", None)]
+    assert [(f["value"], f["valid_to"]) for f in change["after"]] == [
+        ("Paris", MAY),
+        ("Berlin", None),
+    ]
     assert body["valid_at"] is None and body["known_at"] is None
 
 
@@ -90,13 +96,31 @@ def test_known_axis_at_a_point_in_the_world(api: Api) -> None:
     paris = api.fact(e, attribute="location", value="Paris", valid_from=JAN)["fact"]
     time.sleep(0.01)
     berlin = api.fact(e, attribute="location", value="Berlin", valid_from=MAY)["fact"]
-    march = diff(api, e, **{"from": paris["recorded_at"], "to": berlin["recorded_at"],
-                            "axis": "known", "valid_at": MAR})
+    march = diff(
+        api,
+        e,
+        **{
+            "from": paris["recorded_at"],
+            "to": berlin["recorded_at"],
+            "axis": "known",
+            "valid_at": MAR,
+        },
+    )
     assert (march["added"], march["removed"], march["changed"]) == ([], [], [])
-    july = diff(api, e, **{"from": paris["recorded_at"], "to": berlin["recorded_at"],
-                           "axis": "known", "valid_at": JUL})
-    assert [([b["value"] for b in c["before"]], [a["value"] for a in c["after"]])
-            for c in july["changed"]] == [(["Paris"], ["Berlin"])]
+    july = diff(
+        api,
+        e,
+        **{
+            "from": paris["recorded_at"],
+            "to": berlin["recorded_at"],
+            "axis": "known",
+            "valid_at": JUL,
+        },
+    )
+    assert [
+        ([b["value"] for b in c["before"]], [a["value"] for a in c["after"]])
+        for c in july["changed"]
+    ] == [(["Paris"], ["Berlin"])]
 
 
 def test_known_axis_a_retraction_is_removed(api: Api) -> None:
@@ -124,8 +148,10 @@ def test_from_after_to_is_422_naming_from(api: Api) -> None:
 def test_naive_timestamps_are_422_naming_the_field(api: Api) -> None:
     """A `from` or `to` without an offset is refused, naming it (CONTRACT §2)."""
     e = api.entity("Ana")["id"]
-    for field, params in (("from", {"from": "2024-03-01T00:00:00", "to": JUL}),
-                          ("to", {"from": MAR, "to": "2024-07-01T00:00:00"})):
+    for field, params in (
+        ("from", {"from": "2024-03-01T00:00:00", "to": JUL}),
+        ("to", {"from": MAR, "to": "2024-07-01T00:00:00"}),
+    ):
         r = api.get(f"/v1/entities/{e}/diff", params=params)
         assert r.status_code == 422
         assert field in r.json()["detail"]
@@ -136,8 +162,9 @@ def test_axis_and_the_other_time_do_not_mix(api: Api) -> None:
     e = api.entity("Ana")["id"]
     r = api.get(f"/v1/entities/{e}/diff", params={"from": MAR, "to": JUL, "valid_at": MAR})
     assert r.status_code == 422 and r.json()["detail"].startswith("valid_at")
-    r = api.get(f"/v1/entities/{e}/diff",
-                params={"from": MAR, "to": JUL, "axis": "known", "known_at": MAR})
+    r = api.get(
+        f"/v1/entities/{e}/diff", params={"from": MAR, "to": JUL, "axis": "known", "known_at": MAR}
+    )
     assert r.status_code == 422 and r.json()["detail"].startswith("known_at")
     r = api.get(f"/v1/entities/{e}/diff", params={"from": MAR, "to": JUL, "axis": "both"})
     assert r.status_code == 422 and "axis" in r.json()["detail"]
@@ -149,8 +176,11 @@ def test_restricted_chat_sees_only_allowed_changes(api: Api) -> None:
     api.fact(e, attribute="location", value="Paris", valid_from=JAN)
     api.fact(e, attribute="location", value="Berlin", valid_from=MAY)
     api.fact(e, attribute="likes", value="tea", valid_from=MAY)
-    api.client.put("/v1/chats/prefs/memory-access", headers=api.headers,
-                   json={"mode": "restricted", "areas": ["preferences"], "sources": ["user_edit"]})
+    api.client.put(
+        "/v1/chats/prefs/memory-access",
+        headers=api.headers,
+        json={"mode": "restricted", "areas": ["preferences"], "sources": ["user_edit"]},
+    )
     body = diff(api, e, **{"from": MAR, "to": JUL, "chat_id": "prefs"})
     assert body["changed"] == [] and [f["value"] for f in body["added"]] == ["tea"]
 

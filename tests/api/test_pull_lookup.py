@@ -19,7 +19,7 @@ def lookup(api: Api, name: str, **params: Any) -> list[dict[str, Any]]:
 
 
 def test_lookup_by_name_ignores_case_and_accents(api: Api) -> None:
-    """"zoe o'brien" finds "Zoë  O'Brien", with its current facts."""
+    """ "zoe o'brien" finds "Zoë  O'Brien", with its current facts."""
     z = api.entity("Zoë  O'Brien")["id"]
     api.fact(z, attribute="location", value="Cork", valid_from=T0)
     [item] = lookup(api, "ZOE O'BRIEN")
@@ -72,8 +72,11 @@ def test_lookup_restricted_chat_filters_facts(api: Api) -> None:
     z = api.entity("Zed")["id"]
     api.fact(z, attribute="location", value="Oslo", valid_from=T0)
     api.fact(z, attribute="likes", value="skiing", valid_from=T0)
-    api.client.put("/v1/chats/p/memory-access", headers=api.headers,
-                   json={"mode": "restricted", "areas": ["place"], "sources": ["user_edit"]})
+    api.client.put(
+        "/v1/chats/p/memory-access",
+        headers=api.headers,
+        json={"mode": "restricted", "areas": ["place"], "sources": ["user_edit"]},
+    )
     [item] = lookup(api, "zed", chat_id="p")
     assert [f["attribute"] for f in item["facts"]] == ["location"]
 
@@ -91,8 +94,11 @@ def test_facts_honour_chat_id(api: Api) -> None:
     z = api.entity("Zed")["id"]
     api.fact(z, attribute="location", value="Oslo", valid_from=T0)
     api.fact(z, attribute="likes", value="skiing", valid_from=T0)
-    api.client.put("/v1/chats/p/memory-access", headers=api.headers,
-                   json={"mode": "restricted", "areas": ["preferences"], "sources": ["user_edit"]})
+    api.client.put(
+        "/v1/chats/p/memory-access",
+        headers=api.headers,
+        json={"mode": "restricted", "areas": ["preferences"], "sources": ["user_edit"]},
+    )
     api.client.put("/v1/chats/off/memory-access", json={"mode": "none"}, headers=api.headers)
     full = api.get(f"/v1/entities/{z}/facts").json()["items"]
     restricted = api.get(f"/v1/entities/{z}/facts?chat_id=p").json()["items"]
@@ -118,7 +124,11 @@ def test_shared_entity_is_read_but_not_traversed_beyond(
         " CREATE (:Share {group_id: $g, entity_id: $team, owner: $them,"
         " shared_at: datetime() - duration('PT1H'), shared_by: $them,"
         " unshared_at: datetime('9999-12-31T00:00:00Z')})",
-        me=api.owner, them=other.owner, g=f"grp-{api.owner}", team=team)
+        me=api.owner,
+        them=other.owner,
+        g=f"grp-{api.owner}",
+        team=team,
+    )
     [item] = lookup(api, "team kube")
     assert item["entity"]["id"] == team
     assert [f["value"] for f in item["facts"]] == ["Oslo"]

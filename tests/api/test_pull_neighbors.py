@@ -24,9 +24,16 @@ def names(body: dict[str, Any]) -> dict[str, int]:
 @pytest.fixture
 def chain(api: Api) -> dict[str, Any]:
     """ana -knows-> bo -works_on-> kube <-works_on- cy -member_of-> club; ana likes tea."""
-    ids = {n: api.entity(n, kind)["id"] for n, kind in
-           (("Ana", "person"), ("Bo", "person"), ("Kube", "project"), ("Cy", "person"),
-            ("Club", "group"))}
+    ids = {
+        n: api.entity(n, kind)["id"]
+        for n, kind in (
+            ("Ana", "person"),
+            ("Bo", "person"),
+            ("Kube", "project"),
+            ("Cy", "person"),
+            ("Club", "group"),
+        )
+    }
     facts = {
         "ana_bo": rel(api, ids["Ana"], "knows", ids["Bo"]),
         "bo_kube": rel(api, ids["Bo"], "works_on", ids["Kube"]),
@@ -52,12 +59,16 @@ def test_via_is_the_path_of_facts_in_order(api: Api, chain: dict[str, Any]) -> N
     body = api.get(f"/v1/entities/{cy}/neighbors?depth=3").json()
     by_name = {i["entity"]["name"]: i for i in body["items"]}
     f = chain["facts"]
-    assert [v["id"] for v in by_name["Ana"]["via"]] == [f["cy_kube"]["id"], f["bo_kube"]["id"],
-                                                        f["ana_bo"]["id"]]
+    assert [v["id"] for v in by_name["Ana"]["via"]] == [
+        f["cy_kube"]["id"],
+        f["bo_kube"]["id"],
+        f["ana_bo"]["id"],
+    ]
     assert by_name["Ana"]["via"][2]["attribute"] == "knows"
     assert by_name["Ana"]["via"][2]["object_id"] == chain["ids"]["Bo"]
     assert [i["entity"]["name"] for i in body["items"]] == sorted(
-        by_name, key=lambda n: (len(by_name[n]["via"]), by_name[n]["entity"]["id"]))
+        by_name, key=lambda n: (len(by_name[n]["via"]), by_name[n]["entity"]["id"])
+    )
 
 
 def test_default_depth_is_one_and_values_are_no_edges(api: Api, chain: dict[str, Any]) -> None:
@@ -79,8 +90,10 @@ def test_cycle_reaches_each_entity_once_by_its_shortest_path(api: Api) -> None:
 def test_ties_between_shortest_paths_go_to_the_smallest_fact_ids(api: Api) -> None:
     """Two two-hop paths to D: the one whose fact ids are smaller, read from the start."""
     a, b, c, d = (api.entity(n)["id"] for n in ("A", "B", "C", "D"))
-    paths = [[rel(api, a, "knows", b)["id"], rel(api, b, "knows", d)["id"]],
-             [rel(api, a, "knows", c)["id"], rel(api, c, "knows", d)["id"]]]
+    paths = [
+        [rel(api, a, "knows", b)["id"], rel(api, b, "knows", d)["id"]],
+        [rel(api, a, "knows", c)["id"], rel(api, c, "knows", d)["id"]],
+    ]
     body = api.get(f"/v1/entities/{a}/neighbors?depth=2").json()
     via = {i["entity"]["id"]: [v["id"] for v in i["via"]] for i in body["items"]}
     assert via[d] == min(paths)
@@ -158,18 +171,23 @@ def test_none_chat_is_403(api: Api, chain: dict[str, Any]) -> None:
 
 def test_restricted_chat_follows_only_allowed_areas(api: Api, chain: dict[str, Any]) -> None:
     """Under `restricted` to area work, `knows` (family) is not followed but works_on is."""
-    api.client.put("/v1/chats/work/memory-access", headers=api.headers,
-                   json={"mode": "restricted", "areas": ["work"], "sources": ["user_edit"]})
+    api.client.put(
+        "/v1/chats/work/memory-access",
+        headers=api.headers,
+        json={"mode": "restricted", "areas": ["work"], "sources": ["user_edit"]},
+    )
     ana, bo = chain["ids"]["Ana"], chain["ids"]["Bo"]
     assert api.get(f"/v1/entities/{ana}/neighbors?depth=3&chat_id=work").json()["items"] == []
     body = api.get(f"/v1/entities/{bo}/neighbors?depth=3&chat_id=work").json()
     assert names(body) == {"Kube": 1, "Cy": 2}
 
 
-def test_read_scope_is_needed(client: Any, neo4j_driver: Driver, owner: str,
-                              chain: dict[str, Any]) -> None:
+def test_read_scope_is_needed(
+    client: Any, neo4j_driver: Driver, owner: str, chain: dict[str, Any]
+) -> None:
     """A token without `read` is refused with 403."""
     from tests.api.conftest import make_api
+
     writer = make_api(client, neo4j_driver, owner, ("write",))
     assert writer.get(f"/v1/entities/{chain['ids']['Ana']}/neighbors").status_code == 403
 

@@ -21,10 +21,13 @@ def _run(run_id: str, messages: list[tuple[str, str, str]]) -> dict[str, Any]:
 
 def test_run_is_curated_into_time_travel_memory(api: Api, app: Any) -> None:
     """A statement with "yesterday" lands with a valid time resolved against the message."""
-    body = _run("run-1", [
-        ("user", "I moved to Porto yesterday.", "2024-03-10T09:00:00+01:00"),
-        ("assistant", "The user lives in Oslo.", "2024-03-10T09:00:05+01:00"),
-    ])
+    body = _run(
+        "run-1",
+        [
+            ("user", "I moved to Porto yesterday.", "2024-03-10T09:00:00+01:00"),
+            ("assistant", "The user lives in Oslo.", "2024-03-10T09:00:05+01:00"),
+        ],
+    )
     r = api.post("/v1/runs", body)
     assert r.status_code == 202 and r.json() == {"id": "run-1", "status": "queued"}
     assert api.post("/v1/runs", body).status_code == 202  # idempotent on run id
@@ -33,8 +36,11 @@ def test_run_is_curated_into_time_travel_memory(api: Api, app: Any) -> None:
     app.state.curator.drain()
     status = api.get("/v1/runs/run-1").json()
     assert status["status"] == "done" and status["committed"] >= 1, status
-    me = next(e for e in api.get("/v1/entities", params={"q": api.owner}).json()["items"]
-              if e["name"] == api.owner)["id"]
+    me = next(
+        e
+        for e in api.get("/v1/entities", params={"q": api.owner}).json()["items"]
+        if e["name"] == api.owner
+    )["id"]
     facts = api.get(f"/v1/entities/{me}/facts").json()["items"]
     location = [f for f in facts if f["attribute"] == "location"]
     assert [f["value"] for f in location] == ["Porto"]
@@ -66,7 +72,9 @@ def test_prefetch_block(api: Api) -> None:
     assert first == second and first["degraded"] is False
     block = first["block"]
     assert block.startswith("## Known World State\n") and "not instruction" in block
-    assert "answer_style: terse" in block and "location: Porto" in block and "**Ana Sousa**" in block
+    assert (
+        "answer_style: terse" in block and "location: Porto" in block and "**Ana Sousa**" in block
+    )
     assert "entered by you" in block  # asserted over REST (source user_edit)
     assert block.index("Preferences") < block.index("Mentioned")
     small = api.post("/v1/prefetch", dict(body, max_chars=260)).json()["block"]

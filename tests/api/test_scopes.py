@@ -43,7 +43,10 @@ WRITES: dict[tuple[str, str], tuple[str, Any]] = {
     ("POST", "/v1/groups/{group_id}/shares"): ("write", {"entity_id": "{other_entity_id}"}),
     ("DELETE", "/v1/groups/{group_id}/shares/{entity_id}"): ("write", None),
     ("DELETE", "/v1/owners/me"): ("admin", None),
-    ("POST", "/v1/entities/{entity_id}/split"): ("curate", {"fact_ids": ["{fact_id}"], "name": "Bo"}),
+    ("POST", "/v1/entities/{entity_id}/split"): (
+        "curate",
+        {"fact_ids": ["{fact_id}"], "name": "Bo"},
+    ),
     ("POST", "/v1/syncs"): ("write", {"id": "sync-1", "integration": "crm", "observations": []}),
 }
 """Route -> (the scope it needs, a body that would succeed). Ids in braces are filled
@@ -71,9 +74,22 @@ def seed(api: Api, app: Any) -> dict[str, str]:
     bob = api.entity("Bob")
     fact = api.fact(bob["id"], attribute="location", value="Lisbon")["fact"]
     john = api.entity("John Smith")
-    run(api, app, "r-seed", [UNTRUSTED], chat="c1", observations=[{
-        "integration": "crm", "entity": {"name": "Jon Smith", "kind": "person"},
-        "attribute": "employer", "value": "Acme", "valid_from": "2024-01-01T00:00:00Z"}])
+    run(
+        api,
+        app,
+        "r-seed",
+        [UNTRUSTED],
+        chat="c1",
+        observations=[
+            {
+                "integration": "crm",
+                "entity": {"name": "Jon Smith", "kind": "person"},
+                "attribute": "employer",
+                "value": "Acme",
+                "valid_from": "2024-01-01T00:00:00Z",
+            }
+        ],
+    )
     [proposal] = api.get("/v1/proposals", params={"status": "pending"}).json()["items"]
     notes = api.get("/v1/notifications", params={"chat_id": "c1"}).json()["items"]
     [suggestion] = api.get("/v1/merge-suggestions").json()["items"]
@@ -82,10 +98,17 @@ def seed(api: Api, app: Any) -> dict[str, str]:
         app.state.committer.create_token(other, ["read"])
     assert api.post(f"/v1/groups/{group['id']}/members", {"owner": "member-x"}).status_code == 201
     assert api.post(f"/v1/groups/{group['id']}/shares", {"entity_id": bob["id"]}).status_code == 201
-    return {"entity_id": bob["id"], "other_entity_id": john["id"], "fact_id": fact["id"],
-            "proposal_id": proposal["id"], "notification_id": notes[0]["id"],
-            "suggestion_id": suggestion["id"], "chat_id": "c1", "group_id": group["id"],
-            "member": "member-x"}
+    return {
+        "entity_id": bob["id"],
+        "other_entity_id": john["id"],
+        "fact_id": fact["id"],
+        "proposal_id": proposal["id"],
+        "notification_id": notes[0]["id"],
+        "suggestion_id": suggestion["id"],
+        "chat_id": "c1",
+        "group_id": group["id"],
+        "member": "member-x",
+    }
 
 
 def _fingerprint(driver: Driver, owner: str, group_id: str) -> str:
@@ -94,9 +117,15 @@ def _fingerprint(driver: Driver, owner: str, group_id: str) -> str:
     with driver.session() as s:
         nodes = s.run("MATCH (n) RETURN count(n) AS c").single()["c"]
         rels = s.run("MATCH ()-[r]->() RETURN count(r) AS c").single()["c"]
-        props = [json.dumps(r["p"], sort_keys=True, default=str) for r in s.run(
-            "MATCH (n) WHERE n.owner = $owner OR n.id = $owner OR n.member = $owner "
-            "OR n.group_id = $g OR n.id = $g RETURN properties(n) AS p", owner=owner, g=group_id)]
+        props = [
+            json.dumps(r["p"], sort_keys=True, default=str)
+            for r in s.run(
+                "MATCH (n) WHERE n.owner = $owner OR n.id = $owner OR n.member = $owner "
+                "OR n.group_id = $g OR n.id = $g RETURN properties(n) AS p",
+                owner=owner,
+                g=group_id,
+            )
+        ]
     return json.dumps([nodes, rels, sorted(props)])
 
 
@@ -134,9 +163,17 @@ def test_each_write_route_needs_its_scope(
     are unknown)."""
     needed = WRITES[key][0]
     others = tuple(s for s in ("read", "write", "curate") if s != needed)
-    ids = {"entity_id": "ent_x", "other_entity_id": "ent_y", "fact_id": "fct_x",
-           "proposal_id": "prp_x", "notification_id": "ntf_x", "suggestion_id": "mrg_x",
-           "chat_id": "c1", "group_id": "grp_x", "member": "m"}
+    ids = {
+        "entity_id": "ent_x",
+        "other_entity_id": "ent_y",
+        "fact_id": "fct_x",
+        "proposal_id": "prp_x",
+        "notification_id": "ntf_x",
+        "suggestion_id": "mrg_x",
+        "chat_id": "c1",
+        "group_id": "grp_x",
+        "member": "m",
+    }
     refused = _request(make_api(client, neo4j_driver, owner, others), key, ids)
     assert refused.status_code == 403, (key, refused.text)
     for scopes in ((needed,), ("admin",)):

@@ -30,17 +30,19 @@ def ana_with_facts(api: Api) -> dict[str, Any]:
     """Ana: lives in Porto, a nurse, likes jazz, a favourite tea, works on a project."""
     ana = api.entity("Ana")
     project = api.entity("K8s migration", kind="project")
-    for body in ({"attribute": "location", "value": "Porto"},
-                 {"attribute": "occupation", "value": "nurse"},
-                 {"attribute": "likes", "value": "jazz music"},
-                 {"attribute": "favorite", "value": "Lapsang souchong tea"},
-                 {"attribute": "works_on", "object_id": project["id"]}):
+    for body in (
+        {"attribute": "location", "value": "Porto"},
+        {"attribute": "occupation", "value": "nurse"},
+        {"attribute": "likes", "value": "jazz music"},
+        {"attribute": "favorite", "value": "Lapsang souchong tea"},
+        {"attribute": "works_on", "object_id": project["id"]},
+    ):
         api.fact(ana["id"], **body)
     return ana
 
 
 def test_a_paraphrase_finds_where_ana_lives_first(api: Api) -> None:
-    """"where does Ana live" shares no word with "location" or "Porto", yet the location
+    """ "where does Ana live" shares no word with "location" or "Porto", yet the location
     fact ranks first, with its entity; the answer is hybrid (semantic and full-text)."""
     ana = ana_with_facts(api)
     body = search(api, "where does Ana live")
@@ -65,23 +67,31 @@ def test_an_exact_word_is_found_by_full_text(api: Api) -> None:
 
 
 def test_full_text_folds_accents_and_finds_relationship_objects(api: Api) -> None:
-    """"Zurich" finds "Zürich"; a relationship is found by its object's name."""
+    """ "Zurich" finds "Zürich"; a relationship is found by its object's name."""
     ana = api.entity("Ana")
     api.fact(ana["id"], attribute="location", value="Zürich")
     bob = api.entity("Bob")
     api.fact(bob["id"], attribute="knows", object_id=ana["id"])
     assert search(api, "zurich")["items"][0]["fact"]["value"] == "Zürich"
     knows = [i for i in search(api, "who knows Ana")["items"] if i["fulltext_score"] is not None]
-    assert {(i["entity"]["name"], i["fact"]["object_id"]) for i in knows
-            if i["fact"]["attribute"] == "knows"} == {("Bob", ana["id"])}
+    assert {
+        (i["entity"]["name"], i["fact"]["object_id"])
+        for i in knows
+        if i["fact"]["attribute"] == "knows"
+    } == {("Bob", ana["id"])}
 
 
 def test_valid_at_shows_what_held_then(api: Api) -> None:
     """Lisbon until 2022, Porto since: on 2021-06-01 search finds Lisbon, not Porto;
     today Porto, not Lisbon (CONTRACT §2 valid time)."""
     ana = api.entity("Ana")
-    api.fact(ana["id"], attribute="location", value="Lisbon",
-             valid_from="2019-01-01T00:00:00Z", valid_to="2022-01-01T00:00:00Z")
+    api.fact(
+        ana["id"],
+        attribute="location",
+        value="Lisbon",
+        valid_from="2019-01-01T00:00:00Z",
+        valid_to="2022-01-01T00:00:00Z",
+    )
     api.fact(ana["id"], attribute="location", value="Porto", valid_from="2022-01-01T00:00:00Z")
     then = values(search(api, "where does Ana live", valid_at="2021-06-01T00:00:00+02:00"))
     assert "Lisbon" in then and "Porto" not in then
@@ -110,8 +120,10 @@ def test_another_owners_facts_are_never_returned(api: Api, other: Api) -> None:
     api.fact(mine["id"], attribute="location", value="Porto")
     theirs = other.entity("Ana")
     other.fact(theirs["id"], attribute="location", value="Berlin")
-    for who, entity, city, foreign in ((api, mine, "Porto", "Berlin"),
-                                       (other, theirs, "Berlin", "Porto")):
+    for who, entity, city, foreign in (
+        (api, mine, "Porto", "Berlin"),
+        (other, theirs, "Berlin", "Porto"),
+    ):
         for q in ("where does Ana live", f"Ana {foreign}", foreign):
             body = search(who, q)
             assert {i["entity"]["id"] for i in body["items"]} <= {entity["id"]}, q
@@ -124,15 +136,30 @@ def test_restricted_chat_sees_only_what_its_lists_let_through(api: Api) -> None:
     one restricted to a source the facts do not have sees nothing (CONTRACT §7)."""
     ana_with_facts(api)
     put = api.client.put
-    assert put("/v1/chats/places/memory-access", headers=api.headers,
-               json={"mode": "restricted", "areas": ["place"],
-                     "sources": ["user_edit"]}).status_code == 200
-    assert put("/v1/chats/stated/memory-access", headers=api.headers,
-               json={"mode": "restricted", "areas": ["place", "preferences", "work"],
-                     "sources": ["user_stated"]}).status_code == 200
+    assert (
+        put(
+            "/v1/chats/places/memory-access",
+            headers=api.headers,
+            json={"mode": "restricted", "areas": ["place"], "sources": ["user_edit"]},
+        ).status_code
+        == 200
+    )
+    assert (
+        put(
+            "/v1/chats/stated/memory-access",
+            headers=api.headers,
+            json={
+                "mode": "restricted",
+                "areas": ["place", "preferences", "work"],
+                "sources": ["user_stated"],
+            },
+        ).status_code
+        == 200
+    )
     body = search(api, "Ana jazz nurse Porto", chat_id="places")
     assert [(i["fact"]["attribute"], i["fact"]["value"]) for i in body["items"]] == [
-        ("location", "Porto")]
+        ("location", "Porto")
+    ]
     assert search(api, "Ana jazz nurse Porto", chat_id="stated")["items"] == []
     assert len(search(api, "Ana jazz nurse Porto", chat_id="unset")["items"]) == 5
 
@@ -167,18 +194,27 @@ def test_the_committer_stores_a_vector_for_every_new_row(api: Api, neo4j_driver:
         "MATCH (f:Fact) WHERE f.owner = $owner AND f.entity_id = $id "
         "RETURN f.value AS value, f.search_text AS text, f.embedding_model AS model, "
         "size(f.embedding) AS size, f.retracted_at < datetime('9999-01-01') AS retracted "
-        "ORDER BY f.recorded_at", owner=api.owner, id=ana["id"])
+        "ORDER BY f.recorded_at",
+        owner=api.owner,
+        id=ana["id"],
+    )
     assert len(rows) == 3  # Lisbon, Lisbon's remainder, Porto
     assert {(r["value"], r["text"]) for r in rows} == {
-        ("Lisbon", "Ana location Lisbon"), ("Porto", "Ana location Porto")}
+        ("Lisbon", "Ana location Lisbon"),
+        ("Porto", "Ana location Porto"),
+    }
     assert {(r["model"], r["size"]) for r in rows} == {("local:all-MiniLM-L6-v2", 384)}
 
 
 def test_bad_parameters_are_422_naming_the_field(api: Api) -> None:
     """Blank or too long `q`, `limit` out of range, a naive timestamp: 422 naming it."""
-    cases = [({"q": "   "}, "q"), ({"q": "x" * 1001}, "q"), ({"q": "a", "limit": 0}, "limit"),
-             ({"q": "a", "limit": 101}, "limit"),
-             ({"q": "a", "valid_at": "2024-01-01T00:00:00"}, "valid_at")]
+    cases = [
+        ({"q": "   "}, "q"),
+        ({"q": "x" * 1001}, "q"),
+        ({"q": "a", "limit": 0}, "limit"),
+        ({"q": "a", "limit": 101}, "limit"),
+        ({"q": "a", "valid_at": "2024-01-01T00:00:00"}, "valid_at"),
+    ]
     for params, field in cases:
         r = api.get("/v1/search", params=params)
         assert r.status_code == 422, (params, r.text)

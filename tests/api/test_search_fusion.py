@@ -16,9 +16,27 @@ ANA = EntityRecord("ent_ana", "o", "Ana", "person", (), None, None, False, T)
 
 
 def hit(fact_id: str, score: float, text: str | None = None) -> Hit:
-    fact = FactRecord(fact_id, "o", ANA.id, "likes", fact_id, None, fact_id, "many", T,
-                      FAR_FUTURE, T, FAR_FUTURE, "active", "user_edit", None, None, 1.0, None,
-                      None)
+    fact = FactRecord(
+        fact_id,
+        "o",
+        ANA.id,
+        "likes",
+        fact_id,
+        None,
+        fact_id,
+        "many",
+        T,
+        FAR_FUTURE,
+        T,
+        FAR_FUTURE,
+        "active",
+        "user_edit",
+        None,
+        None,
+        1.0,
+        None,
+        None,
+    )
     return Hit(fact, ANA, score, text)
 
 
@@ -43,11 +61,18 @@ def test_equal_scores_are_ordered_by_fact_id_and_limit_cuts() -> None:
 def test_full_text_hits_matching_the_same_words_share_a_rank() -> None:
     """Competition ranking by matched words: every row about Ana ties on "ana"; a row
     that also has "porto" ranks above them; the shorter text's higher BM25 is ignored."""
-    hits = [hit("a", 0.52, "Ana occupation nurse"), hit("b", 0.51, "Ana likes jazz music"),
-            hit("c", 0.50, "Ana location Porto"), hit("d", 0.49, "Ana favorite Lapsang tea")]
+    hits = [
+        hit("a", 0.52, "Ana occupation nurse"),
+        hit("b", 0.51, "Ana likes jazz music"),
+        hit("c", 0.50, "Ana location Porto"),
+        hit("d", 0.49, "Ana favorite Lapsang tea"),
+    ]
     assert fulltext_ranks("where does Ana live", hits) == [1, 1, 1, 1]
-    porto = [hit("c", 1.4, "Ana location Porto"), hit("a", 0.5, "Ana occupation nurse"),
-             hit("b", 0.49, "Ana likes jazz music")]
+    porto = [
+        hit("c", 1.4, "Ana location Porto"),
+        hit("a", 0.5, "Ana occupation nurse"),
+        hit("b", 0.49, "Ana likes jazz music"),
+    ]
     assert fulltext_ranks("is Ana in Porto", porto) == [1, 2, 2]
     assert fulltext_ranks("Zürich", [hit("x", 1.0, "Ana location Zurich")]) == [1]
 
@@ -55,8 +80,11 @@ def test_full_text_hits_matching_the_same_words_share_a_rank() -> None:
 def test_tied_full_text_ranks_leave_the_order_to_the_semantic_list() -> None:
     """With every full-text hit tied, the fused order is the semantic order."""
     semantic = [hit("c", 0.81), hit("a", 0.80), hit("b", 0.76)]
-    fulltext = [hit("a", 0.52, "Ana occupation nurse"), hit("b", 0.51, "Ana likes jazz"),
-                hit("c", 0.50, "Ana location Porto")]
+    fulltext = [
+        hit("a", 0.52, "Ana occupation nurse"),
+        hit("b", 0.51, "Ana likes jazz"),
+        hit("c", 0.50, "Ana location Porto"),
+    ]
     ranks = fulltext_ranks("where does Ana live", fulltext)
     assert [f.fact.id for f in fuse(semantic, fulltext, 3, ranks)] == ["c", "a", "b"]
     assert [f.fact.id for f in fuse(semantic, fulltext, 3)] == ["a", "c", "b"]

@@ -41,7 +41,8 @@ def stored(driver: Driver, owner: str) -> dict[Any, tuple[Any, Any, Any]]:
     rows = Reader(driver).run_query(
         "MATCH (f:Fact) WHERE f.owner = $owner RETURN f.value AS value, "
         "f.search_text AS text, f.embedding_model AS model, size(f.embedding) AS size",
-        owner=owner)
+        owner=owner,
+    )
     return {r["value"]: (r["text"], r["model"], r["size"]) for r in rows}
 
 
@@ -62,9 +63,15 @@ def plain(neo4j_driver: Driver, owner: str) -> Iterator[Api]:
 @pytest.fixture
 def remote(neo4j_driver: Driver, owner: str, fake: FakeEmbeddings) -> Iterator[Api]:
     """The owner of this test on an app embedding through the fake endpoint."""
-    settings = Settings(curator_in_process=False, embedder="openai", embedding_url=fake.base_url,
-                        embedding_model=MODEL, embedding_dimensions=384,
-                        embedding_api_key=KEY, embedding_timeout_seconds=30)
+    settings = Settings(
+        curator_in_process=False,
+        embedder="openai",
+        embedding_url=fake.base_url,
+        embedding_model=MODEL,
+        embedding_dimensions=384,
+        embedding_api_key=KEY,
+        embedding_timeout_seconds=30,
+    )
     app = create_app(settings, neo4j_driver)
     with TestClient(app) as client:
         yield make_api(client, neo4j_driver, owner, ALL)
@@ -80,7 +87,8 @@ def test_without_an_embedder_search_is_full_text_and_says_so(
     plain.fact(ana["id"], attribute="favorite", value="Lapsang souchong tea")
     assert stored(neo4j_driver, plain.owner) == {
         "Porto": ("Ana location Porto", None, None),
-        "Lapsang souchong tea": ("Ana favorite Lapsang souchong tea", None, None)}
+        "Lapsang souchong tea": ("Ana favorite Lapsang souchong tea", None, None),
+    }
     body = search(plain, "souchong")
     assert (body["mode"], body["degraded"], body["embedder"]) == ("fulltext", False, None)
     assert "WORLDSTATE_EMBEDDER=none" in body["detail"]
@@ -103,7 +111,10 @@ def test_an_openai_compatible_endpoint_embeds_rows_and_queries(
     assert (path, body["model"], body["input"]) == ("/v1/embeddings", MODEL, ["Ana location Porto"])
     assert {k.lower(): v for k, v in headers.items()}["authorization"] == f"Bearer {KEY}"
     assert stored(neo4j_driver, remote.owner)["Porto"] == (
-        "Ana location Porto", f"openai:{MODEL}", 384)
+        "Ana location Porto",
+        f"openai:{MODEL}",
+        384,
+    )
     found = search(remote, "where does Ana live")
     assert (found["mode"], found["embedder"]) == ("hybrid", f"openai:{MODEL}")
     assert found["items"][0]["fact"]["value"] == "Porto"
@@ -130,7 +141,10 @@ def test_a_failing_endpoint_degrades_to_full_text_and_commits_still_land(
     embedder = OpenAIEmbedder(fake.base_url, MODEL, 384, KEY)
     assert backfill(neo4j_driver, None, embedder, owners=[remote.owner]) == 1
     assert stored(neo4j_driver, remote.owner)["Porto"] == (
-        "Ana location Porto", f"openai:{MODEL}", 384)
+        "Ana location Porto",
+        f"openai:{MODEL}",
+        384,
+    )
     top = search(remote, "where does Ana live")["items"][0]
     assert top["fact"]["value"] == "Porto" and top["semantic_score"] is not None
 
@@ -146,7 +160,8 @@ def test_backfill_embeds_rows_written_without_an_embedder(
     assert backfill(neo4j_driver, None, LocalEmbedder(), owners=[plain.owner]) == 2
     assert backfill(neo4j_driver, None, LocalEmbedder(), owners=[plain.owner]) == 0
     assert {s[1:] for s in stored(neo4j_driver, plain.owner).values()} == {
-        ("local:all-MiniLM-L6-v2", 384)}
+        ("local:all-MiniLM-L6-v2", 384)
+    }
 
 
 def test_backfill_command_gives_old_rows_their_text(
@@ -156,11 +171,16 @@ def test_backfill_command_gives_old_rows_their_text(
     `worldstate embeddings backfill --owner` with `WORLDSTATE_EMBEDDER=none`; full-text
     search then finds them."""
     ana = plain.entity("Ana")
-    row = {"id": f"fct_{uuid.uuid4().hex[:24]}", "entity_id": ana["id"], "attribute": "pet",
-           "value": "a tortoise called Hermes", "value_norm": "s:hermes", "cardinality": "many",
-           "valid_from": datetime(2020, 1, 1, tzinfo=UTC)}
-    Writer(neo4j_driver).transaction(
-        lambda w: w.raw_create(plain.owner, [row], datetime.now(UTC)))
+    row = {
+        "id": f"fct_{uuid.uuid4().hex[:24]}",
+        "entity_id": ana["id"],
+        "attribute": "pet",
+        "value": "a tortoise called Hermes",
+        "value_norm": "s:hermes",
+        "cardinality": "many",
+        "valid_from": datetime(2020, 1, 1, tzinfo=UTC),
+    }
+    Writer(neo4j_driver).transaction(lambda w: w.raw_create(plain.owner, [row], datetime.now(UTC)))
     assert search(plain, "Hermes")["items"] == []
     env = {"NEO4J_URI": neo4j_server.uri, "WORLDSTATE_EMBEDDER": "none"}
     if neo4j_server.auth:
@@ -169,4 +189,5 @@ def test_backfill_command_gives_old_rows_their_text(
     assert result.exit_code == 0, result.output
     assert result.output.strip().endswith("1 rows given their text")
     assert [i["fact"]["value"] for i in search(plain, "Hermes")["items"]] == [
-        "a tortoise called Hermes"]
+        "a tortoise called Hermes"
+    ]

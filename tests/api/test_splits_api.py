@@ -21,9 +21,19 @@ def state(api: Api, entity_id: str, rename: dict[str, str] | None = None) -> lis
     (object ids through `rename`)."""
     rename = rename or {}
     return sorted(
-        (f["attribute"], f["value"], rename.get(f["object_id"], f["object_id"]),
-         f["valid_from"], f["valid_to"], f["status"], f["source"], f["evidence"], f["reason"],
-         f["confidence"], f["cardinality"])
+        (
+            f["attribute"],
+            f["value"],
+            rename.get(f["object_id"], f["object_id"]),
+            f["valid_from"],
+            f["valid_to"],
+            f["status"],
+            f["source"],
+            f["evidence"],
+            f["reason"],
+            f["confidence"],
+            f["cardinality"],
+        )
         for f in facts(api, entity_id)
     )
 
@@ -40,8 +50,9 @@ def sam(api: Api) -> tuple[str, dict[str, str]]:
     """Sam Lee (aliases Sammy, S. Lee): employer, location, likes; the owner knows Sam."""
     e = api.entity("Sam Lee", aliases=["Sammy", "S. Lee"], area="work")["id"]
     ids = {
-        "employer": api.fact(e, attribute="employer", value="Acme", valid_from=Y2024,
-                             evidence="Sam works at Acme")["fact"]["id"],
+        "employer": api.fact(
+            e, attribute="employer", value="Acme", valid_from=Y2024, evidence="Sam works at Acme"
+        )["fact"]["id"],
         "location": api.fact(e, attribute="location", value="Paris")["fact"]["id"],
         "likes": api.fact(e, attribute="likes", value="tea")["fact"]["id"],
         "knows": api.fact(me(api), attribute="knows", object_id=e)["fact"]["id"],
@@ -54,18 +65,29 @@ def test_split_moves_chosen_rows_and_aliases(api: Api) -> None:
     entity of the same kind; the rest stays; time travel still sees the old picture."""
     e, ids = sam(api)
     before = api.get(f"/v1/entities/{e}").json()["facts"][0]["recorded_at"]
-    r = split(api, e, fact_ids=[ids["employer"], ids["knows"]], name="Sam Jones",
-              aliases=["S. Lee"])
+    r = split(
+        api, e, fact_ids=[ids["employer"], ids["knows"]], name="Sam Jones", aliases=["S. Lee"]
+    )
     assert r.status_code == 201, r.text
     new = r.json()
     assert (new["name"], new["kind"], new["aliases"], new["area"]) == (
-        "Sam Jones", "person", ["S. Lee"], "work")
+        "Sam Jones",
+        "person",
+        ["S. Lee"],
+        "work",
+    )
     assert entity(api, e)["aliases"] == ["Sammy"]
     assert {f["attribute"] for f in api.get(f"/v1/entities/{e}/facts").json()["items"]} == {
-        "location", "likes"}
+        "location",
+        "likes",
+    }
     [moved] = api.get(f"/v1/entities/{new['id']}/facts").json()["items"]
     assert (moved["attribute"], moved["value"], moved["valid_from"], moved["evidence"]) == (
-        "employer", "Acme", Y2024, "Sam works at Acme")
+        "employer",
+        "Acme",
+        Y2024,
+        "Sam works at Acme",
+    )
     mine = api.get(f"/v1/entities/{me(api)}/facts").json()["items"]
     assert [f["object_id"] for f in mine if f["attribute"] == "knows"] == [new["id"]]
     found = api.get("/v1/entities", params={"q": "s. lee"}).json()["items"]
@@ -78,8 +100,12 @@ def test_split_moves_chosen_rows_and_aliases(api: Api) -> None:
     act = next(c for c in chain if c.get("action") == "split")
     items = api.get(f"/v1/events/{act['id']}/effects").json()["items"]
     assert sorted((i["change"], i["op"]) for i in items) == [
-        ("changed", "split"), ("ended", "moved"), ("ended", "moved"),
-        ("wrote", "created"), ("wrote", "created")]
+        ("changed", "split"),
+        ("ended", "moved"),
+        ("ended", "moved"),
+        ("wrote", "created"),
+        ("wrote", "created"),
+    ]
 
 
 def test_split_refuses_what_it_cannot_move(api: Api, other: Api) -> None:
@@ -91,9 +117,11 @@ def test_split_refuses_what_it_cannot_move(api: Api, other: Api) -> None:
     assert split(api, e, fact_ids=["fct_missing"], name="X").status_code == 404
     assert split(api, "ent_missing", fact_ids=[ids["likes"]], name="X").status_code == 404
     assert split(other, e, fact_ids=[ids["likes"]], name="X").status_code == 404
-    for body, field in (({"fact_ids": [ada_row]}, "fact_ids"),
-                        ({"fact_ids": [ids["likes"]], "aliases": ["Bob"]}, "aliases"),
-                        ({"fact_ids": []}, "fact_ids")):
+    for body, field in (
+        ({"fact_ids": [ada_row]}, "fact_ids"),
+        ({"fact_ids": [ids["likes"]], "aliases": ["Bob"]}, "aliases"),
+        ({"fact_ids": []}, "fact_ids"),
+    ):
         r = split(api, e, name="X", **body)
         assert r.status_code == 422 and r.json()["errors"][0]["field"] == field, r.text
     api.delete(f"/v1/facts/{ids['likes']}", params={"mode": "retract"})
@@ -115,8 +143,11 @@ def test_merge_then_split_back_restores_both(api: Api) -> None:
     jon_before, john_before, me_before = state(api, jon), state(api, john), state(api, me(api))
     assert ("location", "Paris", None, Y2020, Y2022, "superseded") in [s[:6] for s in jon_before]
     merged = api.post(f"/v1/entities/{jon}/merge", {"into": john}).json()
-    brought = [i["fact_id"] for i in api.get(f"/v1/events/{merged['event_id']}/effects").json()[
-        "items"] if i["change"] == "wrote"]
+    brought = [
+        i["fact_id"]
+        for i in api.get(f"/v1/events/{merged['event_id']}/effects").json()["items"]
+        if i["change"] == "wrote"
+    ]
     assert len(brought) == 4
     r = split(api, john, fact_ids=brought, name="Jon Smith", aliases=["JS"])
     assert r.status_code == 201, r.text

@@ -16,10 +16,19 @@ def obs(name: str | None, attribute: str, value: str, **extra: Any) -> dict[str,
     return {"entity": entity, "attribute": attribute, "value": value, **extra}
 
 
-def sync(api: Api, sync_id: str, observations: list[dict[str, Any]], full: bool = True,
-         status: int = 201) -> dict[str, Any]:
-    r = api.post("/v1/syncs", {"id": sync_id, "integration": "crm", "full_snapshot": full,
-                               "at": AT, "observations": observations})
+def sync(
+    api: Api, sync_id: str, observations: list[dict[str, Any]], full: bool = True, status: int = 201
+) -> dict[str, Any]:
+    r = api.post(
+        "/v1/syncs",
+        {
+            "id": sync_id,
+            "integration": "crm",
+            "full_snapshot": full,
+            "at": AT,
+            "observations": observations,
+        },
+    )
     assert r.status_code == status, r.text
     return r.json()  # type: ignore[no-any-return]
 
@@ -36,10 +45,15 @@ def prefetch(api: Api, message: str) -> str:
 def test_full_snapshot_archives_and_a_later_report_brings_back(api: Api) -> None:
     """Bob missing from a full snapshot is archived (facts kept, in history, out of
     prefetch); reported again, he returns with his facts. Both are effects of the syncs."""
-    out = sync(api, "s1", [obs("Alice Moss", "employer", "Acme"),
-                           obs("Bob Stone", "employer", "Initech")])
+    out = sync(
+        api, "s1", [obs("Alice Moss", "employer", "Acme"), obs("Bob Stone", "employer", "Initech")]
+    )
     assert (out["status"], out["proposals"], out["committed"], out["archived"]) == (
-        "applied", 2, 2, [])
+        "applied",
+        2,
+        2,
+        [],
+    )
     bob = find(api, "bob stone")
     assert "Initech" in prefetch(api, "How is Bob Stone doing?")
     out = sync(api, "s2", [obs("Alice Moss", "employer", "Acme")])
@@ -52,16 +66,19 @@ def test_full_snapshot_archives_and_a_later_report_brings_back(api: Api) -> None
     assert find(api, "alice moss")["archived"] is False
     items = api.get("/v1/events/s2/effects").json()["items"]
     assert [(i["change"], i["op"], i["entity_id"], i["fact_id"]) for i in items] == [
-        ("changed", "archived", bob["id"], None)]
-    out = sync(api, "s3", [obs("Bob Stone", "employer", "Initech"),
-                           obs("Alice Moss", "employer", "Acme")])
+        ("changed", "archived", bob["id"], None)
+    ]
+    out = sync(
+        api, "s3", [obs("Bob Stone", "employer", "Initech"), obs("Alice Moss", "employer", "Acme")]
+    )
     assert (out["unarchived"], out["archived"]) == ([bob["id"]], [])
     back = api.get(f"/v1/entities/{bob['id']}").json()
     assert back["entity"]["archived"] is False and back["entity"]["archived_at"] is None
     assert [f["value"] for f in back["facts"]] == ["Initech"]
     assert "Initech" in prefetch(api, "How is Bob Stone doing?")
-    assert [(i["op"], i["entity_id"]) for i in api.get("/v1/events/s3/effects").json()[
-        "items"]] == [("unarchived", bob["id"])]
+    assert [
+        (i["op"], i["entity_id"]) for i in api.get("/v1/events/s3/effects").json()["items"]
+    ] == [("unarchived", bob["id"])]
 
 
 def test_partial_sync_archives_nothing_and_the_owner_is_never_archived(api: Api) -> None:
@@ -80,11 +97,9 @@ def test_a_sync_is_idempotent_on_its_id(api: Api, app: Any) -> None:
     body = [obs("Bob Stone", "employer", "Initech")]
     first = sync(api, "s1", body)
     assert sync(api, "s1", body, status=200) == first
-    assert len(api.get(f"/v1/entities/{find(api, 'bob stone')['id']}/history").json()[
-        "items"]) == 1
+    assert len(api.get(f"/v1/entities/{find(api, 'bob stone')['id']}/history").json()["items"]) == 1
     sync(api, "s1", [obs("Bob Stone", "employer", "Acme")], status=409)
-    run = {"id": "r1", "chat_id": "c", "messages": [
-        {"role": "user", "text": "hi", "at": AT}]}
+    run = {"id": "r1", "chat_id": "c", "messages": [{"role": "user", "text": "hi", "at": AT}]}
     assert api.post("/v1/runs", run).status_code == 202
     sync(api, "r1", body, status=409)
     assert api.post("/v1/runs", {**run, "id": "s1"}).status_code == 409
@@ -92,8 +107,14 @@ def test_a_sync_is_idempotent_on_its_id(api: Api, app: Any) -> None:
 
 def test_observations_must_be_the_syncs_integration(api: Api) -> None:
     """An observation naming another integration is a 422 naming its field."""
-    r = api.post("/v1/syncs", {"id": "s1", "integration": "crm", "observations": [
-        obs("Bob", "employer", "Initech", integration="mail")]})
+    r = api.post(
+        "/v1/syncs",
+        {
+            "id": "s1",
+            "integration": "crm",
+            "observations": [obs("Bob", "employer", "Initech", integration="mail")],
+        },
+    )
     assert r.status_code == 422
     assert r.json()["errors"][0]["field"] == "observations.0.integration"
 
@@ -107,7 +128,8 @@ def test_held_observation_kept_later_is_an_effect_of_the_sync(api: Api) -> None:
     fact = api.post(f"/v1/proposals/{p['id']}/keep").json()["fact"]
     items = api.get("/v1/events/s1/effects").json()["items"]
     assert [(i["change"], i["op"], i["fact_id"]) for i in items] == [
-        ("wrote", "created", fact["id"])]
+        ("wrote", "created", fact["id"])
+    ]
     chain = api.get(f"/v1/facts/{fact['id']}/why").json()["chain"]
     assert [c["kind"] for c in chain] == ["sync", "proposal", "decision", "commit"]
     assert chain[0]["integration"] == "crm" and chain[0]["full_snapshot"] is True

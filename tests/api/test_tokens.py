@@ -29,8 +29,9 @@ def test_list_shows_tokens_never_secrets_and_revoke_is_final(neo4j_server: Any, 
     """`token list` prints id, scopes, created_at and live/revoked, never the secret;
     `token revoke` revokes once (a second revoke says so), an unknown id exits 1."""
     runner, env = CliRunner(), _env(neo4j_server)
-    made = runner.invoke(cli, ["token", "create", "--owner", owner, "--scopes", "read,curate"],
-                         env=env)
+    made = runner.invoke(
+        cli, ["token", "create", "--owner", owner, "--scopes", "read,curate"], env=env
+    )
     assert made.exit_code == 0, made.output
     secret = made.output.strip().splitlines()[-1]
     token_id = made.output.split()[1]
@@ -62,7 +63,9 @@ def test_revocation_takes_effect_within_the_cache_bound(
     """A token revoked from another process still works while the server's cache entry
     is fresh, and answers 401 once the entry is older than TOKEN_CACHE_SECONDS (5 s)."""
     now = [1000.0]
-    monkeypatch.setattr(app.state, "token_cache", TokenCache(app.state.reader, clock=lambda: now[0]))
+    monkeypatch.setattr(
+        app.state, "token_cache", TokenCache(app.state.reader, clock=lambda: now[0])
+    )
     assert api.get("/v1/me").status_code == 200  # now cached
     [token] = Reader(neo4j_driver).tokens(api.owner)
     Committer(neo4j_driver).revoke_token(token.id)

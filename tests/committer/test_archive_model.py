@@ -31,19 +31,30 @@ pytestmark = pytest.mark.slow
 PEOPLE = ["Ana", "Bo", "Cy", "Di", "Ed"]
 AT = datetime(2024, 1, 1, tzinfo=UTC)
 
-syncs = st.lists(st.tuples(st.sets(st.sampled_from(PEOPLE)), st.booleans()),
-                 min_size=1, max_size=6)
+syncs = st.lists(st.tuples(st.sets(st.sampled_from(PEOPLE)), st.booleans()), min_size=1, max_size=6)
 """Each sync: the people it names, and whether it is a full snapshot."""
 
 
 def apply(committer: Committer, owner: str, sync_id: str, names: set[str], full: bool) -> object:
-    raw = [{"integration": "hr", "entity": {"name": n, "kind": "person"},
-            "attribute": "employer", "value": f"{n} Ltd"} for n in sorted(names)]
+    raw = [
+        {
+            "integration": "hr",
+            "entity": {"name": n, "kind": "person"},
+            "attribute": "employer",
+            "value": f"{n} Ltd",
+        }
+        for n in sorted(names)
+    ]
     reviewed = review_observations(owner, raw, sync_id, AT, threshold=0.8, privileged=[])
     return committer.apply_sync(
-        owner, sync_id=sync_id, integration="hr", full_snapshot=full,
+        owner,
+        sync_id=sync_id,
+        integration="hr",
+        full_snapshot=full,
         digest=hashlib.sha256(repr((sorted(names), full)).encode()).hexdigest(),
-        reviewed=reviewed, refs=[EntityRef(name=n, kind="person") for n in names])
+        reviewed=reviewed,
+        refs=[EntityRef(name=n, kind="person") for n in names],
+    )
 
 
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -65,8 +76,12 @@ def test_archive_follows_what_full_snapshots_report(
         archived |= gone
         outcome = apply(committer, owner, f"s{n}", names, full)
         keys = {search_key(p): p for p in PEOPLE}
-        person_of = {eid: keys[k] for eid, names_, _ in reader.entity_names(owner)
-                     for k in names_ if k in keys}
+        person_of = {
+            eid: keys[k]
+            for eid, names_, _ in reader.entity_names(owner)
+            for k in names_
+            if k in keys
+        }
         assert {person_of[i] for i in outcome.archived} == gone
         assert {person_of[i] for i in outcome.unarchived} == came_back
         for entity_id, person in person_of.items():
@@ -77,8 +92,7 @@ def test_archive_follows_what_full_snapshots_report(
             assert row.value == f"{person} Ltd"
         _, items = reader.effects(Scope(owner), f"s{n}")
         changes = {(person_of[i.entity_id], i.op) for i in items if i.change == "changed"}
-        assert changes == ({(p, "archived") for p in gone}
-                           | {(p, "unarchived") for p in came_back})
+        assert changes == ({(p, "archived") for p in gone} | {(p, "unarchived") for p in came_back})
         wrote = {i.fact.value for i in items if i.change == "wrote" and i.fact is not None}
         assert wrote == {f"{p} Ltd" for p in first_time}
         assert not [i for i in items if i.change == "ended"]

@@ -50,9 +50,11 @@ class Audited(Pair):
         wrote = Counter(store_key(i.fact) for i in items if i.change == "wrote")
         ended = Counter(store_key(i.fact) for i in items if i.change == "ended")
         assert wrote == Counter(r.key() for r in self.oracle.rows if r.recorded_at == t), (
-            self.trace())
+            self.trace()
+        )
         assert ended == Counter(r.key() for r in self.oracle.rows if r.retracted_at == t), (
-            self.trace())
+            self.trace()
+        )
         assert {i.cause_id for i in items} <= {self.events[t]}
 
     def check_why(self) -> None:
@@ -98,14 +100,25 @@ def replay(driver: Driver, sequence: list[Op]) -> Audited:
     return pair
 
 
-@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                HealthCheck.data_too_large])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(sequence=sequences)
-@example(sequence=[Assert("location", "Paris", 0, None), Assert("location", "Berlin", 1, None),
-                   Forget(None), Retract(None)])
-@example(sequence=[Assert("location", "Paris", 0, 2), Assert("location", "Berlin", 0, 2),
-                   Assert("location", "Paris", 2, 4), Assert("location", "Berlin", 2, 4),
-                   Retract(0)])
+@example(
+    sequence=[
+        Assert("location", "Paris", 0, None),
+        Assert("location", "Berlin", 1, None),
+        Forget(None),
+        Retract(None),
+    ]
+)
+@example(
+    sequence=[
+        Assert("location", "Paris", 0, 2),
+        Assert("location", "Berlin", 0, 2),
+        Assert("location", "Paris", 2, 4),
+        Assert("location", "Berlin", 2, 4),
+        Retract(0),
+    ]
+)
 def test_effects_and_why_agree_with_the_oracle(neo4j_driver: Driver, sequence: list[Op]) -> None:
     """Each operation's effects are exactly the rows it wrote and ended; each row's why
     chain ends at its own commit and holds the operations of the rows it continues."""
@@ -116,11 +129,18 @@ def test_a_chain_of_four_actions_is_ordered(neo4j_driver: Driver) -> None:
     """Paris [G0, G2), widened to [G0, G3), cut short by Berlin from G2, then forgotten:
     the forgotten remnant continues all four operations' rows, oldest first; Berlin's
     own chain is its assertion alone."""
-    pair = replay(neo4j_driver, [
-        Assert("location", "Paris", 0, 2), Assert("location", "Paris", 1, 3),
-        Assert("location", "Berlin", 2, None), Forget(1)])
-    berlin, paris = sorted(pair.reader.history(pair.owner, pair.entity, None),
-                           key=lambda f: str(f.value))
+    pair = replay(
+        neo4j_driver,
+        [
+            Assert("location", "Paris", 0, 2),
+            Assert("location", "Paris", 1, 3),
+            Assert("location", "Berlin", 2, None),
+            Forget(1),
+        ],
+    )
+    berlin, paris = sorted(
+        pair.reader.history(pair.owner, pair.entity, None), key=lambda f: str(f.value)
+    )
     assert (paris.value, paris.status) == ("Paris", "invalidated")
     found = pair.reader.why(Scope(pair.owner), paris.id)
     actions = [e.detail["action"] for e in found.chain if e.kind == "action"]

@@ -28,8 +28,11 @@ def _owner(committer: Committer) -> str:
 
 def _instant_rows(reader: Reader, owner: str, entity_id: str) -> list[str]:
     """Rows of the audit history recorded and retracted at the same instant."""
-    return [f.id for f in reader.history(owner, entity_id, include_retracted=True)
-            if f.recorded_at == f.retracted_at]
+    return [
+        f.id
+        for f in reader.history(owner, entity_id, include_retracted=True)
+        if f.recorded_at == f.retracted_at
+    ]
 
 
 def test_merge_bridged_windows_leave_no_instant_rows(neo4j_driver: Driver) -> None:
@@ -39,14 +42,22 @@ def test_merge_bridged_windows_leave_no_instant_rows(neo4j_driver: Driver) -> No
     owner = _owner(committer)
     ada = committer.create_entity(owner, "Ada", "person").id
     king = committer.create_entity(owner, "Ada King", "person").id
-    first = committer.assert_fact(owner, Assertion(entity_id=ada, attribute="location",
-                                                   value="Rome"))
+    first = committer.assert_fact(
+        owner, Assertion(entity_id=ada, attribute="location", value="Rome")
+    )
     committer.forget(owner, first.fact.id)
-    committer.assert_fact(owner, Assertion(entity_id=ada, attribute="location", value="Rome",
-                                           valid_from=MAY))
-    moved = [committer.assert_fact(owner, Assertion(
-        entity_id=king, attribute="location", value="Rome", valid_from=start, valid_to=stop))
-        for start, stop in ((FEB, MAY), (AUG, None))]
+    committer.assert_fact(
+        owner, Assertion(entity_id=ada, attribute="location", value="Rome", valid_from=MAY)
+    )
+    moved = [
+        committer.assert_fact(
+            owner,
+            Assertion(
+                entity_id=king, attribute="location", value="Rome", valid_from=start, valid_to=stop
+            ),
+        )
+        for start, stop in ((FEB, MAY), (AUG, None))
+    ]
 
     merge = committer.merge(owner, king, ada)
 
@@ -65,12 +76,17 @@ def test_adjacent_windows_in_one_call_name_the_row_that_stands(neo4j_driver: Dri
     committer, reader = Committer(neo4j_driver), Reader(neo4j_driver)
     owner = _owner(committer)
     ada = committer.create_entity(owner, "Ada", "person").id
-    results = committer.assert_facts(owner, [
-        Assertion(entity_id=ada, attribute="location", value="Rome", valid_from=FEB,
-                  valid_to=MAY),
-        Assertion(entity_id=ada, attribute="location", value="Rome", valid_from=MAY,
-                  valid_to=AUG),
-    ])
+    results = committer.assert_facts(
+        owner,
+        [
+            Assertion(
+                entity_id=ada, attribute="location", value="Rome", valid_from=FEB, valid_to=MAY
+            ),
+            Assertion(
+                entity_id=ada, attribute="location", value="Rome", valid_from=MAY, valid_to=AUG
+            ),
+        ],
+    )
 
     assert _instant_rows(reader, owner, ada) == []
     (row,) = reader.history(owner, ada, include_retracted=True)
@@ -89,11 +105,14 @@ def test_a_duplicate_of_a_folded_row_corroborates_the_row_that_stands(
     owner = _owner(committer)
     ada = committer.create_entity(owner, "Ada", "person").id
     window = {"valid_from": FEB, "valid_to": MAY}
-    results = committer.assert_facts(owner, [
-        Assertion(entity_id=ada, attribute="location", value="Rome", **window),
-        Assertion(entity_id=ada, attribute="location", value="Rome", **window),
-        Assertion(entity_id=ada, attribute="location", value="Rome", valid_from=MAY),
-    ])
+    results = committer.assert_facts(
+        owner,
+        [
+            Assertion(entity_id=ada, attribute="location", value="Rome", **window),
+            Assertion(entity_id=ada, attribute="location", value="Rome", **window),
+            Assertion(entity_id=ada, attribute="location", value="Rome", valid_from=MAY),
+        ],
+    )
 
     assert _instant_rows(reader, owner, ada) == []
     (row,) = reader.history(owner, ada, include_retracted=True)

@@ -71,8 +71,9 @@ def test_concurrent_assertions_serialize(neo4j_driver: Driver, round_: int) -> N
         start.wait(timeout=30)
         return committer.assert_fact(
             owner,
-            Assertion(entity_id=entity, attribute="location", value=CITIES[i],
-                      valid_from=vf, valid_to=vt),
+            Assertion(
+                entity_id=entity, attribute="location", value=CITIES[i], valid_from=vf, valid_to=vt
+            ),
         )
 
     with ThreadPoolExecutor(max_workers=len(CITIES)) as pool:
@@ -124,9 +125,7 @@ def test_concurrent_retracts_and_assertions(neo4j_driver: Driver) -> None:
         oracle.assert_(r.recorded_at, entity, "location", city, since, None, "one")
     stored = {str(f.value): f for f in reader.history(owner, entity, "location")}
     modelled = {str(r.value): r for r in oracle.current(entity)}
-    assert {k: store_key(f) for k, f in stored.items()} == {
-        k: r.key() for k, r in modelled.items()
-    }
+    assert {k: store_key(f) for k, f in stored.items()} == {k: r.key() for k, r in modelled.items()}
     kinds_by_thread = ["retract", "forget", "assert", "assert", "assert", "assert"]
     inside_rome = [(now - d * DAY, now - (d - 3) * DAY) for d in (58, 54, 49, 44)]
     start = threading.Barrier(6)
@@ -141,8 +140,10 @@ def test_concurrent_retracts_and_assertions(neo4j_driver: Driver) -> None:
             return gone.recorded_at, lambda t: oracle.forget(t, modelled["Oslo"].id)
         city, (vf, vt) = CITIES[2 + i], inside_rome[i - 2]
         said = committer.assert_fact(
-            owner, Assertion(entity_id=entity, attribute="location", value=city,
-                             valid_from=vf, valid_to=vt)
+            owner,
+            Assertion(
+                entity_id=entity, attribute="location", value=city, valid_from=vf, valid_to=vt
+            ),
         )
         return said.recorded_at, lambda t: oracle.assert_(t, entity, "location", city, vf, vt)
 

@@ -52,14 +52,19 @@ class On:
 
 
 def _ops() -> st.SearchStrategy[On]:
-    op = st.one_of(asserts(), asserts(), asserts(),
-                   st.builds(Forget, st.none() | st.integers(0, 7)),
-                   st.builds(Retract, st.none() | st.integers(0, 7)))
+    op = st.one_of(
+        asserts(),
+        asserts(),
+        asserts(),
+        st.builds(Forget, st.none() | st.integers(0, 7)),
+        st.builds(Retract, st.none() | st.integers(0, 7)),
+    )
     return st.builds(On, st.integers(0, 1), op)
 
 
 scenarios = st.tuples(
-    asserts(), asserts(),  # each entity starts with a fact
+    asserts(),
+    asserts(),  # each entity starts with a fact
     st.lists(_ops(), max_size=5),  # before the merge
     st.lists(_ops(), max_size=3),  # after it, written to either id
     st.booleans(),  # keep the first conflict the merge held back
@@ -73,9 +78,10 @@ class MergePair:
         self.committer, self.reader = Committer(driver), Reader(driver)
         self.owner = f"merge-{uuid.uuid4().hex[:16]}"
         self.committer.ensure_owner(self.owner)
-        self.ids = [self.committer.create_entity(self.owner, "Ada", "person", ["A. L."]).id,
-                    self.committer.create_entity(self.owner, "Ada King", "person",
-                                                 ["Countess"]).id]
+        self.ids = [
+            self.committer.create_entity(self.owner, "Ada", "person", ["A. L."]).id,
+            self.committer.create_entity(self.owner, "Ada King", "person", ["Countess"]).id,
+        ]
         self.start = utcnow()
         self.oracle = MergeOracle()
         self.commits: list[datetime] = []
@@ -102,8 +108,9 @@ class MergePair:
             self.current(entity)
             audit = self.reader.history(self.owner, entity, include_retracted=True)
             model = self.oracle.history(entity, include_retracted=True)
-            assert Counter(map(store_full_key, audit)) == Counter(
-                r.full_key() for r in model), self.trace()
+            assert Counter(map(store_full_key, audit)) == Counter(r.full_key() for r in model), (
+                self.trace()
+            )
 
     def apply(self, on: On) -> None:
         asked = self.ids[on.target]
@@ -111,13 +118,21 @@ class MergePair:
         op = on.op
         if isinstance(op, Assert):
             vf, vt = op.window()
-            result = self.committer.assert_fact(self.owner, Assertion(
-                entity_id=asked, attribute=op.attribute, value=op.value, valid_from=vf,
-                valid_to=vt))
+            result = self.committer.assert_fact(
+                self.owner,
+                Assertion(
+                    entity_id=asked,
+                    attribute=op.attribute,
+                    value=op.value,
+                    valid_from=vf,
+                    valid_to=vt,
+                ),
+            )
             self.log.append(f"{on.target}: assert {op} -> {result.effect}")
             self._commit(result.recorded_at)
-            out = self.oracle.assert_(result.recorded_at, entity, op.attribute, op.value, vf, vt,
-                                      ATTRIBUTES[op.attribute])
+            out = self.oracle.assert_(
+                result.recorded_at, entity, op.attribute, op.value, vf, vt, ATTRIBUTES[op.attribute]
+            )
             assert result.fact.entity_id == entity, "a merged id stands for its survivor"
             assert result.effect == out.effect, self.trace()
             return
@@ -146,15 +161,23 @@ class MergePair:
         self.log.append(f"merge -> held {[r.key() for r in held]}")
         pending = [self.reader.proposal(self.owner, pid) for pid in result.conflicts]
         assert sorted((p.attribute, p.value, p.valid_from) for p in pending) == sorted(
-            (r.attribute, r.value, r.valid_from) for r in held), self.trace()
+            (r.attribute, r.value, r.valid_from) for r in held
+        ), self.trace()
         if keep_first and pending:
             first = min(pending, key=lambda p: p.valid_from)
             kept, _ = self.committer.keep_proposal(self.owner, first.id)
             assert kept.decided_at is not None
             self._commit(kept.decided_at)
             self.log.append(f"keep {first.attribute}={first.value}")
-            self.oracle.assert_(kept.decided_at, survivor, first.attribute, first.value,
-                                first.valid_from, first.valid_to, "one")
+            self.oracle.assert_(
+                kept.decided_at,
+                survivor,
+                first.attribute,
+                first.value,
+                first.valid_from,
+                first.valid_to,
+                "one",
+            )
 
     def known_points(self) -> list[datetime | None]:
         """After both entities exist: every commit, points between commits, and now."""
@@ -169,8 +192,11 @@ def _valid_points(pair: MergePair) -> list[datetime | None]:
     return [*GRID, *between, GRID[0] - DAY, *pair.commits, None]
 
 
-@settings(max_examples=max(60, settings().max_examples // 2), deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=max(60, settings().max_examples // 2),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(scenario=scenarios, data=st.data())
 def test_merge_agrees_with_oracle(neo4j_driver: Driver, scenario: Any, data: Any) -> None:
     """Two entities with histories, merged: before the merge every read sees two
@@ -200,7 +226,8 @@ def test_merge_agrees_with_oracle(neo4j_driver: Driver, scenario: Any, data: Any
             stored = pair.reader.facts(pair.owner, entity, as_of)
             model = pair.oracle.read(entity, as_of.valid_at, as_of.known_at)
             assert Counter(map(store_key, stored)) == Counter(r.key() for r in model), (
-                f"read {entity} at {as_of}\n{pair.trace()}")
+                f"read {entity} at {as_of}\n{pair.trace()}"
+            )
     assert pair.merged_at is not None
     for known_at in (pair.merged_at - (pair.merged_at - pair.start) / 2, pair.merged_at, None):
         for entity in pair.ids:
@@ -208,5 +235,6 @@ def test_merge_agrees_with_oracle(neo4j_driver: Driver, scenario: Any, data: Any
                 stored = pair.reader.history(pair.owner, entity, None, known_at, audit)
                 model = pair.oracle.history(entity, None, known_at, audit)
                 assert Counter(map(store_full_key, stored)) == Counter(
-                    r.full_key() for r in model), f"history {entity} {known_at} {audit}"
+                    r.full_key() for r in model
+                ), f"history {entity} {known_at} {audit}"
     assert pair.reader.history(pair.owner, loser) == [], "the loser keeps no current row"

@@ -85,8 +85,9 @@ def _vary(sequence: list[Op]) -> list[Op]:
     out: list[Op] = []
     for i, op in enumerate(sequence):
         if isinstance(op, Assert):
-            op = Assert(op.attribute, VALUES[(VALUES.index(op.value) + i) % len(VALUES)],
-                        op.start, op.stop)
+            op = Assert(
+                op.attribute, VALUES[(VALUES.index(op.value) + i) % len(VALUES)], op.start, op.stop
+            )
         out.append(op)
     return out
 
@@ -142,15 +143,27 @@ class Pair:
             vf, vt = op.window()
             result = self.committer.assert_fact(
                 self.owner,
-                Assertion(entity_id=self.entity, attribute=op.attribute, value=op.value,
-                          valid_from=vf, valid_to=vt),
+                Assertion(
+                    entity_id=self.entity,
+                    attribute=op.attribute,
+                    value=op.value,
+                    valid_from=vf,
+                    valid_to=vt,
+                ),
             )
-            self.log.append(f"assert {op.attribute}={op.value} [{_d(vf)}, {_d(vt)}) at "
-                            f"{_d(result.recorded_at)} -> {result.effect}")
+            self.log.append(
+                f"assert {op.attribute}={op.value} [{_d(vf)}, {_d(vt)}) at "
+                f"{_d(result.recorded_at)} -> {result.effect}"
+            )
             self._commit_time(result.recorded_at)
             self.last = result.fact.id
             outcome = self.oracle.assert_(
-                result.recorded_at, self.entity, op.attribute, op.value, vf, vt,
+                result.recorded_at,
+                self.entity,
+                op.attribute,
+                op.value,
+                vf,
+                vt,
                 ATTRIBUTES[op.attribute],
             )
             _event(f"assert {ATTRIBUTES[op.attribute]}: {outcome.effect}")
@@ -173,9 +186,9 @@ class Pair:
             self.log.append(f"forget {_row(row)} at {_d(forgot.recorded_at)}")
             self._commit_time(forgot.recorded_at)
             out = self.oracle.forget(forgot.recorded_at, row.id)
-            assert forgot.retracted == tuple(
-                target.id for r in out.retracted if r.id == row.id
-            ), self.trace()
+            assert forgot.retracted == tuple(target.id for r in out.retracted if r.id == row.id), (
+                self.trace()
+            )
             got = None if forgot.fact is None else store_key(forgot.fact)
             assert got == (None if out.fact is None else out.fact.key()), self.trace()
         else:
@@ -280,19 +293,30 @@ def run(driver: Driver, sequence: Sequence[Op], data: st.DataObject | None) -> P
     data=None,
 )
 @example(  # CONTRACT §2.2: said "Berlin from G1", then "scrap that": Paris holds on.
-    sequence=[Assert("location", "Paris", 0, None), Assert("location", "Berlin", 1, None),
-              Retract(None)],
+    sequence=[
+        Assert("location", "Paris", 0, None),
+        Assert("location", "Berlin", 1, None),
+        Retract(None),
+    ],
     data=None,
 )
 @example(  # A closed window over three values, then scrapped: all three come back.
-    sequence=[Assert("location", "Paris", 0, None), Assert("location", "Rome", 1, None),
-              Assert("location", "Berlin", 3, None), Assert("location", "Oslo", 0, 4),
-              Retract(None)],
+    sequence=[
+        Assert("location", "Paris", 0, None),
+        Assert("location", "Rome", 1, None),
+        Assert("location", "Berlin", 3, None),
+        Assert("location", "Oslo", 0, 4),
+        Retract(None),
+    ],
     data=None,
 )
 @example(  # Berlin, scrapped after Rome cut it short: Paris holds until Rome.
-    sequence=[Assert("location", "Paris", 0, None), Assert("location", "Berlin", 1, None),
-              Assert("location", "Rome", 2, None), Retract(0)],
+    sequence=[
+        Assert("location", "Paris", 0, None),
+        Assert("location", "Berlin", 1, None),
+        Assert("location", "Rome", 2, None),
+        Retract(0),
+    ],
     data=None,
 )
 def test_store_agrees_with_oracle(neo4j_driver: Driver, sequence: list[Op], data: Any) -> None:
@@ -309,8 +333,13 @@ def test_retract_undoes_only_the_last_assertion(neo4j_driver: Driver) -> None:
     """
     pair = run(
         neo4j_driver,
-        [Assert("location", "Paris", 0, 2), Assert("location", "Berlin", 0, 2),
-         Assert("location", "Paris", 2, 4), Assert("location", "Berlin", 2, 4), Retract(0)],
+        [
+            Assert("location", "Paris", 0, 2),
+            Assert("location", "Berlin", 0, 2),
+            Assert("location", "Paris", 2, 4),
+            Assert("location", "Berlin", 2, 4),
+            Retract(0),
+        ],
         None,
     )
     assert sorted(r.key() for r in pair.oracle.current()) == [
@@ -323,8 +352,12 @@ def test_forgotten_then_retracted_undoes_the_whole_claim(neo4j_driver: Driver) -
     """Scrapping the remnant of a forgotten move undoes the move: Paris holds on, open."""
     pair = run(
         neo4j_driver,
-        [Assert("location", "Paris", 0, None), Assert("location", "Berlin", 1, None),
-         Forget(0), Retract(0)],
+        [
+            Assert("location", "Paris", 0, None),
+            Assert("location", "Berlin", 1, None),
+            Forget(0),
+            Retract(0),
+        ],
         None,
     )
     assert [r.key() for r in pair.oracle.current()] == [
@@ -341,8 +374,13 @@ def test_parts_around_a_row_of_their_value_are_one_row(neo4j_driver: Driver) -> 
     """
     pair = run(
         neo4j_driver,
-        [Assert("location", "Paris", 0, None), Assert("location", "Berlin", 1, 5),
-         Assert("location", "Paris", 2, 4), Forget(1), Retract(0)],
+        [
+            Assert("location", "Paris", 0, None),
+            Assert("location", "Berlin", 1, 5),
+            Assert("location", "Paris", 2, 4),
+            Forget(1),
+            Retract(0),
+        ],
         None,
     )
     assert [r.key() for r in pair.oracle.current()] == [

@@ -29,17 +29,25 @@ pytestmark = pytest.mark.slow
 def content(fact: FactRecord, rename: dict[str, str] | None = None) -> tuple[Any, ...]:
     """A row without its id, entity and transaction times (objects through `rename`)."""
     rename = rename or {}
-    return (fact.attribute, fact.value, rename.get(fact.object_id or "", fact.object_id),
-            fact.valid_from, fact.valid_to, fact.status, fact.source, fact.evidence,
-            fact.confidence, fact.cardinality)
+    return (
+        fact.attribute,
+        fact.value,
+        rename.get(fact.object_id or "", fact.object_id),
+        fact.valid_from,
+        fact.valid_to,
+        fact.status,
+        fact.source,
+        fact.evidence,
+        fact.confidence,
+        fact.cardinality,
+    )
 
 
 def current(pair: Pair, entity_id: str, rename: dict[str, str] | None = None) -> Counter[Any]:
     return Counter(content(f, rename) for f in pair.reader.history(pair.owner, entity_id))
 
 
-@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                HealthCheck.data_too_large])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(sequence=sequences, data=st.data())
 def test_split_then_merge_back_restores_the_entity(
     neo4j_driver: Driver, sequence: list[Op], data: st.DataObject
@@ -50,12 +58,15 @@ def test_split_then_merge_back_restores_the_entity(
         pair.apply(op)
         pair.current()
     friend = pair.committer.create_entity(pair.owner, "Bo", "person").id
-    pair.committer.assert_fact(pair.owner, Assertion(entity_id=friend, attribute="knows",
-                                                     object_id=pair.entity))
+    pair.committer.assert_fact(
+        pair.owner, Assertion(entity_id=friend, attribute="knows", object_id=pair.entity)
+    )
     rows = pair.reader.history(pair.owner, pair.entity) + [
-        f for f in pair.reader.history(pair.owner, friend) if f.object_id == pair.entity]
-    chosen = data.draw(st.lists(st.sampled_from(rows), min_size=1, unique_by=lambda f: f.id),
-                       label="chosen")
+        f for f in pair.reader.history(pair.owner, friend) if f.object_id == pair.entity
+    ]
+    chosen = data.draw(
+        st.lists(st.sampled_from(rows), min_size=1, unique_by=lambda f: f.id), label="chosen"
+    )
     before, friend_before = current(pair, pair.entity), current(pair, friend)
     ids = {f.id for f in chosen}
 
@@ -77,8 +88,7 @@ def test_split_then_merge_back_restores_the_entity(
     assert current(pair, friend) == friend_before
 
 
-@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                HealthCheck.data_too_large])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(sequence=sequences)
 def test_merge_then_split_back_restores_both(neo4j_driver: Driver, sequence: list[Op]) -> None:
     """Splitting off exactly what a merge wrote (its effects) restores both entities and
@@ -88,13 +98,23 @@ def test_merge_then_split_back_restores_both(neo4j_driver: Driver, sequence: lis
         pair.apply(op)
         pair.current()
     other = pair.committer.create_entity(pair.owner, "Ada Lovelace", "person").id
-    pair.committer.assert_facts(pair.owner, [
-        Assertion(entity_id=other, attribute="employer", value="Analytical Engines"),
-        Assertion(entity_id=other, attribute="hobby", value="poetry", valid_from=GRID[0],
-                  valid_to=GRID[2])])
+    pair.committer.assert_facts(
+        pair.owner,
+        [
+            Assertion(entity_id=other, attribute="employer", value="Analytical Engines"),
+            Assertion(
+                entity_id=other,
+                attribute="hobby",
+                value="poetry",
+                valid_from=GRID[0],
+                valid_to=GRID[2],
+            ),
+        ],
+    )
     friend = pair.committer.create_entity(pair.owner, "Bo", "person").id
-    pair.committer.assert_fact(pair.owner, Assertion(entity_id=friend, attribute="knows",
-                                                     object_id=pair.entity))
+    pair.committer.assert_fact(
+        pair.owner, Assertion(entity_id=friend, attribute="knows", object_id=pair.entity)
+    )
     before, other_before = current(pair, pair.entity), current(pair, other)
     friend_before = current(pair, friend)
 

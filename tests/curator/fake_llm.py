@@ -84,5 +84,3 @@ class FakeLlm:
             self.release.wait(10)  # the client gave up long ago: hang up
 
         self.reply = wait
-
-

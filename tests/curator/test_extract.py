@@ -525,9 +525,13 @@ def test_two_speakers_saying_the_same_words_are_two_proposals():
     """Messages without ids: the same sentence from two speakers in one run gives two
     proposal ids (a regression: they collided and one statement was lost)."""
     at = datetime(2026, 11, 20, 10, tzinfo=UTC)
-    [a] = extract_message("I live in Leeds.", at=at, speaker="Catherine Mills",
-                          message_id=None, run_id="ms1")
-    [b] = extract_message("I live in Leeds.", at=at, speaker="Katherine Mills",
-                          message_id=None, run_id="ms1")
-    assert a.id != b.id and (a.subject.name, b.subject.name) == ("Catherine Mills",
-                                                                  "Katherine Mills")
+    [a] = extract_message(
+        "I live in Leeds.", at=at, speaker="Catherine Mills", message_id=None, run_id="ms1"
+    )
+    [b] = extract_message(
+        "I live in Leeds.", at=at, speaker="Katherine Mills", message_id=None, run_id="ms1"
+    )
+    assert a.id != b.id and (a.subject.name, b.subject.name) == (
+        "Catherine Mills",
+        "Katherine Mills",
+    )

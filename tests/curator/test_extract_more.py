@@ -284,13 +284,22 @@ def test_looks_secret(text: str, secret: bool):
     assert looks_secret(text) is secret
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("Last year I became allergic to cats.", []),
-    ("In March I became a nurse.", [("occupation", "nurse")]),
-])
-def test_became_needs_an_article_to_be_an_occupation(text: str, expected: list[tuple[str, str]]) -> None:
-    """"I became allergic" is no job; "I became a nurse" is (regression: occupation=allergic)."""
-    found = [(p.attribute, p.value) for p in extract_message(
-        text, at=datetime(2023, 5, 8, tzinfo=UTC), speaker=None, message_id="m", run_id="r")
-        if p.attribute == "occupation"]
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Last year I became allergic to cats.", []),
+        ("In March I became a nurse.", [("occupation", "nurse")]),
+    ],
+)
+def test_became_needs_an_article_to_be_an_occupation(
+    text: str, expected: list[tuple[str, str]]
+) -> None:
+    """ "I became allergic" is no job; "I became a nurse" is (regression: occupation=allergic)."""
+    found = [
+        (p.attribute, p.value)
+        for p in extract_message(
+            text, at=datetime(2023, 5, 8, tzinfo=UTC), speaker=None, message_id="m", run_id="r"
+        )
+        if p.attribute == "occupation"
+    ]
     assert found == expected

@@ -16,18 +16,28 @@ from tests.curator.fake_llm import KEY, MODEL, FakeLlm
 TEXT = "I moved to Lisbon last month. I play the cello."
 
 
-def test_failing_endpoint_requeues_then_applies(neo4j_driver: Any, owner: str,
-                                                llm: FakeLlm) -> None:
+def test_failing_endpoint_requeues_then_applies(
+    neo4j_driver: Any, owner: str, llm: FakeLlm
+) -> None:
     """500 from the endpoint: the run goes back to the queue, nothing written; once the
     endpoint answers, the run is applied with both extractors' proposals."""
     committer, reader = Committer(neo4j_driver), Reader(neo4j_driver)
     CuratorWorker(committer).drain()  # runs other tests left queued on the shared Neo4j
-    payload = {"id": "r1", "chat_id": "c1", "messages": [
-        {"id": "m0", "role": "user", "text": TEXT, "at": "2023-05-08T13:56:00+00:00"}]}
-    committer.submit_run(owner, run_id="r1", chat_id="c1", surface=None,
-                         payload=json.dumps(payload))
-    settings = CuratorSettings(llm_base_url=llm.base_url, llm_model=MODEL, llm_api_key=KEY,
-                               llm_timeout_seconds=1.0, curator_poll_seconds=0.05)
+    payload = {
+        "id": "r1",
+        "chat_id": "c1",
+        "messages": [{"id": "m0", "role": "user", "text": TEXT, "at": "2023-05-08T13:56:00+00:00"}],
+    }
+    committer.submit_run(
+        owner, run_id="r1", chat_id="c1", surface=None, payload=json.dumps(payload)
+    )
+    settings = CuratorSettings(
+        llm_base_url=llm.base_url,
+        llm_model=MODEL,
+        llm_api_key=KEY,
+        llm_timeout_seconds=1.0,
+        curator_poll_seconds=0.05,
+    )
     worker = CuratorWorker.from_settings(committer, settings, reader)
     llm.reply = lambda: (500, b'{"error": "down"}')
     assert worker.run_once()
@@ -35,9 +45,19 @@ def test_failing_endpoint_requeues_then_applies(neo4j_driver: Any, owner: str,
     assert run.status == "queued" and "extractor unavailable" in (run.error or "")
     self_id = reader.self_entity_id(owner)
     assert self_id is not None and reader.facts(owner, self_id, AsOf.at()) == []
-    llm.statements({"message_index": 0, "subject": None, "op": "assert", "attribute": "hobby",
-                    "value": "cello", "confidence": 0.9, "evidence": "I play the cello.",
-                    "reason": "plays the cello", "inferred": False})
+    llm.statements(
+        {
+            "message_index": 0,
+            "subject": None,
+            "op": "assert",
+            "attribute": "hobby",
+            "value": "cello",
+            "confidence": 0.9,
+            "evidence": "I play the cello.",
+            "reason": "plays the cello",
+            "inferred": False,
+        }
+    )
     deadline = time.monotonic() + 15
     while reader.run(owner, "r1").status != "done" and time.monotonic() < deadline:
         worker.run_once() or time.sleep(0.1)

@@ -42,25 +42,35 @@ AT = "2024-03-01T09:00:00+00:00"
 
 def submit(committer: Committer, owner: str, run_id: str, text: str, chat: str = "c1") -> None:
     """Queue a run of one user message, as `POST /v1/runs` stores it."""
-    payload = {"id": run_id, "chat_id": chat, "surface": "test", "observations": [],
-               "messages": [{"id": "m0", "role": "user", "speaker": None, "text": text, "at": AT}]}
-    committer.submit_run(owner, run_id=run_id, chat_id=chat, surface="test",
-                         payload=json.dumps(payload))
+    payload = {
+        "id": run_id,
+        "chat_id": chat,
+        "surface": "test",
+        "observations": [],
+        "messages": [{"id": "m0", "role": "user", "speaker": None, "text": text, "at": AT}],
+    }
+    committer.submit_run(
+        owner, run_id=run_id, chat_id=chat, surface="test", payload=json.dumps(payload)
+    )
 
 
 def reviewed(run: RunRecord) -> list[Reviewed]:
     """The run's proposals, each to be committed."""
-    messages = [{**m, "at": datetime.fromisoformat(m["at"])}
-                for m in json.loads(run.payload)["messages"]]
-    return [Reviewed(proposal=p, action="commit", policy="auto")
-            for p in extract_run(messages, run.id)]
+    messages = [
+        {**m, "at": datetime.fromisoformat(m["at"])} for m in json.loads(run.payload)["messages"]
+    ]
+    return [
+        Reviewed(proposal=p, action="commit", policy="auto") for p in extract_run(messages, run.id)
+    ]
 
 
 def likes(driver: Driver, owner: str) -> dict[str, int]:
     """Rows of `likes` per value for the owner, on every axis (retracted ones included)."""
     records, _, _ = driver.execute_query(
         "MATCH (f:Fact) WHERE f.owner = $owner AND f.attribute = 'likes' "
-        "RETURN f.value AS value, count(*) AS n", owner=owner)
+        "RETURN f.value AS value, count(*) AS n",
+        owner=owner,
+    )
     return {r["value"]: r["n"] for r in records}
 
 
@@ -103,18 +113,27 @@ class WorkerProcess:
 @contextlib.contextmanager
 def worker_process(neo4j_server: Any, log: Path, **settings: str) -> Iterator[WorkerProcess]:
     """Start `worldstate curator` with `WORLDSTATE_<NAME>` settings; kill it at the end."""
-    env = {**os.environ, "NEO4J_URI": neo4j_server.uri, "WORLDSTATE_CURATOR_POLL_SECONDS": "0.05",
-           # Claims and leases are under test, not search: spare each process the ~1 GB,
-           # 10-60 s load of the local embedding model.
-           "WORLDSTATE_EMBEDDER": "none"}
+    env = {
+        **os.environ,
+        "NEO4J_URI": neo4j_server.uri,
+        "WORLDSTATE_CURATOR_POLL_SECONDS": "0.05",
+        # Claims and leases are under test, not search: spare each process the ~1 GB,
+        # 10-60 s load of the local embedding model.
+        "WORLDSTATE_EMBEDDER": "none",
+    }
     if neo4j_server.auth:
         env |= {"NEO4J_USER": neo4j_server.auth[0], "NEO4J_PASSWORD": neo4j_server.auth[1]}
     env |= {f"WORLDSTATE_{k.upper()}": v for k, v in settings.items()}
     with log.open("wb") as out:
         popen = subprocess.Popen(
             [sys.executable, "-c", "from api.cli import main; main()", "curator"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     try:
+
         def started() -> str | None:
             assert popen.poll() is None, log.read_text()
             for line in log.read_text().splitlines():
@@ -227,15 +246,20 @@ def test_released_run_waits_for_retry_at_and_is_not_lost(
     assert run is not None and committer.release_run(run, "w", "endpoint down", retry_in=0.5)
     stored = reader.run(owner, "r1")
     assert (stored.status, stored.attempts, stored.releases, stored.error) == (
-        "queued", 0, 1, "endpoint down")
+        "queued",
+        0,
+        1,
+        "endpoint down",
+    )
     assert stored.retry_at is not None and stored.retry_at > datetime.now(UTC)
     assert committer.claim_run("w", 30, max_attempts=2) is None
     time.sleep(0.6)
     for attempt in (1, 2):
         run = committer.claim_run("w", 30, max_attempts=2)
         assert run is not None and run.attempts == attempt
-        assert committer.release_run(run, "w", "boom", count_attempt=True, retry_in=0,
-                                     max_attempts=2)
+        assert committer.release_run(
+            run, "w", "boom", count_attempt=True, retry_in=0, max_attempts=2
+        )
     stored = reader.run(owner, "r1")
     assert (stored.status, stored.error) == ("failed", "boom")
 
@@ -259,14 +283,23 @@ def test_run_of_a_chat_with_memory_access_none_is_skipped_unread(
 ) -> None:
     """CONTRACT §7: a `none` chat is never mined; its runs are `skipped`, payload unread."""
     committer.set_memory_access(owner, "secret", "none")
-    committer.submit_run(owner, run_id="r-secret", chat_id="secret", surface=None,
-                         payload="this is not JSON: reading it would fail")
+    committer.submit_run(
+        owner,
+        run_id="r-secret",
+        chat_id="secret",
+        surface=None,
+        payload="this is not JSON: reading it would fail",
+    )
     submit(committer, owner, "r-open", "I love tango number 6.", chat="open")
     worker = CuratorWorker(committer)
     assert worker.drain() == 2
     secret = reader.run(owner, "r-secret")
     assert (secret.status, secret.proposals, secret.committed, secret.error) == (
-        "skipped", 0, 0, None)
+        "skipped",
+        0,
+        0,
+        None,
+    )
     assert reader.run(owner, "r-open").status == "done"
     # The owner's default `none` covers every chat without its own setting.
     committer.set_memory_access(owner, None, "none")
@@ -284,16 +317,28 @@ def test_run_of_a_chat_with_memory_access_none_is_skipped_unread(
 
 @pytest.mark.slow
 def test_killed_worker_run_is_taken_over_after_the_lease(
-    committer: Committer, reader: Reader, neo4j_driver: Driver, neo4j_server: Any, owner: str,
-    tmp_path: Path, quiet_queue: None,
+    committer: Committer,
+    reader: Reader,
+    neo4j_driver: Driver,
+    neo4j_server: Any,
+    owner: str,
+    tmp_path: Path,
+    quiet_queue: None,
 ) -> None:
     """A worker process killed with SIGKILL mid-run leaves the run `curating` until its
     lease lapses; then another worker takes it over and commits it exactly once."""
     submit(committer, owner, "r1", "I love tango number 11.")
-    with worker_process(neo4j_server, tmp_path / "w.log", curator_lease_seconds="2",
-                        curator_test_pause_after_claim_seconds="120") as proc:
-        wait_for(lambda: reader.run(owner, "r1").lease_owner == proc.worker_id, 30,
-                 "the worker process to claim the run")
+    with worker_process(
+        neo4j_server,
+        tmp_path / "w.log",
+        curator_lease_seconds="2",
+        curator_test_pause_after_claim_seconds="120",
+    ) as proc:
+        wait_for(
+            lambda: reader.run(owner, "r1").lease_owner == proc.worker_id,
+            30,
+            "the worker process to claim the run",
+        )
         os.kill(proc.popen.pid, signal.SIGKILL)
         proc.popen.wait(10)
     run = reader.run(owner, "r1")
@@ -311,13 +356,18 @@ def test_killed_worker_run_is_taken_over_after_the_lease(
 
 @pytest.mark.slow
 def test_sigterm_stops_a_worker_cleanly_and_hands_its_run_back(
-    committer: Committer, reader: Reader, neo4j_server: Any, owner: str, tmp_path: Path,
+    committer: Committer,
+    reader: Reader,
+    neo4j_server: Any,
+    owner: str,
+    tmp_path: Path,
     quiet_queue: None,
 ) -> None:
     """SIGTERM during a run: the process exits 0 and the run is queued again, unharmed."""
     submit(committer, owner, "r1", "I love tango number 12.")
-    with worker_process(neo4j_server, tmp_path / "w.log",
-                        curator_test_pause_after_claim_seconds="120") as proc:
+    with worker_process(
+        neo4j_server, tmp_path / "w.log", curator_test_pause_after_claim_seconds="120"
+    ) as proc:
         wait_for(lambda: reader.run(owner, "r1").lease_owner == proc.worker_id, 30, "the claim")
         proc.popen.send_signal(signal.SIGTERM)
         assert proc.popen.wait(20) == 0, proc.log.read_text()
@@ -330,14 +380,20 @@ def test_sigterm_stops_a_worker_cleanly_and_hands_its_run_back(
 
 @pytest.mark.slow
 def test_two_worker_processes_apply_fifty_runs_exactly_once(
-    committer: Committer, reader: Reader, neo4j_driver: Driver, neo4j_server: Any,
-    tmp_path: Path, quiet_queue: None,
+    committer: Committer,
+    reader: Reader,
+    neo4j_driver: Driver,
+    neo4j_server: Any,
+    tmp_path: Path,
+    quiet_queue: None,
 ) -> None:
     """Two worker processes drain 50 runs of five owners: each run is done once, by one of
     them, no fact is written twice, and both workers took some runs."""
     owners = [f"owner-{uuid.uuid4().hex}" for _ in range(5)]
-    with (worker_process(neo4j_server, tmp_path / "a.log") as a,
-          worker_process(neo4j_server, tmp_path / "b.log") as b):
+    with (
+        worker_process(neo4j_server, tmp_path / "a.log") as a,
+        worker_process(neo4j_server, tmp_path / "b.log") as b,
+    ):
         for i in range(50):
             submit(committer, owners[i % 5], f"run-{i}", f"I love tango number {i}.")
 

@@ -115,10 +115,18 @@ def test_find_running_without_a_state_file_is_none(tmp_path: Path) -> None:
 
 def test_a_state_file_left_by_a_dead_process_is_removed(tmp_path: Path) -> None:
     """A stale state file (its pid has exited) is not taken for a running instance."""
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True)
-    state = {"uri": "bolt://127.0.0.1:1", "pid": int(gone.stdout), "data_dir": str(tmp_path),
-             "port": 1}
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    state = {
+        "uri": "bolt://127.0.0.1:1",
+        "pid": int(gone.stdout),
+        "data_dir": str(tmp_path),
+        "port": 1,
+    }
     (tmp_path / STATE_FILE_NAME).write_text(json.dumps(state))
     assert find_running(tmp_path) is None
     assert not (tmp_path / STATE_FILE_NAME).exists()

@@ -17,15 +17,37 @@ from graph.time import FAR_FUTURE
 T = datetime(2024, 1, 1, tzinfo=UTC)
 
 
-def row(fid: str, subject: str, attribute: str = "knows", obj: str | None = None,
-        value: str | None = None, cardinality: str = "many", valid_from: datetime = T,
-        valid_to: datetime = FAR_FUTURE) -> FactRecord:
+def row(
+    fid: str,
+    subject: str,
+    attribute: str = "knows",
+    obj: str | None = None,
+    value: str | None = None,
+    cardinality: str = "many",
+    valid_from: datetime = T,
+    valid_to: datetime = FAR_FUTURE,
+) -> FactRecord:
     return FactRecord(
-        id=fid, owner="o", entity_id=subject, attribute=attribute, value=value, object_id=obj,
-        value_norm=(value or "").casefold(), cardinality=cardinality, valid_from=valid_from,
-        valid_to=valid_to, recorded_at=T, retracted_at=FAR_FUTURE, status="active",
-        source="user_edit", evidence=None, reason=None, confidence=1.0, run_id=None,
-        message_id=None)
+        id=fid,
+        owner="o",
+        entity_id=subject,
+        attribute=attribute,
+        value=value,
+        object_id=obj,
+        value_norm=(value or "").casefold(),
+        cardinality=cardinality,
+        valid_from=valid_from,
+        valid_to=valid_to,
+        recorded_at=T,
+        retracted_at=FAR_FUTURE,
+        status="active",
+        source="user_edit",
+        evidence=None,
+        reason=None,
+        confidence=1.0,
+        run_id=None,
+        message_id=None,
+    )
 
 
 NODES = st.sampled_from(list("abcdef"))
@@ -52,8 +74,9 @@ def _edge_paths(rows: list[FactRecord], start: str, length: int) -> dict[str, li
 
 
 @given(EDGES, st.integers(min_value=1, max_value=3))
-def test_paths_are_shortest_and_the_smallest_by_fact_ids(edges: list[tuple[str, str]],
-                                                         depth: int) -> None:
+def test_paths_are_shortest_and_the_smallest_by_fact_ids(
+    edges: list[tuple[str, str]], depth: int
+) -> None:
     """Every entity within `depth` hops is reached by a path of its BFS distance, and of
     all such paths the one with the smallest fact ids from the start."""
     rows = [row(f"f{i:02d}", a, obj=b) for i, (a, b) in enumerate(edges)]
@@ -85,8 +108,9 @@ def test_diff_one_attribute_moved_is_a_change() -> None:
     berlin = row("b", "e", "location", value="Berlin", cardinality="one")
     d = diff_rows([paris], [berlin], windows=False)
     assert (d.added, d.removed) == ((), ())
-    assert [(c.attribute, c.before, c.after) for c in d.changed] == [("location", (paris,),
-                                                                      (berlin,))]
+    assert [(c.attribute, c.before, c.after) for c in d.changed] == [
+        ("location", (paris,), (berlin,))
+    ]
 
 
 def test_diff_same_value_in_another_row_is_no_change() -> None:

@@ -10,15 +10,19 @@ from graph.reader import Reader
 from graph.time import FAR_FUTURE, utcnow
 
 
-@pytest.mark.parametrize(("profile", "chat"), [
-    (None, None),
-    (None, ("none", [], [])),
-    (("restricted", ["work"], ["integration"]), None),
-    (("restricted", ["work"], ["user_stated"]), ("full", [], [])),
-    (("none", [], []), ("restricted", ["place", "general"], ["integration", "user_edit"])),
-])
+@pytest.mark.parametrize(
+    ("profile", "chat"),
+    [
+        (None, None),
+        (None, ("none", [], [])),
+        (("restricted", ["work"], ["integration"]), None),
+        (("restricted", ["work"], ["user_stated"]), ("full", [], [])),
+        (("none", [], []), ("restricted", ["place", "general"], ["integration", "user_edit"])),
+    ],
+)
 def test_prefetch_scope_is_reader_scope(
-    neo4j_driver: Driver, owner: str,
+    neo4j_driver: Driver,
+    owner: str,
     profile: tuple[str, list[str], list[str]] | None,
     chat: tuple[str, list[str], list[str]] | None,
 ) -> None:
@@ -34,7 +38,12 @@ def test_prefetch_scope_is_reader_scope(
         CREATE (:Membership {member: $owner, group_id: $group, joined_at: $t, left_at: $far})
         CREATE (:Share {group_id: $group, entity_id: 'shared-1', owner: 'someone-else',
                         shared_at: $t, unshared_at: $far})
-        """, owner=owner, group=owner + "-g", t=utcnow(), far=FAR_FUTURE)
+        """,
+        owner=owner,
+        group=owner + "-g",
+        t=utcnow(),
+        far=FAR_FUTURE,
+    )
     reader, now = Reader(neo4j_driver), utcnow()
     with reader.snapshot() as snap:
         mine = snap.prefetch_scope(owner, "c", now)

@@ -15,8 +15,10 @@ from graph.scope import Scope
 from graph.scope import params as scope_params
 from graph.time import FAR_FUTURE
 
-MODULES = [importlib.import_module(f"graph.cypher.{m.name}")
-           for m in pkgutil.iter_modules(graph.cypher.__path__)]
+MODULES = [
+    importlib.import_module(f"graph.cypher.{m.name}")
+    for m in pkgutil.iter_modules(graph.cypher.__path__)
+]
 
 EXEMPT = {
     "RAW_CREATE",  # the benchmark floor: creates only
@@ -54,16 +56,36 @@ def test_query_never_scans_a_label(neo4j_driver: Driver, name: str, query: str) 
     """EXPLAIN shows no NodeByLabelScan or AllNodesScan (regression: HISTORY scanned every Fact)."""
     now = datetime.now(UTC)
     params = {
-        "owner": "o", "entity_id": "e", "entity_ids": ["e"], "attribute": "location",
-        "attributes": ["x"], "known_at": now, "valid_at": now, "include_retracted": False,
-        "skip": 0, "limit": 10, "q": "x", "kind": "person", "after": None, "name": "x",
-        "fact_id": "f", "key": "k", "hash": "h", "t": now, "far": FAR_FUTURE, "pairs": [],
-        "group_id": "g", "member": "m", "id": "i",
-        "batch": 10, **scope_params(Scope("o")),
+        "owner": "o",
+        "entity_id": "e",
+        "entity_ids": ["e"],
+        "attribute": "location",
+        "attributes": ["x"],
+        "known_at": now,
+        "valid_at": now,
+        "include_retracted": False,
+        "skip": 0,
+        "limit": 10,
+        "q": "x",
+        "kind": "person",
+        "after": None,
+        "name": "x",
+        "fact_id": "f",
+        "key": "k",
+        "hash": "h",
+        "t": now,
+        "far": FAR_FUTURE,
+        "pairs": [],
+        "group_id": "g",
+        "member": "m",
+        "id": "i",
+        "batch": 10,
+        **scope_params(Scope("o")),
     }
     # Scoped reads: planned with shares, as a member of a group reads them (CONTRACT §7).
-    params |= {k: v for k, v in scope_params(Scope("o", shared=("s1", "s2"))).items()
-               if k != "owner"}
+    params |= {
+        k: v for k, v in scope_params(Scope("o", shared=("s1", "s2"))).items() if k != "owner"
+    }
     with neo4j_driver.session() as session:
         plan = session.run("EXPLAIN " + query, params).consume().plan
     ops = _operators(plan)

@@ -23,7 +23,8 @@ def test_a_write_through_the_reader_fails(neo4j_driver: Driver, owner: str) -> N
         reader.run_query("CREATE (n:Intruder {owner: $owner}) RETURN n", owner=owner)
     assert "AccessMode" in (err.value.code or "")
     rows, _, _ = neo4j_driver.execute_query(
-        "MATCH (n:Intruder {owner: $owner}) RETURN count(n) AS n", owner=owner)
+        "MATCH (n:Intruder {owner: $owner}) RETURN count(n) AS n", owner=owner
+    )
     assert rows[0]["n"] == 0
 
 
@@ -63,9 +64,16 @@ def test_as_of_reads_seek_on_an_index(neo4j_driver: Driver, query: str, index: s
     """EXPLAIN shows a seek on the intended range index (by its properties), not a scan."""
     ensure_schema(neo4j_driver)
     now = datetime.now(UTC)
-    params = {"owner": "o", "entity_ids": ["e"], "attributes": ["x"], "valid_at": now,
-              "known_at": now, "far": FAR_FUTURE, "limit": 5,
-              "pairs": [{"entity_id": "e", "attribute": "location", "since": now}]}
+    params = {
+        "owner": "o",
+        "entity_ids": ["e"],
+        "attributes": ["x"],
+        "valid_at": now,
+        "known_at": now,
+        "far": FAR_FUTURE,
+        "limit": 5,
+        "pairs": [{"entity_id": "e", "attribute": "location", "since": now}],
+    }
     with neo4j_driver.session() as session:
         plan = session.run("EXPLAIN " + query, params).consume().plan
     ops = _operators(plan)

@@ -36,8 +36,15 @@ def committer(neo4j_driver: Driver, embedder: LocalEmbedder) -> Committer:
 def located(committer: Committer, owner: str, name: str, city: str) -> str:
     """Create an entity `name` of `owner` living in `city`; return its id."""
     entity = committer.create_entity(owner, name, "person")
-    committer.assert_fact(owner, Assertion(entity_id=entity.id, attribute="location", value=city,
-                                           provenance=Provenance(source="user_edit")))
+    committer.assert_fact(
+        owner,
+        Assertion(
+            entity_id=entity.id,
+            attribute="location",
+            value=city,
+            provenance=Provenance(source="user_edit"),
+        ),
+    )
     return entity.id
 
 
@@ -49,9 +56,18 @@ def test_other_owners_crowding_the_index_fall_back_to_the_exact_ranking(
     ranks the caller's rows exactly and still finds it."""
     crowd = f"owner-{uuid.uuid4().hex}"
     ids = [committer.create_entity(crowd, "Ana", "person").id for _ in range(ANN_MIN + 20)]
-    committer.assert_facts(crowd, [
-        Assertion(entity_id=i, attribute="location", value="Porto",
-                  provenance=Provenance(source="user_edit")) for i in ids])
+    committer.assert_facts(
+        crowd,
+        [
+            Assertion(
+                entity_id=i,
+                attribute="location",
+                value="Porto",
+                provenance=Provenance(source="user_edit"),
+            )
+            for i in ids
+        ],
+    )
     mine = located(committer, owner, "Ana", "Lisbon")
     [query] = embedder.embed(["Ana location Porto"])
     hits, path = Reader(neo4j_driver).semantic(Scope(owner), query, MODEL, AsOf.at(), 5)
@@ -99,7 +115,8 @@ def test_shared_entities_are_searched_and_nothing_else_of_their_owner(
     semantic, _ = reader.semantic(scope, query, MODEL, AsOf.at(), 5)
     assert [h.fact.value for h in semantic] == ["Porto"]
     assert [h.fact.value for h in reader.fulltext(scope, "Ana Porto Berlin", AsOf.at(), 5)] == [
-        "Porto"]
+        "Porto"
+    ]
     assert reader.fulltext(Scope(owner), "Ana Porto Berlin", AsOf.at(), 5) == []
 
 
@@ -108,13 +125,21 @@ def test_restricted_access_filters_both_lists(
 ) -> None:
     """A scope restricted to the area `work` sees the occupation, not the location."""
     ana = located(committer, owner, "Ana", "Porto")
-    committer.assert_fact(owner, Assertion(entity_id=ana, attribute="occupation", value="nurse",
-                                           provenance=Provenance(source="user_edit")))
+    committer.assert_fact(
+        owner,
+        Assertion(
+            entity_id=ana,
+            attribute="occupation",
+            value="nurse",
+            provenance=Provenance(source="user_edit"),
+        ),
+    )
     scope = Scope(owner, MemoryAccess("restricted", ("work",), ("user_edit",)))
     reader = Reader(neo4j_driver)
     [query] = embedder.embed(["where does Ana live"])
     assert [h.fact.value for h in reader.semantic(scope, query, MODEL, AsOf.at(), 5)[0]] == [
-        "nurse"]
+        "nurse"
+    ]
     assert [h.fact.value for h in reader.fulltext(scope, "Ana", AsOf.at(), 5)] == ["nurse"]
     closed = Scope(owner, MemoryAccess("none"))
     assert reader.semantic(closed, query, MODEL, AsOf.at(), 5)[0] == []
@@ -132,8 +157,8 @@ def test_lucene_query_is_narrowed_to_the_caller_and_quotes_nothing_of_the_query(
     narrow the query; an owner id the analyzer cannot phrase-match leaves it un-narrowed."""
     scope = Scope("owner-1", shared=("ent_a", "ent_b"))
     assert lucene_query('Ana* AND "Porto" OR -x:y', scope) == (
-        '+search_text:(ana porto x y) +(owner:"owner-1" entity_id:"ent_a" '
-        'entity_id:"ent_b")')
+        '+search_text:(ana porto x y) +(owner:"owner-1" entity_id:"ent_a" entity_id:"ent_b")'
+    )
     assert lucene_query("the", scope) is None
     assert lucene_query("Ana", Scope('we"ird')) == "+search_text:(ana)"
     assert lucene_query("Ana", Scope("the")) == "+search_text:(ana)"
