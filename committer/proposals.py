@@ -12,7 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Scalar = str | int | float | bool
+from graph.fields import Scalar
+
 Source = str
 """`user_stated`, `user_edit`, `integration:<name>`, `inferred` or `untrusted` (CONTRACT §10)."""
 

@@ -298,7 +298,9 @@ def _field(raw: Mapping[str, Any] | Any, name: str) -> Any:
     return raw.get(name) if isinstance(raw, Mapping) else getattr(raw, name, None)
 
 
-def _fact_key(p: Proposal) -> tuple[Any, ...]:
+def fact_key(p: Proposal) -> tuple[Any, ...]:
+    """The key under which one extractor proposes a statement once per run: subject, op,
+    attribute, case-folded value, object, and the window for an event or an ending."""
     value = p.value.casefold() if isinstance(p.value, str) else p.value
     key: tuple[Any, ...] = (p.subject, p.op, p.attribute, value, p.object)
     # An event (closed window) is its own fact; an open-ended state said twice is one.
@@ -340,7 +342,7 @@ def extract_run(messages: Iterable[Mapping[str, Any] | Any], run_id: str) -> lis
             run_id=run_id,
         )
         for proposal in found:
-            key = _fact_key(proposal)
+            key = fact_key(proposal)
             if key not in seen:
                 seen.add(key)
                 out.append(proposal)
