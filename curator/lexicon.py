@@ -24,7 +24,7 @@ CONNECTORS = words(
     " then though hey hi hello wow lol haha anyway anyways luckily fortunately"
     " unfortunately sadly recently lately finally ok okay sure um uh ah aw aww btw omg ya"
     " guess mean anyhow besides meanwhile first second again currently personally"
-    " thankfully"
+    " thankfully just"
 )
 """Words that may stand before an anchored "I ..." statement in its sentence."""
 
@@ -41,8 +41,13 @@ I_ = rf"\bI\s+{ADV}"
 
 IM = rf"\bI(?:'m|\s+am)\s+{ADV}"
 IVE = rf"\bI(?:'ve|\s+have)\s+{ADV}"
-WE = rf"(?:\b(?:I|we)\s+|\b(?:my\s+\w+|(?-i:[A-Z][a-z]+))\s+and\s+I\s+){ADV}"
-"""A subject the speaker belongs to: "I", "we", "my wife and I", "Mel and I"."""
+WE = (
+    rf"(?:\b(?:I|we)\s+|\b(?:my\s+\w+|(?-i:[A-Z][a-z]+)|(?:some|a\s+few|two|three)\s+(?:\w+\s+)?"
+    rf"(?:friends|colleagues|coworkers|co-workers|workmates|buddies|neighbou?rs|teammates))"
+    rf"\s+and\s+I\s+){ADV}"
+)
+"""A subject the speaker belongs to: "I", "we", "my wife and I", "Mel and I", "some friends
+and I"."""
 
 PAST = rf"(?:{WE}|^{ADV})"
 """An event's subject, or none at all ("Went to a concert last night")."""
@@ -170,7 +175,8 @@ TRIVIAL_PLACES = words(
 GROUPS = (
     r"club|group|team|community|band|choir|gym|league|society|organization|organisation"
     r"|program|programme|network|circle|church|union|crew|squad|chapter|association"
-    r"|class|course|workshop|collective|guild|troupe|orchestra"
+    r"|class|course|workshop|collective|guild|troupe|orchestra|brigade|forum|committee|board"
+    r"|meetup|ensemble|cooperative|co-op|fellowship|lessons"
 )
 RACES = r"race|marathon|half-marathon|5k|10k|triathlon|relay|fun run|ultra|charity run"
 

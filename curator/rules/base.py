@@ -107,7 +107,7 @@ class Rules:
 
 _HYPOTHETICAL = re.compile(
     r"\b(?:if|unless|would|wish|imagine|suppose|supposing|pretend|whether|hopefully|maybe"
-    r"|perhaps|might|could|should|wonder|dream|dreaming|think|thought|guess(?!\s+what)|said|says|told"
+    r"|perhaps|might|could|should|wonder|(?<!living\smy\s)(?<!living\sthe\s)dream|dreaming|think|thought|guess(?!\s+what)|said|says|told"
     r"|tells|heard|someday|someone|somebody|when|whenever|once|will|thinking|can't\s+wait)\b"
     r"|\b\w+'(?:d|ll)\b",
     re.IGNORECASE,
@@ -169,6 +169,32 @@ def window(s: Sentence, m: re.Match[str], prefer: str = "past") -> Window | None
     start = head[-1] if head else 0
     before = [w for w in windows if start <= w.span[0] and w.span[1] <= m.start()]
     return before[-1] if before else None
+
+
+_PRAISE = re.compile(
+    r"^(?:(?:great|amazing|awesome|fun|nice|lovely|beautiful|wonderful|fantastic|cool|wild"
+    r"|crazy|epic|incredible|fabulous|brilliant|super|really|very|long|quick|little|big)\s+)+",
+    re.IGNORECASE,
+)
+
+
+def event(
+    value: str,
+    s: Sentence,
+    m: re.Match[str],
+    conf: float = 0.85,
+    attribute: str = "participated_in",
+    reason: str = "took part in",
+) -> Found:
+    """An event within the past period its clause names, else on the message's day with a
+    confidence below the usual threshold (the person confirms it); praise is no part of its
+    name ("a great hike" is "hike")."""
+    w = window(s, m, "past")
+    if w is not None and (w.kind != "period" or w.is_future(s.at)):
+        w = None
+    value = _PRAISE.sub("", value) or value
+    return Found(attribute, value, "event", f"{reason} {value}", conf if w else 0.7,
+                 window=w, event=True)  # fmt: skip
 
 
 def state(

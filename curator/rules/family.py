@@ -63,7 +63,8 @@ def _pet(m: re.Match[str], s: Sentence) -> Iterable[Found]:
 
 
 @RULES.add(
-    rf"(?:{WE}|^{ADV})(?:got|adopted|rescued)\s+(?:a|an|another)\s+(?:new\s+)?(?P<pet>{PETS})\b"
+    rf"(?:{WE}|^{ADV})(?:got|adopted|rescued)\s+(?:a|an|another|this|that)\s+"
+    rf"(?:(?:new|sweet|cute|little|adorable|tiny|lovely|gorgeous)\s+)*(?P<pet>{PETS})\b"
     rf"(?:\s+(?:named|called)\s+{NAME})?"
 )
 def _got_pet(m: re.Match[str], s: Sentence) -> Iterable[Found]:

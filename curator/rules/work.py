@@ -6,6 +6,7 @@ Acme next week" and "I lost my job at Door Dash this month" (an `end` of the emp
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 
@@ -48,8 +49,17 @@ _ORG = rf"(?:{PROPER}|(?P<common>(?:a|an|the)\s+[a-z'-]+(?:\s+[a-z'-]+){{0,2}}))
 
 @RULES.add(
     rf"(?:(?:{I_}work|{IM}(?:working|employed)|{IVE}(?:been\s+)?work(?:ed|ing))\s+(?:at|for|by)"
-    rf"|(?P<chg>{I_}(?:got|landed|started)\s+(?:a\s+)?(?:new\s+)?(?:job|position|role|working)"
-    rf"\s+(?:at|with|for)|{I_}(?:got\s+)?hired\s+(?:at|by)))\s+{_ORG}"
+    rf"|(?P<chg>{I_}(?:got|landed|started|began)\s+(?:a\s+|my\s+)?(?:new\s+|first\s+|dream\s+)?"
+    rf"(?:job|position|role|working|internship|gig)\s+(?:at|with|for)"
+    rf"|{I_}(?:got\s+|was\s+)?hired\s+(?:at|by)))\s+{_ORG}"
+)
+@RULES.add(
+    rf"(?P<chg>(?P<soon>{I_}accepted\s+(?:an?\s+|the\s+)?(?:job\s+)?offer)\s+(?:from|at|with))"
+    rf"\s+{_ORG}"
+)
+@RULES.add(
+    rf"(?P<chg>\bmy\s+first\s+(?:day|week|shift)\s+(?:of\s+work\s+)?(?:at|with))\s+{_ORG}",
+    "free",
 )
 @RULES.add(rf"(?P<chg>(?P<soon>{IM}starting)\s+(?:a\s+)?(?:new\s+)?(?:job|position|role)\s+"
            rf"(?:at|with))\s+{_ORG}")  # fmt: skip
@@ -61,8 +71,24 @@ def _employer(m: re.Match[str], s: Sentence) -> Iterable[Found]:
         confidence = 0.7
     else:
         value, confidence = m["obj"], 0.85
-    yield state("employer", value, "work", f"works at {value}", confidence, s, m,
-                change=bool(m["chg"]), prefer="future" if g(m, "soon") else "past")  # fmt: skip
+    found = state("employer", value, "work", f"works at {value}", confidence, s, m,
+                  change=bool(m["chg"]), prefer="future" if g(m, "soon") else "past")  # fmt: skip
+    if g(m, "soon") and "offer" in m[0].lower() and not found.dated:
+        found = dataclasses.replace(found, confidence=0.7)  # accepted, start unknown: ask
+    yield found
+
+
+@RULES.add(
+    rf"(?P<chg>{I_}(?:joined|(?:got\s+|was\s+)?hired\s+(?:at|by)))\s+{PROPER}\s+as\s+(?:an?\s+)?"
+    rf"(?P<occ>[a-z][a-z-]*(?:\s+[a-z-]+){{0,2}}?)(?=\s*(?:[,.;:!?]|$)|\s+(?:in|at|on|last|this"
+    rf"|two|three|a|and|but|so|since|yesterday|today|recently|back)\b)"
+)
+def _joined_as(m: re.Match[str], s: Sentence) -> Iterable[Found]:
+    """ "I joined Brightwave as a junior developer two weeks ago" (employer and occupation)."""
+    occ = tidy(m["occ"], 3)
+    if occ and not EVALUATIVE.intersection(occ.lower().split()):
+        yield state("employer", m["obj"], "work", f"works at {m['obj']}", 0.85, s, m, change=True)
+        yield state("occupation", occ, "work", f"works as {occ}", 0.85, s, m, change=True)
 
 
 @RULES.add(rf"{I_}(?:quit|resigned\s+from|retired\s+from)\s+(?P<occ>){PROPER}")
