@@ -93,6 +93,8 @@ REL_ATTR = {
     "grandpa": "family", "grandfather": "family", "aunt": "family", "uncle": "family",
     "cousin": "family", "niece": "family", "nephew": "family", "grandson": "family",
     "granddaughter": "family", "mother-in-law": "family", "father-in-law": "family",
+    "cousins": "family", "grandparents": "family", "nieces": "family", "nephews": "family",
+    "aunts": "family", "uncles": "family",
     "sister-in-law": "family", "brother-in-law": "family", "stepdaughter": "parent_of",
     "stepson": "parent_of", "stepmom": "child_of", "stepdad": "child_of",
     "parents": "family", "kids": "family", "children": "family", "sons": "family",
@@ -107,8 +109,9 @@ REL_ATTR = {
 RELS = "|".join(sorted(REL_ATTR, key=len, reverse=True))
 REL_MOD = r"(?:(?:little|big|baby|older|younger|elder|twin|oldest|youngest|eldest|best)\s+)?"
 PETS = (
-    "dog|dogs|cat|cats|puppy|puppies|pup|kitten|kittens|hamster|bunny|rabbit|parrot|horse"
-    "|turtle|guinea pig|snake|lizard|bird|birds"
+    "dog|dogs|cat|cats|puppy|puppies|pup|pups|kitten|kittens|hamster|hamsters|bunny|bunnies"
+    "|rabbit|rabbits|parrot|parrots|horse|horses|turtle|turtles|guinea pig|guinea pigs|snake"
+    "|snakes|lizard|lizards|bird|birds|tortoise|tortoises"
 )
 NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
@@ -169,6 +172,7 @@ SKIP_GOALS = words(
 TRIVIAL_PLACES = words(
     "bed sleep work school store bathroom doctor home office lunch dinner breakfast"
     " kitchen room church class gym mall grocery bank toilet shower market supermarket"
+    " dentist vet pharmacy hairdresser barber laundromat post dmv"
 )
 """Where one "went to" every day: not an event worth remembering."""
 

@@ -32,7 +32,7 @@ from curator.lexicon import (
     TRIVIAL_PLACES,
     words,
 )
-from curator.rules.base import Found, Rules, Sentence, end_ok, event, state, window
+from curator.rules.base import Found, Rules, Sentence, end_ok, event, state, window, without_praise
 from curator.rules.phrases import cut, tidy
 
 RULES = Rules()
@@ -107,14 +107,17 @@ _NEWLY = re.compile(r"^(?:(?:brand[- ])?new|another)\s+", re.IGNORECASE)
 def _bought(m: re.Match[str], s: Sentence) -> Iterable[Found]:
     """ "I picked up a second-hand telescope", "we bought a sailboat in August" (owns)."""
     value = _value(s, m, 6, until=_OWN_CUT)
+    if value and re.match(r"(?:[\w'-]+\s+){1,2}(?:an?|some)\s", value):
+        return  # "bought my mom a scarf": for someone else
     if value and not m["det"] and " " not in value and not value.endswith("s"):
         return  # "bought lunch": a bare singular word is an errand, not a thing kept
     yield from _owned(_NEWLY.sub("", value) if value else value, s, m)
 
 
 @RULES.add(
-    r"^(?:these|this|the|those|that)\s+(?P<obj>(?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:that\s+)?"
-    r"(?:I|we)\s+(?:just\s+|finally\s+)?(?:bought|got|picked\s+up|ordered)\b",
+    r"^(?:these|this|the|those|that)\s+(?P<obj>(?:(?!(?:is|are|was|were|where|when|which|how"
+    r"|why|what)\b)[\w-]+\s+){0,3}?(?!(?:is|are|was|were|where|when|which)\b)[\w-]+)\s+"
+    r"(?:that\s+)?(?:I|we)\s+(?:just\s+|finally\s+)?(?:bought|picked\s+up|ordered)\b",
     "free",
 )
 def _bought_before(m: re.Match[str], s: Sentence) -> Iterable[Found]:
@@ -182,7 +185,7 @@ def _took_someone(m: re.Match[str], s: Sentence) -> Iterable[Found]:
 
 
 @RULES.add(
-    rf"{PAST}took\s+(?:an?|my\s+first|our\s+first)\s+(?P<obj>(?:[\w'-]+\s+){{0,4}}?"
+    rf"{PAST}(?:took|did)\s+(?:an?|my\s+first|our\s+first)\s+(?P<obj>(?:[\w'-]+\s+){{0,4}}?"
     rf"(?:{_TOOK_EVENTS}))\b(?P<to>\s+(?:[\w']+\s+){{0,3}}?to\s+(?-i:[A-Z]))?"
 )
 def _took_class(m: re.Match[str], s: Sentence) -> Iterable[Found]:
@@ -193,8 +196,9 @@ def _took_class(m: re.Match[str], s: Sentence) -> Iterable[Found]:
 
 
 @RULES.add(
-    rf"{PAST}(?:finished|completed)(?:\s+up)?\s+(?:(?:my|our|an?|the|another)\s+)(?!race|marathon)"
-    rf"{NP}"
+    rf"{PAST}(?:finished|completed)(?:\s+up)?\s+(?:(?:my|our|an?|the|another|this)\s+"
+    rf"(?!race|marathon|one\b|week|morning|year|month)|(?=(?:reading|rereading|watching"
+    rf"|writing|knitting|painting|building|sewing|restoring)\s))(?P<obj>[^,.;:!?()\n]+)"
 )
 def _finished(m: re.Match[str], s: Sentence) -> Iterable[Found]:
     """ "I finally finished my first full novel draft last Friday" (an event)."""
@@ -205,7 +209,7 @@ def _finished(m: re.Match[str], s: Sentence) -> Iterable[Found]:
     if re.search(rf"\b(?:{RACES})\b", value, re.IGNORECASE):
         return  # a race run is rules.events' "ran"/"completed"
     verb = "finished" if "finish" in m[0].lower() else "completed"
-    yield event(f"{verb} {_ARTICLE.sub('', value)}", s, m)
+    yield event(f"{verb} {without_praise(_ARTICLE.sub('', value))}", s, m)
 
 
 # --- people met, groups signed up for -------------------------------------------------------
@@ -235,7 +239,8 @@ _ONE_OFF = (
 
 
 @RULES.add(
-    rf"(?:{PAST}|{IVE})(?:signed\s+up|enrolled|registered)\s+(?:for|in|on|to\s+join)\s+"
+    rf"(?:{PAST}|{IVE})(?:signed\s+up|enrolled|registered|got\s+(?:accepted\s+)?into"
+    rf"|was\s+accepted\s+(?:into|to)|got\s+accepted\s+(?:to|for))\s+(?:for\s+|in\s+|on\s+|to\s+join\s+)?"
     rf"(?P<det>an?|the|our)\s+{NP}"
 )
 @RULES.add(
@@ -282,6 +287,16 @@ def _death(m: re.Match[str], s: Sentence) -> Iterable[Found]:
 def _birth(m: re.Match[str], s: Sentence) -> Iterable[Found]:
     """ "we had a baby girl two weeks ago" (a life event)."""
     yield event(f"had a {m['obj'].lower()}", s, m, attribute="life_event", reason="lived through")
+
+
+@RULES.add(
+    rf"\b(?:our|my)\s+(?P<obj>(?:(?:first|second|third|fourth|new|baby)\s+)?(?:baby|child|son"
+    rf"|daughter|grandchild|grandson|granddaughter|niece|nephew)(?:\s+{NAME})?)\s+was\s+born\b",
+    "free",
+)
+def _born(m: re.Match[str], s: Sentence) -> Iterable[Found]:
+    """ "our second child was born on Tuesday" (a life event)."""
+    yield event(f"{m['obj']} was born", s, m, attribute="life_event", reason="lived through")
 
 
 @RULES.add(r"\b(?:where|when|the\s+day)\s+(?:we|I)\s+got\s+married\b", "free")

@@ -120,6 +120,14 @@ _POLITE_QUESTION = re.compile(
 )
 
 
+_NEWS = re.compile(
+    r"\b(?:let\s+you\s+know|tell\s+you|to\s+say|to\s+share|to\s+mention|update\s+you"
+    r"|fill\s+you\s+in|guess\s+what|news\s+is|is\s+that)(?:\s+that)?$",
+    re.IGNORECASE,
+)
+"""A lead-in to the speaker's own news: "I wanted to let you know (that) I joined ..."."""
+
+
 def speaks_for_self(s: Sentence, pos: int, mode: Mode) -> bool:
     """True when the statement starting at `pos` is the speaker's own, plainly asserted.
 
@@ -145,7 +153,7 @@ def speaks_for_self(s: Sentence, pos: int, mode: Mode) -> bool:
         if w.span[1] <= pos:
             prefix = prefix[: w.span[0]] + " " * (w.span[1] - w.span[0]) + prefix[w.span[1] :]
     prefix = prefix.rstrip()
-    if not prefix or prefix[-1] in ",;:!(-–—…":
+    if not prefix or prefix[-1] in ",;:!(-–—…" or _NEWS.search(prefix):
         return True
     words = re.findall(r"[\w']+", prefix)
     return bool(words) and words[-1].lower() in CONNECTORS
@@ -178,6 +186,11 @@ _PRAISE = re.compile(
 )
 
 
+def without_praise(value: str) -> str:
+    """The value without leading praise or size ("a great big hike" is "hike")."""
+    return _PRAISE.sub("", value) or value
+
+
 def event(
     value: str,
     s: Sentence,
@@ -192,7 +205,7 @@ def event(
     w = window(s, m, "past")
     if w is not None and (w.kind != "period" or w.is_future(s.at)):
         w = None
-    value = _PRAISE.sub("", value) or value
+    value = without_praise(value)
     return Found(attribute, value, "event", f"{reason} {value}", conf if w else 0.7,
                  window=w, event=True)  # fmt: skip
 

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from curator.lexicon import GROUPS, NP, PAST, PROPER, RACES, TRIVIAL_PLACES
 from curator.rules.base import Found, Rules, Sentence, event, state
 from curator.rules.phrases import cut, phrase, tidy
+from curator.rules.trips import is_place
 
 RULES = Rules()
 
@@ -25,12 +26,13 @@ def _trivial(value: str) -> bool:
 
 
 @RULES.add(
-    rf"{PAST}(?:went\s+to|attended|participated\s+in|took\s+part\s+in|competed\s+in"
+    rf"{PAST}(?:went\s+(?:out\s+)?to|attended|participated\s+in|took\s+part\s+in|competed\s+in"
     rf"|went\s+on|just\s+got\s+back\s+from|got\s+back\s+from)\s+{NP}"
 )
 def _went_to(m: re.Match[str], s: Sentence) -> Iterable[Found]:
     value = phrase(s, m, "obj", 7, purpose=True, company=True)
-    if not value or _trivial(value) or re.fullmatch(rf"{PROPER}", value):
+    raw = m["obj"].lstrip()
+    if not value or _trivial(value) or re.match(rf"(?-i:[A-Z])|{PROPER}\s*$", raw):
         return  # a named place is a visit (rules.trips)
     if re.search(rf"\b{_TRIP}\s+(?:to|in)\s+(?-i:[A-Z])", value, re.IGNORECASE):
         return  # "a solo trip to Portugal": a visit too
@@ -56,8 +58,8 @@ def _did(m: re.Match[str], s: Sentence) -> Iterable[Found]:
     value = tidy(cut(s, m.start("obj"), m.end("obj"), purpose=True), 7, keep_article=True)
     if not value or value.lower().startswith(("them", "it ")):
         return
-    if verb == "visited" and re.match(r"(?:the\s+)?(?-i:[A-Z])", value):
-        return  # a named place is rules.trips' visit; "I visited Sarah" is a person
+    if verb == "visited" and is_place(value):
+        return  # a named place is rules.trips' visit; "I visited Sarah" stays an event
     if verb in ("ran", "completed", "finished") and not re.search(rf"\b(?:{RACES})\b", value,
                                                                   re.IGNORECASE):  # fmt: skip
         return
@@ -67,7 +69,7 @@ def _did(m: re.Match[str], s: Sentence) -> Iterable[Found]:
 @RULES.add(rf"{PAST}joined\s+(?P<det>a|an|the|our)\s+{NP}")
 def _joined(m: re.Match[str], s: Sentence) -> Iterable[Found]:
     """ "I joined a climbing gym last week", "I joined a church in my neighborhood"."""
-    value = phrase(s, m, "obj", 5)
+    value = phrase(s, m, "obj", 5, purpose=True)
     head = re.split(r"\s(?:in|at|for|of|near|with|on|about)\s", value)[0] if value else ""
     if value and re.search(rf"\b(?:{GROUPS})(?:es|s)?$", head, re.IGNORECASE):
         yield state("member_of", value, "membership", f"joined {value}", 0.8, s, m,

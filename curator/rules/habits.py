@@ -40,7 +40,8 @@ FREQUENCY = (
     r"(?:(?:at\s+least\s+|about\s+|roughly\s+|almost\s+)?(?:(?:once|twice|\w+\s+times)\s+)?"
     rf"(?:every|each)\s+(?:single\s+)?(?:other\s+)?(?:day|morning|night|evening|afternoon|week"
     rf"|weekend|month|(?:{_WEEKDAYS})(?:\s+(?:morning|afternoon|evening|night))?)"
-    r"|(?:once|twice|\w+\s+times)\s+a\s+(?:day|week|month)|daily|nightly"
+    r"|(?:once|twice|(?:a\s+)?(?:few|couple\s+of|\w+)\s+times)\s+a\s+(?:day|week|month)|daily"
+    r"|nightly"
     rf"|on\s+(?:weekends|(?:{_WEEKDAYS})s)|most\s+(?:days|mornings|evenings|nights|weekends))"
 )
 """How often ("every morning", "twice a week", "on Sundays"), as a regex fragment."""
@@ -54,10 +55,11 @@ _NOT_HABIT_VERBS = words(
 """Verbs that state no habit ("I wonder every morning ..."), or that need more context."""
 
 _HABIT = (
-    rf"(?:{I_}|\bwe\s+{ADV})(?:usually\s+|normally\s+|often\s+|regularly\s+|religiously\s+)?"
+    r"\b(?:I|we)\s+(?:(?:also|still|always|usually|normally|often|really|now|generally"
+    r"|typically|regularly|religiously|just)\s+)*"
     r"(?:try\s+to\s+|make\s+(?:it\s+)?a\s+point\s+to\s+)?"
     r"(?P<verb>(?!(?:my|our|the|an?|his|her|their|your|it|this|that|so|really|just)\b)[a-z]+)\b"
-    r"(?P<obj>(?:\s+[\w'-]+){0,6}?)"
+    r"(?P<obj>(?:\s+[\w'-]+){0,7}?)"
 )
 
 
@@ -66,8 +68,12 @@ def _habit_value(verb: str, obj: str) -> str | None:
     v = verb.lower()
     if v in _NOT_HABIT_VERBS or v.endswith(("ed", "ing", "n't")) or len(v) < 2:
         return None
-    rest = tidy(obj, 5, keep_article=True) if obj.strip() else ""
-    if rest is None:
+    rest = tidy(obj, 7, keep_article=True) if obj.strip() else ""
+    if rest is None or re.match(r"(?:and|or|but)\b", rest, re.IGNORECASE):
+        return None  # "I practice and train every day": two verbs, no one habit
+    if rest.split()[-1:] and rest.split()[-1].lower() in ("a", "an", "the", "some"):
+        return None
+    if v == "go" and not rest:
         return None
     if v == "go" and re.match(r"[a-z]+ing\b", rest):
         return rest
@@ -97,14 +103,36 @@ _NOT_HOBBIES = (
     r"|realizing|realising|questioning|doubting|panicking|freaking|sweating|shaking|talking"
     r"|texting|dating|working(?!\s+out)|building|planning|preparing|packing|cleaning|saving"
     r"|searching|applying|selling|using|having|asking|losing|gaining|struggling|hurting"
-    r"|missing|coughing|sneezing|bleeding|living|heading|putting|trying|helping\s+(?:him|her)"
+    r"|missing|coughing|sneezing|bleeding|living|heading|putting|trying|helping"
 )
 _LEARNING = r"(?:learning|playing|practicing|practising|doing|taking)"
-_TAKE_UP = r"(?:took\s+up|picked\s+up|got\s+(?:really\s+)?into|started|began|have\s+started)"
+_TAKE_UP = (
+    r"(?:(?:took|taken)\s+up|picked\s+up|got\s+(?:really\s+)?into|started|began|have\s+started)"
+)
+PASTIMES = (
+    r"guitar|piano|violin|cello|viola|drums|ukulele|bass|flute|clarinet|saxophone|sax|trumpet"
+    r"|trombone|harp|banjo|mandolin|harmonica|accordion|golf|tennis|squash|badminton|yoga"
+    r"|pilates|chess|pottery|ceramics|photography|crochet|embroidery|calligraphy|archery"
+    r"|fencing|boxing|karate|judo|jiu-jitsu|taekwondo|kickboxing|ballet|salsa|tango|origami"
+    r"|sculpture|meditation|tai\s+chi|kung\s+fu|rock\s+climbing|bouldering|volleyball"
+    r"|basketball|football|soccer|baseball|hockey|rugby|cricket|netball|darts|poker|improv"
+    r"|zumba|crossfit|weightlifting|woodwork|parkour|aikido|capoeira|lacrosse|quilting"
+)
+"""Pastimes taken up by their noun ("I took up golf", "I picked up the guitar again")."""
 _HOBBY_CUT = re.compile(
     rf"\s(?:with|for\s+(?:fun|my|the|a)|since|as\s+a\s+(?:hobby|way)|because)\b.*$|\s{FREQUENCY}.*$",
     re.IGNORECASE,
 )
+
+
+@RULES.add(
+    rf"(?:{I_}|{IVE}|^(?:just\s+)?){_TAKE_UP}\s+(?:the\s+|a\s+|some\s+)?"
+    rf"(?P<obj>(?:{PASTIMES})(?=\s+(?:lessons|classes)\b|(?!\s+(?:lessons|classes)\b))"
+    rf"|(?!(?:new|the|my|some|a|an|more|any)\s)[a-z-]+\s+training)\b"
+)
+def _took_up_pastime(m: re.Match[str], s: Sentence) -> Iterable[Found]:
+    """ "I picked up the guitar again", "I just started agility training" (practices)."""
+    yield from _hobby(" ".join(m["obj"].lower().split()), s, m)
 
 
 def _hobby(value: str | None, s: Sentence, m: re.Match[str]) -> Iterable[Found]:
@@ -123,7 +151,8 @@ def _hobby(value: str | None, s: Sentence, m: re.Match[str]) -> Iterable[Found]:
 def _took_up(m: re.Match[str], s: Sentence) -> Iterable[Found]:
     """ "I just started learning the cello", "I took up knitting last winter", "I started
     skateboarding six years ago", "I've been learning to play the drums since January"."""
-    raw = cut(s, m.start("obj"), m.end("obj"))
+    going = s.text.startswith("going ", m.start("obj"))  # "going to spin classes": no purpose
+    raw = cut(s, m.start("obj"), m.end("obj"), purpose=not going)
     raw = _HOBBY_CUT.sub("", raw)
     if m["learn"]:
         if m["learn"].lower() == "taking" and not re.search(r"\b(?:lessons|classes)\b", raw):

@@ -82,7 +82,8 @@ def _diagnosed(m: re.Match[str], s: Sentence) -> Iterable[Found]:
 )
 def _allergic(m: re.Match[str], s: Sentence) -> Iterable[Found]:
     """ "I'm allergic to cats and most furry animals" (two allergies)."""
-    for item in list_items(s, m, 4):
+    for item in list_items(s, m, 5):
+        item = re.sub(r"^to\s+", "", item, flags=re.IGNORECASE)  # "to pollen and to dust"
         if item.lower() not in _FIGURATIVE and item.split()[-1].lower() not in _FIGURATIVE:
             yield state("allergy", item, "health", f"is allergic to {item}", 0.85, s, m,
                         change=bool(m["chg"]))  # fmt: skip

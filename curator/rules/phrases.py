@@ -37,9 +37,9 @@ _LEADING = re.compile(r"^(?:a|an|the|some)\s+", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"^(?:(?:my|our)\s+(?:very\s+)?)?own\s+|^(?:my|our)\s+", re.IGNORECASE)
 """A leading possessive determiner and "own": "my own online store" is "online store"."""
 _DEICTIC = re.compile(
-    r"\b(?:it|its|this|that|these|those|them|they|you|your|yours|u|ur|him|her|he|she|us"
+    r"(?<![\w-])(?:it|its|this|that|these|those|them|they|you|your|yours|u|ur|him|her|he|she|us"
     r"|something|anything|everything|nothing|stuff|one|ones|what|how|why|who|here|there|his"
-    r"|their|theirs|our)\b",
+    r"|their|theirs|our)(?![\w-])",
     re.IGNORECASE,
 )
 _PURPOSE = re.compile(
@@ -49,6 +49,8 @@ _PURPOSE = re.compile(
 )
 
 
+_TITLE = re.compile(r'"((?-i:[A-Z0-9])[^"\n]{0,60})"')
+"""A quoted title ("Dune"): its quotes end no phrase ("finished rereading "Dune"")."""
 _COMPANY = re.compile(
     r"\s(?:with|alongside)\s+(?:my|our|a\s+few|a\s+couple|some|the|his|her|their|a\s+(?:friend"
     r"|colleague|coworker|co-worker|neighbou?r)|friends|family|(?-i:[A-Z]))\b.*$",
@@ -65,7 +67,7 @@ def cut(s: Sentence, begin: int, end: int, *, purpose: bool = False, company: bo
     for w in s.past + s.future:
         if begin < w.span[0] < end:
             end = w.span[0]
-    phrase = s.text[begin:end]
+    phrase = _TITLE.sub(r"\1", s.text[begin:end])
     found = _CUT.search(phrase)
     phrase = phrase[: found.start()] if found else phrase
     found = _PURPOSE.search(phrase) if purpose else None

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 
 from curator.lexicon import PAST, PROPER, words
-from curator.rules.base import Found, Rules, Sentence, event, window
+from curator.rules.base import Found, Rules, Sentence, end_ok, event, g, window
 
 RULES = Rules()
 
@@ -57,11 +57,27 @@ def _destination(name: str) -> bool:
     return key not in NOT_DESTINATIONS and not key.endswith("'s")
 
 
+def is_place(name: str) -> bool:
+    """A name "visited" takes as a place: a known one, or a geographic name by its shape."""
+    return name.lower().removeprefix("the ") in PLACES or bool(_GEOGRAPHIC.search(name))
+
+
+_NP_END = re.compile(
+    r"\s*(?:$|[,.;:!?)\-–—]|(?:for|to|in|on|at|with|and|but|so|because|last|this|yesterday"
+    r"|today|after|before|during|when|while|since|again|recently|twice|once|back|a|an|the"
+    r"|from|until|over)\b)",
+    re.IGNORECASE,
+)
+"""What may follow a place's name: "to Rome for a wedding", not "to the Harry Potter festival"."""
+
+
 def visit(
     place: str, s: Sentence, m: re.Match[str], *, dated_only: bool = False
 ) -> Iterable[Found]:
-    """`visited` <place> within the clause's past period (or on the message's day, held)."""
-    if not _destination(place):
+    """`visited` <place> within the clause's past period (or on the message's day, held);
+    nothing when the name goes on as a longer phrase ("the Harry Potter festival")."""
+    ends = _NP_END.match(s.text, m.end("obj")) or end_ok(s, m.end("obj"))
+    if not _destination(place) or not ends:
         return
     found = event(place, s, m, attribute="visited", reason="visited")
     if dated_only and found.window is None:
@@ -79,11 +95,15 @@ def _went_to_place(m: re.Match[str], s: Sentence) -> Iterable[Found]:
 
 
 @RULES.add(rf"{PAST}visited\s+{PROPER}(?!'s|\s+(?:and|&)\s+(?-i:[A-Z]))")
+@RULES.add(
+    rf"{PAST}(?P<stay>spent|stayed|vacationed|holidayed)\s+(?:(?:a|an|two|three|four|five|ten"
+    rf"|\d+|a\s+few|a\s+couple\s+of)\s+(?:days?|weeks?|nights?|months?)|the\s+weekend"
+    rf"|the\s+summer|a\s+weekend)\s+in\s+{PROPER}"
+)
 def _visited(m: re.Match[str], s: Sentence) -> Iterable[Found]:
-    """ "I visited Kyoto two weeks ago" (not "I visited Sarah")."""
-    place = m["obj"]
-    if place.lower().removeprefix("the ") in PLACES or _GEOGRAPHIC.search(place):
-        yield from visit(place, s, m)
+    """ "I visited Kyoto two weeks ago" (not "I visited Sarah"), "we spent a week in Crete"."""
+    if g(m, "stay") or is_place(m["obj"]):
+        yield from visit(m["obj"], s, m)
 
 
 @RULES.add(

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 
 from curator.lexicon import DIETS, EVALUATIVE, I_, IM, IVE, NP, OCCUPATIONS, PROPER
-from curator.rules.base import Found, Rules, Sentence, g, state, window
+from curator.rules.base import Found, Rules, Sentence, end_ok, g, state, window
 from curator.rules.phrases import cut, phrase, tidy
 
 RULES = Rules()
@@ -22,8 +22,12 @@ RULES = Rules()
     r"(?!'s|-\w|\s+(?:fan|at\s+heart|of\s+life|in\s+spirit|by\s+nature|in\s+training)\b)"
 )
 def _occupation(m: re.Match[str], s: Sentence) -> Iterable[Found]:
+    """ "I'm a nurse", "I'm now a full-time nurse at St. Luke's" (and the employer)."""
     if not EVALUATIVE.intersection(m["obj"].lower().split()):
         yield state("occupation", m["obj"], "work", f"works as {m['obj']}", 0.85, s, m)
+        at = re.match(rf"\s+(?:at|for|with)\s+{PROPER}", s.text[m.end() :])
+        if at and end_ok(s, m.end() + at.end()):
+            yield state("employer", at["obj"], "work", f"works at {at['obj']}", 0.85, s, m)
 
 
 @RULES.add(
