@@ -80,18 +80,24 @@ _KEPT = (
 """Things one keeps, for the ambiguous "I got a ..." (not "I got a text", "got a job")."""
 
 
-def _owned(value: str | None, s: Sentence, m: re.Match[str]) -> Iterable[Found]:
+def _owned(value: str | None, s: Sentence, m: re.Match[str], after: str = "") -> Iterable[Found]:
+    """`owns` <value> from the action's window on; `after` is the text right after the
+    thing's name ("for my sister": a gift, not the speaker's)."""
     if not value or value.split()[-1].lower() in _NOT_OWNED or _PET.fullmatch(value):
         return  # a pet is `pet` (rules.family)
     if re.match(r"(?:few|couple|lot|bunch|pair|ton|load|lots)\b", value, re.IGNORECASE):
         return
-    if re.match(r"\s*for\s+(?:her|his|their|the|a|an|him|them|someone|my\s+(?!birthday|bday"
-                r"|anniversary|christmas|graduation|self|own|new)\w+)\b", s.text[m.end():],
-                re.IGNORECASE):  # fmt: skip
+    if _GIFT.match(after):
         return  # a gift, not the speaker's
     yield state("owns", value, "acquisition", f"owns {value}", 0.85, s, m, change=True)
 
 
+_GIFT = re.compile(
+    r"\s*for\s+(?:her|his|their|the|a|an|him|them|someone|my\s+(?!birthday|bday|anniversary"
+    r"|christmas|graduation|self|own|new|home|house|flat|apartment|trip|commute)\w+)\b",
+    re.IGNORECASE,
+)
+"""What the thing is for, when it is someone else's ("a necklace for my sister")."""
 _ARTICLE = re.compile(r"^(?:an?|the)\s+", re.IGNORECASE)
 _PET = re.compile(rf"(?:(?:new|little|baby|young|cute|sweet)\s+)?(?:{PETS})", re.IGNORECASE)
 _OWN_CUT = re.compile(
@@ -111,7 +117,9 @@ def _bought(m: re.Match[str], s: Sentence) -> Iterable[Found]:
         return  # "bought my mom a scarf": for someone else
     if value and not m["det"] and " " not in value and not value.endswith("s"):
         return  # "bought lunch": a bare singular word is an errand, not a thing kept
-    yield from _owned(_NEWLY.sub("", value) if value else value, s, m)
+    raw = s.text[m.start("obj") : m.end("obj")]
+    after = raw[raw.find(value) + len(value) :] if value and value in raw else ""
+    yield from _owned(_NEWLY.sub("", value) if value else value, s, m, after)
 
 
 @RULES.add(
@@ -134,7 +142,7 @@ def _bought_before(m: re.Match[str], s: Sentence) -> Iterable[Found]:
 def _got(m: re.Match[str], s: Sentence) -> Iterable[Found]:
     """ "I finally got a new bike", "I got a kayak for my birthday" (owns bike, kayak)."""
     value = tidy(m["obj"], 4)
-    yield from _owned(_NEWLY.sub("", value) if value else None, s, m)
+    yield from _owned(_NEWLY.sub("", value) if value else None, s, m, s.text[m.end() :])
 
 
 # --- tried, took, finished -----------------------------------------------------------------
