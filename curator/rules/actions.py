@@ -107,7 +107,7 @@ _NEWLY = re.compile(r"^(?:(?:brand[- ])?new|another)\s+", re.IGNORECASE)
 
 
 @RULES.add(
-    rf"(?:{PAST}|{IVE})(?:bought|purchased|treated\s+(?:myself|ourselves)\s+to|splurged\s+on"
+    rf"(?:{PAST}|{IVE})(?:bought(?!\s+into\b)|purchased|treated\s+(?:myself|ourselves)\s+to|splurged\s+on"
     rf"|picked\s+up(?=\s+(?:an?|some)\s))\s+(?P<det>an?|some|my|our|two|three|a\s+pair\s+of)?\s*{NP}"
 )
 def _bought(m: re.Match[str], s: Sentence) -> Iterable[Found]:
@@ -148,7 +148,7 @@ def _got(m: re.Match[str], s: Sentence) -> Iterable[Found]:
 # --- tried, took, finished -----------------------------------------------------------------
 
 _NOT_TRIED = re.compile(
-    r"^(?:to|my\s+best|best|hard|harder|everything|anything|something|again|so|really|not"
+    r"^(?:to|(?:my|our|their)\s+best|best|hard|harder|everything|anything|something|again|so|really|not"
     r"|(?:talking|explaining|calling|reaching|asking|telling|looking|finding|getting|making"
     r"|being|doing|staying|keeping|thinking|focusing|working|helping|using|changing|fixing"
     r"|convincing|texting|waiting|sleeping|apologi[sz]ing|reasoning|arguing)\b)",
@@ -212,7 +212,8 @@ def _finished(m: re.Match[str], s: Sentence) -> Iterable[Found]:
     """ "I finally finished my first full novel draft last Friday" (an event)."""
     value = _value(s, m, 6, article=True)
     if not value or re.match(r"(?:work|dinner|lunch|breakfast|school|the\s+day|my\s+shift"
-                             r"|the\s+(?:dishes|laundry|chores))\b", value, re.IGNORECASE):  # fmt: skip
+                             r"|(?:the\s+)?(?:dishes|laundry|chores|cleaning|shopping|homework))\b",
+                             value, re.IGNORECASE):  # fmt: skip
         return
     if re.search(rf"\b(?:{RACES})\b", value, re.IGNORECASE):
         return  # a race run is rules.events' "ran"/"completed"

@@ -122,7 +122,7 @@ _POLITE_QUESTION = re.compile(
 
 _NEWS = re.compile(
     r"\b(?:let\s+you\s+know|tell\s+you|to\s+say|to\s+share|to\s+mention|update\s+you"
-    r"|fill\s+you\s+in|guess\s+what|news\s+is|is\s+that)(?:\s+that)?$",
+    r"|fill\s+you\s+in|guess\s+what|news\s+is|is\s+that|turns\s+out)(?:\s+that)?$",
     re.IGNORECASE,
 )
 """A lead-in to the speaker's own news: "I wanted to let you know (that) I joined ..."."""

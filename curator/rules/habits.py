@@ -127,7 +127,7 @@ _HOBBY_CUT = re.compile(
 
 @RULES.add(
     rf"(?:{I_}|{IVE}|^(?:just\s+)?){_TAKE_UP}\s+(?:the\s+|a\s+|some\s+)?"
-    rf"(?P<obj>(?:{PASTIMES})(?=\s+(?:lessons|classes)\b|(?!\s+(?:lessons|classes)\b))"
+    rf"(?P<obj>(?:{PASTIMES})(?:\s+[a-z]+ing\b)?(?=\s+(?:lessons|classes)\b|(?!\s+(?:lessons|classes)\b))"
     rf"|(?!(?:new|the|my|some|a|an|more|any)\s)[a-z-]+\s+training)\b"
 )
 def _took_up_pastime(m: re.Match[str], s: Sentence) -> Iterable[Found]:

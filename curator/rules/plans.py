@@ -17,7 +17,7 @@ RULES = Rules()
 
 _PROJECT_SKIP = re.compile(
     r"\b(?:job|diet|conversation|day|week|fire|family|life|chat|class|course|lessons?|car|engine"
-    r"|truck|laptop|computer|process|timer|movie|show|game|meeting|call|shift|semester|term)$"
+    r"|truck|laptop|computer|process|timer|meeting|call|shift|semester|term)$"
     r"|^(?:new\s+|big\s+|little\s+|few\s+)?(?:projects?|things?|ideas?|stuff)$",
     re.IGNORECASE,
 )

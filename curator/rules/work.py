@@ -83,6 +83,10 @@ def _employer(m: re.Match[str], s: Sentence) -> Iterable[Found]:
 
 
 @RULES.add(
+    rf"(?P<chg>{I_}(?:got\s+|was\s+)?hired\s+as\s+(?:an?\s+)?)(?P<occ>[a-z][a-z-]*(?:\s+[a-z-]+)"
+    rf"{{0,2}}?)\s+(?:at|by|for)\s+{PROPER}"
+)
+@RULES.add(
     rf"(?P<chg>{I_}(?:joined|(?:got\s+|was\s+)?hired\s+(?:at|by)))\s+{PROPER}\s+as\s+(?:an?\s+)?"
     rf"(?P<occ>[a-z][a-z-]*(?:\s+[a-z-]+){{0,2}}?)(?=\s*(?:[,.;:!?]|$)|\s+(?:in|at|on|last|this"
     rf"|two|three|a|and|but|so|since|yesterday|today|recently|back)\b)"
