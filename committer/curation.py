@@ -18,7 +18,7 @@ from committer.rules.plan import plan_end
 from committer.trail import Trail
 from graph.names import search_key
 from graph.time import FAR_PAST, to_utc
-from graph.writer import WriteTx
+from graph.write.writer import WriteTx
 
 CHAT_SOURCES = frozenset({"user_stated", "inferred", "untrusted"})
 """Sources of statements made in chat, whose values may be near-duplicates (§2.1 rule 1)."""
