@@ -18,7 +18,7 @@ from committer.apply import Committer
 from committer.proposals import Assertion, EntityRef, Proposal, Provenance, Reviewed
 from committer.rules.normalize import near_duplicate, value_key, value_norm
 from committer.rules.plan import NewValue, plan_assert
-from graph.reader import Reader
+from graph.read.reader import Reader
 from graph.time import FAR_FUTURE, AsOf
 from tests.committer.test_rules import fact, m
 
