@@ -83,7 +83,8 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
 
 _TAG_QUESTION = re.compile(
     r"[,\-–—]\s*(?:huh|right|you\s+know|ya\s+know|eh|no|yeah|isn't\s+it|wasn't\s+it"
-    r"|aren't\s+they|don't\s+you\s+think)\s*\?+\s*$",
+    r"|aren't\s+they|don't\s+you\s+think|(?:want\s+to|wanna)\s+see(?:\s+(?:it|them|one"
+    r"|(?:a|the)\s+(?:pic|photo|picture)))?)\s*\?+\s*$",
     re.IGNORECASE,
 )
 
