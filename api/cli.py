@@ -13,6 +13,7 @@ import typer
 
 from api import commands, mcp_command
 from api.embedding_commands import embeddings_app
+from api.eval_run import eval_app
 from api.settings import Settings
 from graph.neo4j_local import (
     LocalNeo4j,
@@ -139,3 +140,4 @@ app.add_typer(commands.token_app, name="token")
 app.add_typer(commands.import_app, name="import")
 app.add_typer(commands.owner_app, name="owner")
 app.add_typer(embeddings_app, name="embeddings")
+app.add_typer(eval_app, name="eval")
