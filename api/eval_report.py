@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from api.eval_locomo import (
@@ -48,6 +49,7 @@ class FileResult:
 
     Attributes:
         name: the file's stem.
+        owner: the fresh owner it was imported into (erased afterwards unless kept).
         k: results asked of search and of each baseline.
         asked: one entry per question.
         imported: the import's figures.
@@ -59,6 +61,7 @@ class FileResult:
     """
 
     name: str
+    owner: str
     k: int
     asked: list[Asked]
     imported: Imported
@@ -74,48 +77,38 @@ def cutoffs(k: int) -> list[int]:
     return sorted({c for c in (5, 10, k) if c <= k})
 
 
-def _share(found: int, n: int) -> str:
-    return f"{found / n:.2f}" if n else "-"
+def found_share(
+    asked: Sequence[Asked], system: str, k: int | None = None, category: int | None = None
+) -> float | None:
+    """The share of questions (of `category`, or all) for which `system` returned an item
+    carrying an evidence id: in its first `k` items, or anywhere in the prefetch block
+    (`system="prefetch"`). None when there is no such question or the system did not run.
+    """
+    subset = [a for a in asked if category is None or a.question.category == category]
+    if not subset or (system != "prefetch" and system not in subset[0].ranked):
+        return None
+    found = 0
+    for a in subset:
+        items = a.prefetch if system == "prefetch" else a.ranked[system]
+        found += first_hit(items, a.question.evidence, k or len(items)) is not None
+    return found / len(subset)
 
 
-def _row(label: str, asked: Sequence[Asked], hit: Any) -> str:
-    """One table row: the share of questions `hit(a)` is true for, overall and per category."""
-    cells = []
-    for cat in (None, *CATEGORIES):
-        subset = [a for a in asked if cat is None or a.question.category == cat]
-        cells.append(_share(sum(1 for a in subset if hit(a)), len(subset)))
-    return f"{label:<20}" + "".join(f"{c:>13}" for c in cells)
+def _row(label: str, asked: Sequence[Asked], system: str, k: int | None) -> str:
+    """One table row: `found_share` overall and per category."""
+    cells = [found_share(asked, system, k, cat) for cat in (None, *CATEGORIES)]
+    return f"{label:<20}" + "".join(f"{'-' if c is None else f'{c:.2f}':>13}" for c in cells)
 
 
 def table(asked: Sequence[Asked], k: int) -> list[str]:
     """The recall table: one row per system and cut-off, then prefetch."""
     head = f"{'':<20}" + "".join(f"{h:>13}" for h in ("all", *CATEGORIES.values()))
-    counts = f"{'questions':<20}" + "".join(
-        f"{n:>13}"
-        for n in (
-            len(asked),
-            *(sum(1 for a in asked if a.question.category == c) for c in CATEGORIES),
-        )
-    )
-    lines = [head, counts]
+    sizes = [len(asked), *(sum(a.question.category == c for a in asked) for c in CATEGORIES)]
+    lines = [head, f"{'questions':<20}" + "".join(f"{n:>13}" for n in sizes)]
     for system in SYSTEMS:
-        if not asked or system not in asked[0].ranked:
-            continue
-        for c in cutoffs(k):
-            lines.append(
-                _row(
-                    f"{system} @{c}",
-                    asked,
-                    lambda a, s=system, c=c: first_hit(a.ranked[s], a.question.evidence, c),
-                )
-            )
-    lines.append(
-        _row(
-            "prefetch (block)",
-            asked,
-            lambda a: first_hit(a.prefetch, a.question.evidence, len(a.prefetch)),
-        )
-    )
+        if asked and system in asked[0].ranked:
+            lines += [_row(f"{system} @{c}", asked, system, c) for c in cutoffs(k)]
+    lines.append(_row("prefetch (block)", asked, "prefetch", None))
     return lines
 
 
@@ -213,3 +206,10 @@ def details(result: FileResult) -> list[dict[str, Any]]:
         }
         for a in result.asked
     ]
+
+
+def write_details(results: Sequence[FileResult], path: Path) -> None:
+    """Write `details` of every result to `path`, one JSON object a line."""
+    with path.open("w", encoding="utf-8") as out:
+        for result in results:
+            out.writelines(json.dumps(record) + "\n" for record in details(result))

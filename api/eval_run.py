@@ -9,7 +9,6 @@ report (api/eval_report.py). The fresh owner is erased afterwards unless `--keep
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -24,7 +23,7 @@ from neo4j import Driver
 from api.commands import open_store
 from api.eval_baselines import bm25_rank, dense_rank
 from api.eval_locomo import Conversation, Retrieved, read_conversation
-from api.eval_report import Asked, FileResult, details, pooled, report
+from api.eval_report import Asked, FileResult, pooled, report, write_details
 from api.eval_service import EvalError, OwnerClient, serve_in_process
 from api.settings import Settings
 from committer.apply import Committer
@@ -110,6 +109,7 @@ def evaluate(
             entry[name] = items
     return FileResult(
         name=conversation.name,
+        owner=owner,
         k=k,
         asked=[
             Asked(q, r, items, degraded)
@@ -239,7 +239,4 @@ def eval_locomo(
     if len(results) > 1:
         typer.echo(pooled(results))
     if details_file is not None:
-        with details_file.open("w", encoding="utf-8") as out:
-            for result in results:
-                for record in details(result):
-                    out.write(json.dumps(record) + "\n")
+        write_details(results, details_file)

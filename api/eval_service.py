@@ -153,15 +153,15 @@ class OwnerClient:
     def search(self, q: str, limit: int) -> tuple[list[Retrieved], str]:
         """`GET /v1/search?q=&limit=`: the items best first, and the answer's `mode`."""
         body = self._call("GET", "/v1/search", params={"q": q, "limit": limit})
-        return [self._item(i) for i in body["items"]], str(body.get("mode"))
+        return [self.retrieved(i) for i in body["items"]], str(body.get("mode"))
 
     def prefetch(self, message: str) -> tuple[list[Retrieved], bool]:
         """`POST /v1/prefetch` with the default budget in chat `EVAL_CHAT`: the block's items
         in block order, and whether it answered degraded."""
         body = self._call("POST", "/v1/prefetch", json={"chat_id": EVAL_CHAT, "message": message})
-        return [self._item(i) for i in body["items"]], bool(body["degraded"])
+        return [self.retrieved(i) for i in body["items"]], bool(body["degraded"])
 
-    def _item(self, item: dict[str, Any]) -> Retrieved:
+    def retrieved(self, item: dict[str, Any]) -> Retrieved:
         """A search or prefetch item reduced to its kind, dialogue ids and date.
 
         A search item holds `fact` or `episode`; a prefetch item holds `fact_id`, or an
