@@ -47,8 +47,8 @@ def bm25_rank(turns: Sequence[Turn], questions: Sequence[str], k: int) -> list[l
     Returns:
         One list per question, best first.
     """
-    import bm25s
-    import Stemmer
+    import bm25s  # type: ignore[import-untyped]  # No stubs or py.typed marker.
+    import Stemmer  # type: ignore[import-not-found]  # A C extension without stubs.
 
     if not turns:
         return [[] for _ in questions]
@@ -58,7 +58,7 @@ def bm25_rank(turns: Sequence[Turn], questions: Sequence[str], k: int) -> list[l
     )
     index = bm25s.BM25()
     index.index(corpus, show_progress=False)
-    ranked = []
+    ranked: list[list[Retrieved]] = []
     for question in questions:
         tokens = bm25s.tokenize(
             [question], stopwords="en", stemmer=stemmer, return_ids=False, show_progress=False
@@ -93,7 +93,7 @@ def dense_rank(
         return [[] for _ in questions]
     docs = _unit(np.asarray(embedder.embed([document(t) for t in turns]), dtype=float))
     queries = _unit(np.asarray(embedder.embed(list(questions)), dtype=float))
-    ranked = []
+    ranked: list[list[Retrieved]] = []
     for row in queries @ docs.T:
         # cosine is in [-1, 1]: shift it so `_top` keeps every turn, as a dense ranking does
         ranked.append([_as_retrieved(turns[i]) for i in _top(row + 2.0, k)])

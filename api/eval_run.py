@@ -103,7 +103,7 @@ def evaluate(
         else:
             committer.erase_owner(owner, owner)
     ranked = [{"search": s} for s in searched]
-    notes = []
+    notes: list[str] = []
     for name, rank in _baselines(conversation, embedder, texts, k, notes):
         for entry, items in zip(ranked, rank, strict=True):
             entry[name] = items
