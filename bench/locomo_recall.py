@@ -1,7 +1,7 @@
 """LoCoMo recall benchmark (issue 12): `worldstate eval locomo` over many files, with the
 issue's targets checked and floors measured in the same run.
 
-For each file (api/eval_run.py): import into a fresh owner through the API served in this
+For each file (api/eval/run.py): import into a fresh owner through the API served in this
 process, wait until every run is curated, ask every question of categories 1-4 through
 search and prefetch, and rank the raw turns by BM25 and dense cosine. Prints each file's
 report, the pooled report, then:
@@ -28,21 +28,21 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from api.commands import open_store
-from api.eval_baselines import document
-from api.eval_locomo import read_conversation
-from api.eval_report import FileResult, found_share, pooled, report, write_details
-from api.eval_run import run
-from api.settings import Settings
+from api.cli.store import open_store
+from api.eval.baselines import document
+from api.eval.locomo import Conversation, read_conversation
+from api.eval.report import FileResult, found_share, pooled, report, write_details
+from api.eval.run import run
+from api.http.settings import Settings
 from bench.measure import p, timed
 from graph.embedding import build_embedder
-from graph.reader import Reader
+from graph.read.reader import Reader
 
 SINGLE_HOP = 4
 
 
-def floors(files: list[Path]) -> list[str]:
-    """`RETURN 1` latency and the embedder's throughput over every turn of `files`."""
+def floors(conversations: list[Conversation]) -> list[str]:
+    """`RETURN 1` latency and the embedder's throughput over every turn of the conversations."""
     settings = Settings()
     with open_store(settings, start_local=False) as driver:
         reader = Reader(driver, settings.neo4j_database)
@@ -50,7 +50,7 @@ def floors(files: list[Path]) -> list[str]:
     lines = [f"floor: RETURN 1 p50 {statistics.median(ping):.2f} ms, p99 {p(ping, 0.99):.2f} ms"]
     embedder = build_embedder(settings)
     if embedder is not None:
-        texts = [document(t) for f in files for t in read_conversation(f).turns]
+        texts = [document(t) for c in conversations for t in c.turns]
         embedder.warm()
         began = time.perf_counter()
         embedder.embed(texts)
@@ -89,8 +89,13 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=10, help="results per question (1-100)")
     parser.add_argument("--details", type=Path, help="write one JSON line per question here")
     args = parser.parse_args()
-    floor = floors(args.files)
-    results = run(args.files, k=args.k, say=lambda line: print(line, file=sys.stderr))
+    conversations = [read_conversation(f) for f in args.files]
+    floor = floors(conversations)
+    settings = Settings()
+    with open_store(settings, start_local=True) as driver:
+        results = run(
+            driver, settings, conversations, k=args.k, say=lambda s: print(s, file=sys.stderr)
+        )
     for result in results:
         print(report(result) + "\n")
     print(pooled(results) + "\n")

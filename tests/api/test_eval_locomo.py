@@ -9,14 +9,14 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from api.cli import app as cli
-from api.eval_locomo import dated, first_hit, read_conversation
-from api.eval_run import evaluate
-from api.eval_service import serve_in_process
-from api.settings import Settings
+from api.cli.main import app as cli
+from api.eval.locomo import dated, first_hit, read_conversation
+from api.eval.run import evaluate
+from api.eval.service import serve_in_process
+from api.http.settings import Settings
 from committer.apply import Committer
 from graph.embedding import LocalEmbedder
-from graph.reader import Reader
+from graph.read.reader import Reader
 
 TINY = Path(__file__).resolve().parents[1] / "data" / "locomo_tiny.json"
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from api.eval_baselines import bm25_rank, dense_rank, document
-from api.eval_locomo import (
+from api.eval.baselines import bm25_rank, dense_rank, document
+from api.eval.locomo import (
     Retrieved,
     answer_period,
     first_hit,
@@ -18,8 +18,8 @@ from api.eval_locomo import (
     on_answer_date,
     read_conversation,
 )
-from api.eval_report import Asked, FileResult, cutoffs, found_share, report, table
-from api.eval_service import Imported, OwnerClient
+from api.eval.report import Asked, FileResult, cutoffs, found_share, report, table
+from api.eval.service import Imported, OwnerClient
 from curator.locomo import LocomoFormatError
 from graph.embedding import LocalEmbedder
 
@@ -145,7 +145,7 @@ def test_search_and_prefetch_episode_items_carry_their_message():
 
 
 def _asked(category: int, search_hit: bool, prefetch_hit: bool) -> Asked:
-    from api.eval_locomo import Question
+    from api.eval.locomo import Question
 
     gold = frozenset({"D1:1"})
     miss = Retrieved("fact", frozenset({"D9:9"}), _at(1))
