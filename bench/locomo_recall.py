@@ -52,6 +52,7 @@ def floors(conversations: list[Conversation]) -> list[str]:
     if embedder is not None:
         texts = [document(t) for c in conversations for t in c.turns]
         embedder.warm()
+        embedder.embed(texts[:32])  # the first call pays for setting up the model's kernels
         began = time.perf_counter()
         embedder.embed(texts)
         seconds = time.perf_counter() - began
