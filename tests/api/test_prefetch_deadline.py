@@ -155,7 +155,7 @@ def test_unreachable_store_answers_degraded(api: Api, app: Any) -> None:
 
 class _Counting(Warmer):
     def __init__(self, reader: Reader, interval: float):
-        super().__init__(reader, interval)
+        super().__init__(reader, interval, max_chars=2000, max_items=40)
         self.runs = 0
         self.ok: list[bool] = []
         self.ticked = threading.Event()
