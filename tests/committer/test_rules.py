@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -632,6 +633,89 @@ def test_plan_retract_restores_provenance() -> None:
     assert restored.value.provenance["source"] == "user_stated"
     assert restored.value.provenance["evidence"] == "evidence of p0"
     assert "p0" in restored.replaces
+
+
+# -- the oracle on retracts ---------------------------------------------------------
+
+ORACLE_RETRACT_CASES = [
+    (
+        "issue 13: a value retracted as a remnant does not come back through later undos",
+        [
+            ("assert", "Berlin", 1, 9),
+            ("assert", "Paris", 7, None),
+            ("retract", "Berlin", 1),
+            ("assert", "Paris", 3, 11),
+            ("retract", "Paris", 3),
+            ("retract", "Paris", 7),
+        ],
+        [],
+    ),
+    (
+        "what the retracted value had pushed out comes back in its place",
+        [
+            ("assert", "Rome", 1, None),
+            ("assert", "Berlin", 3, None),
+            ("assert", "Paris", 5, None),
+            ("retract", "Berlin", 3),
+            ("retract", "Paris", 5),
+        ],
+        [("Rome", 1, None, "active")],
+    ),
+    (
+        "a part recorded again and pushed out before the retract stays out",
+        [
+            ("assert", "Berlin", 1, 9),
+            ("assert", "Paris", 3, 5),
+            ("assert", "Rome", 7, None),
+            ("retract", "Berlin", 1),
+            ("retract", "Rome", 7),
+        ],
+        [("Berlin", 5, 7, "superseded"), ("Paris", 3, 5, "active")],
+    ),
+    (
+        "a part still current after the retract comes back when its pusher is undone",
+        [
+            ("assert", "Berlin", 1, 9),
+            ("assert", "Paris", 3, 5),
+            ("retract", "Berlin", 1),
+            ("assert", "Rome", 7, None),
+            ("retract", "Rome", 7),
+        ],
+        [("Berlin", 5, 9, "active"), ("Paris", 3, 5, "active")],
+    ),
+    (
+        "forget disowns nothing: the forgotten move's remnant, retracted, brings Paris back",
+        [
+            ("assert", "Paris", 1, None),
+            ("assert", "Berlin", 3, None),
+            ("forget", "Berlin", 3),
+            ("retract", "Berlin", 3),
+        ],
+        [("Paris", 1, None, "active")],
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "ops", "expected"), ORACLE_RETRACT_CASES, ids=lambda c: c)
+def test_oracle_retract(
+    name: str,
+    ops: list[tuple[Any, ...]],
+    expected: list[tuple[str, int, int | None, str]],
+) -> None:
+    """The oracle (tests/oracle.py) on its own: a value a retract declared never true never
+    comes back through a later retract; what it had pushed out may (CONTRACT §2.2)."""
+    oracle = Oracle()
+    t = iter(datetime(2030, 1, 1, second=i, tzinfo=UTC) for i in range(60))
+    for op, value, start, *stop in ops:
+        if op == "assert":
+            oracle.assert_(next(t), "e", "location", value, m(start), m(stop[0]))
+            continue
+        (row,) = [r for r in oracle.current() if r.value == value and r.valid_from == m(start)]
+        getattr(oracle, op)(next(t), row.id)
+    got = sorted(
+        (r.value, m_or(r.valid_from), month_of(r.valid_to), r.status) for r in oracle.current()
+    )
+    assert got == expected
 
 
 # -- plan_assert against the oracle, over states the oracle reaches --------------------
