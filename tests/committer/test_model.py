@@ -59,11 +59,13 @@ class Assert:
 class Forget:
     pick: int | None  # index into the current rows, modulo their number; None = the last
     # row an assertion returned, if it is still current (else the first current row)
+    of: str | None = None  # only rows of this value, when there is one (else any row)
 
 
 @dataclass(frozen=True)
 class Retract:
     pick: int | None
+    of: str | None = None
 
 
 Op = Assert | Forget | Retract
@@ -177,6 +179,9 @@ class Pair:
         model, stored = self.current()
         if not model:
             return
+        if any(r.value == op.of for r in model):  # the two lists are in one order
+            kept = [i for i, r in enumerate(model) if r.value == op.of]
+            model, stored = [model[i] for i in kept], [stored[i] for i in kept]
         index = op.pick or 0
         if op.pick is None and self.last is not None:
             index = next((i for i, f in enumerate(stored) if f.id == self.last), 0)
@@ -385,4 +390,96 @@ def test_parts_around_a_row_of_their_value_are_one_row(neo4j_driver: Driver) -> 
     )
     assert [r.key() for r in pair.oracle.current()] == [
         ("location", "Paris", GRID[0], FAR_FUTURE, "active")
+    ]
+
+
+def _current_keys(pair: Pair) -> list[tuple[Any, ...]]:
+    """The store's current rows as `Row.key()` tuples, sorted (run() already checked that
+    the oracle holds the same)."""
+    return sorted(store_key(f) for f in pair.reader.history(pair.owner, pair.entity, None))
+
+
+def test_a_retracted_value_does_not_come_back_through_a_later_undo(neo4j_driver: Driver) -> None:
+    """Issue 13: Berlin [G0, G3); Paris from G2 cuts it to [G0, G2); that Berlin row is
+    retracted (never true); Paris [G1, G4) joins Paris from G2 into Paris from G1; that row
+    is retracted (Paris from G2 comes back), then Paris from G2 too. Nothing holds: Berlin,
+    declared never true, does not come back for [G2, G3) through Paris's undo."""
+    pair = run(
+        neo4j_driver,
+        [
+            Assert("location", "Berlin", 0, 3),
+            Assert("location", "Paris", 2, None),
+            Retract(0, of="Berlin"),
+            Assert("location", "Paris", 1, 4),
+            Retract(None),
+            Retract(None, of="Paris"),
+        ],
+        None,
+    )
+    assert _current_keys(pair) == []
+    assert pair.reader.facts(pair.owner, pair.entity, AsOf.at(valid_at=GRID[2])) == []
+
+
+def test_what_a_retracted_value_pushed_out_comes_back_in_its_place(neo4j_driver: Driver) -> None:
+    """Rome from G0; Berlin from G1 pushes it out; Paris from G2 pushes Berlin out. Berlin's
+    row is retracted (Rome comes back over [G1, G2)), then Paris: Berlin, never true, does
+    not come back from G2; Rome, which Berlin had pushed out, does: Rome from G0, one row."""
+    pair = run(
+        neo4j_driver,
+        [
+            Assert("location", "Rome", 0, None),
+            Assert("location", "Berlin", 1, None),
+            Assert("location", "Paris", 2, None),
+            Retract(0, of="Berlin"),
+            Retract(0, of="Paris"),
+        ],
+        None,
+    )
+    assert _current_keys(pair) == [("location", "Rome", GRID[0], FAR_FUTURE, "active")]
+
+
+def test_a_part_recorded_again_and_pushed_out_before_the_retract_stays_out(
+    neo4j_driver: Driver,
+) -> None:
+    """Berlin [G0, G4); Paris [G1, G2) splits it into [G0, G1) and [G2, G4); Rome from G3
+    cuts the second part to [G2, G3). Retracting Berlin [G0, G1) declares the Berlin claim
+    never true, including its part [G2, G4) no longer believed then; undoing Rome leaves
+    [G3, G4) empty. The part still believed, Berlin [G2, G3), stays as it was."""
+    pair = run(
+        neo4j_driver,
+        [
+            Assert("location", "Berlin", 0, 4),
+            Assert("location", "Paris", 1, 2),
+            Assert("location", "Rome", 3, None),
+            Retract(0, of="Berlin"),
+            Retract(0, of="Rome"),
+        ],
+        None,
+    )
+    assert _current_keys(pair) == [
+        ("location", "Berlin", GRID[2], GRID[3], "superseded"),
+        ("location", "Paris", GRID[1], GRID[2], "active"),
+    ]
+
+
+def test_a_part_still_believed_after_the_retract_comes_back_when_its_pusher_is_undone(
+    neo4j_driver: Driver,
+) -> None:
+    """Berlin [G0, G4); Paris [G1, G2) splits it; retracting Berlin [G0, G1) leaves Berlin
+    [G2, G4) current (the retract ends only its row). Rome from G3 then cuts that part
+    short, and undoing Rome brings it back whole: it was believed when Rome came."""
+    pair = run(
+        neo4j_driver,
+        [
+            Assert("location", "Berlin", 0, 4),
+            Assert("location", "Paris", 1, 2),
+            Retract(0, of="Berlin"),
+            Assert("location", "Rome", 3, None),
+            Retract(0, of="Rome"),
+        ],
+        None,
+    )
+    assert _current_keys(pair) == [
+        ("location", "Berlin", GRID[2], GRID[4], "active"),
+        ("location", "Paris", GRID[1], GRID[2], "active"),
     ]
