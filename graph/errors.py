@@ -1,6 +1,6 @@
 """One exception root for worldstate, in a leaf module (STYLE: "One exception root").
 
-`api/errors.py` maps each class once to an RFC 9457 problem+json response.
+`api/http/errors.py` maps each class once to an RFC 9457 problem+json response.
 """
 
 from __future__ import annotations
@@ -60,6 +60,18 @@ class Conflict(WorldstateError):
         self.detail = detail
 
 
+class Unauthenticated(WorldstateError):
+    """No bearer token, or one that is unknown or revoked (CONTRACT §7; maps to 401).
+
+    Args:
+        detail: what a person can do about it.
+    """
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
 class Forbidden(WorldstateError):
     """The caller may see the resource but not do this to it (maps to 403), e.g. a group
     member who is not its creator adding members (CONTRACT §7). Never used where the
@@ -89,4 +101,4 @@ class StoreUnavailable(WorldstateError):
 
 class QueryTimedOut(StoreUnavailable):
     """A read ran past its transaction's timeout (`Reader(timeout=...)`: prefetch's
-    deadline) and Neo4j ended it; a plan it was making is not cached (api/prefetch_warm.py)."""
+    deadline) and Neo4j ended it; a plan it was making is not cached (api/chat/prefetch/warm.py)."""

@@ -13,7 +13,7 @@ proposals are Proposal nodes, which no part touches (CONTRACT §3).
 
 Mentions are found through the full-text index `entity_mentions` (graph/schema.py):
 keyword analyzer, so each normalized name or alias is ONE term and a lookup is exact;
-the Lucene queries are built by `graph.prefetch_reads.lucene_queries` with every user
+the Lucene queries are built by `graph.read.prefetch.lucene_queries` with every user
 string quoted and escaped. Entities shared with the owner through groups are looked up
 by id (`$scope.shared`, usually few) and matched on the same keys.
 """
@@ -23,19 +23,23 @@ from __future__ import annotations
 import re
 
 from graph import scope
-from graph.cypher.access import MEMORY_ACCESS
+from graph.cypher._fragments import AS_OF, KNOWN, LIVE_ENTITY, micros, on, valid_micros
+from graph.cypher.memory_access import MEMORY_ACCESS
 
 MENTION_INDEX = "entity_mentions"
 """The full-text index on `Entity.search_names` and `Entity.owner` (keyword analyzer)."""
 
-_ROW = """[VAR.id, VAR.entity_id, VAR.attribute, VAR.value, VAR.object_id, VAR.source,
-  (VAR.valid_from.epochSeconds - CASE WHEN VAR.valid_from.nanosecond > 0
-    AND VAR.valid_from < datetime({epochSeconds: 0}) THEN 1 ELSE 0 END) * 1000000
-    + VAR.valid_from.microsecond,
-  (VAR.valid_to.epochSeconds - CASE WHEN VAR.valid_to.nanosecond > 0
-    AND VAR.valid_to < datetime({epochSeconds: 0}) THEN 1 ELSE 0 END) * 1000000
-    + VAR.valid_to.microsecond,
-  VAR.recorded_at.epochSeconds * 1000000 + VAR.recorded_at.microsecond"""
+_ROW = (
+    """[VAR.id, VAR.entity_id, VAR.attribute, VAR.value, VAR.object_id, VAR.source,
+  """
+    + valid_micros("valid_from")
+    + """,
+  """
+    + valid_micros("valid_to")
+    + """,
+  """
+    + micros("recorded_at")
+)
 """A compact fact row, a LIST (no keys to send and decode): id, entity_id, attribute,
 value, object_id, source, valid_from, valid_to, recorded_at, the times as integer
 microseconds since the epoch (decoding a DATETIME costs the Python driver ~0.2 ms,
@@ -53,7 +57,7 @@ ROW_FIELDS = (
     "valid_to",
     "recorded_at",
 )
-"""The positions of `_ROW`'s items (graph/prefetch_reads.py reads them by position)."""
+"""The positions of `_ROW`'s items (graph/read/prefetch.py reads them by position)."""
 
 
 def _in_map(predicate: str) -> str:
@@ -85,18 +89,12 @@ def _row(var: str, extra: str = "") -> str:
 
 def _as_of(var: str) -> str:
     """CONTRACT §2 visibility at ($valid_at, $known_at) for a fact bound to `var`."""
-    return (
-        f"{var}.retracted_at > $known_at AND {var}.recorded_at <= $known_at"
-        f" AND {var}.valid_from <= $valid_at AND {var}.valid_to > $valid_at"
-    )
+    return on(AS_OF, var)
 
 
 def _live(var: str) -> str:
     """An entity that exists at $known_at, is not archived, and is not (yet) merged away."""
-    return (
-        f"{var}.created_at <= $known_at AND NOT coalesce({var}.archived, false)"
-        f" AND ({var}.merged_into IS NULL OR {var}.merged_at > $known_at)"
-    )
+    return on(LIVE_ENTITY, var) + " AND NOT coalesce(" + var + ".archived, false)"
 
 
 PREFETCH = (
@@ -118,7 +116,9 @@ CALL (self_id) {
   WITH self_id, e, CASE WHEN coalesce(e.names_since, e.created_at) <= $known_at
        THEN e.search_names
        ELSE head([(e)-[:HAD_NAMES]->(v:EntityNames)
-                  WHERE v.recorded_at <= $known_at AND v.retracted_at > $known_at
+                  WHERE """
+    + on(KNOWN, "v")
+    + """
                   | v.search_names]) END AS names
   WITH self_id, e, reduce(p = -1, k IN coalesce(names, []) |
        CASE WHEN $mentions.positions[k] IS NOT NULL AND (p < 0 OR $mentions.positions[k] < p)
@@ -250,7 +250,7 @@ RETURN self_id, seeds, attrs, rels, incoming, neighbours, edges, prefs, events
 )
 """READ. $scope (the map `graph.scope.params(scope)`), $owner (the same owner), plus
 $mentions: {lucene: Lucene queries over `entity_mentions` (see
-`graph.prefetch_reads.lucene_queries`), positions: normalized mention key -> its first
+`graph.read.prefetch.lucene_queries`), positions: normalized mention key -> its first
 character offset in the message, attribute_order: attribute -> its rank among a
 mentioned entity's facts} (a map, like $scope: see `_in_map`), $valid_at, $known_at,
 $max_entities, $max_facts (attribute rows per seed), $max_rows (relationship rows per
@@ -284,7 +284,7 @@ seeks of the same index, reading every row twice; after the projection it is one
 For the neighbourhood's edges it also makes the cheap test (is the subject a neighbour?)
 run before the time and scope tests, on the few rows that pass it.
 
-`CYPHER replan=skip`: the plan is made once per process (at warm-up, api/prefetch_warm.py)
+`CYPHER replan=skip`: the plan is made once per process (at warm-up, api/chat/prefetch/warm.py)
 and kept. Planning this query takes about a second (the scope predicates' disjunctions
 are planned as unions of index seeks), and a replan after statistics move would land on
 a user's turn, past its deadline; every MATCH here starts from a hinted or unique index,
@@ -309,7 +309,7 @@ RETURN profile, chat, ids
 """
 )
 """READ. $owner, $chat_key, $known_at -> profile, chat, ids: `Reader.scope`'s two reads
-(graph/cypher/access.py MEMORY_ACCESS and graph/scope.py SHARED_ENTITY_IDS, the same
+(graph/cypher/memory_access.py MEMORY_ACCESS and graph/scope.py SHARED_ENTITY_IDS, the same
 text) in one statement, so prefetch resolves its scope in one round trip. Unique and
 range index seeks only, so its plan is kept like `PREFETCH`'s (`replan=skip`).
 tests/graph/test_prefetch_reads.py checks it resolves exactly what `Reader.scope` does."""

@@ -10,18 +10,18 @@ Two indexes serve them (graph/schema.py): the vector index `fact_embedding` (cos
 and the full-text index `fact_text` over `search_text`, `owner` and `entity_id`. Both
 are global across owners, so every query below ANDs the as-of point (CONTRACT §2) and
 `FACT_VISIBLE` (graph/scope.py) after the index, and the reader checks completeness
-(graph/search_reads.py). Scores: the vector index and `vector.similarity.cosine` both
+(graph/read/search.py). Scores: the vector index and `vector.similarity.cosine` both
 answer (1 + cosine) / 2, in [0, 1]; full-text scores are Lucene's BM25.
 """
 
 from __future__ import annotations
 
+from graph.cypher._fragments import AS_OF, on
 from graph.cypher.facts import FACT_COLUMNS
 from graph.scope import FACT_VISIBLE
 
 _ROW = "f " + FACT_COLUMNS.replace("VAR", "f")
-_AS_OF = """f.recorded_at <= $known_at AND f.retracted_at > $known_at
-  AND f.valid_from <= $valid_at AND f.valid_to > $valid_at"""
+_AS_OF = on(AS_OF, "f")
 
 SEMANTIC_NEAREST = (
     """
@@ -101,7 +101,7 @@ RETURN """
 ORDER BY score DESC, row.id
 """
 )
-"""READ. $lucene (Lucene syntax, built by graph.search_reads.lucene_query: the words of
+"""READ. $lucene (Lucene syntax, built by graph.read.search.lucene_query: the words of
 the search restricted to the caller's owner and shared entities), $k, $known_at,
 $valid_at, **scope params -> row, e, score, text (the row's search_text): the best $k
 full-text hits the scope sees at the as-of point, ties by id."""

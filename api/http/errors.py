@@ -1,0 +1,153 @@
+"""Errors as RFC 9457 problem+json, mapped once here for REST and MCP (CONTRACT §9; STYLE:
+one exception root, one error table).
+
+Bad input is 4xx naming the field; the store being down is 503; nothing else is 5xx.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from graph.errors import (
+    Conflict,
+    Forbidden,
+    InvalidInput,
+    MemoryOff,
+    NotFound,
+    StoreUnavailable,
+    Unauthenticated,
+    WorldstateError,
+)
+
+log = logging.getLogger("worldstate.api")
+PROBLEM = "application/problem+json"
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One RFC 9457 problem: HTTP status, title, a detail a person can act on, and extra
+    members (`errors` for a 422, naming the fields)."""
+
+    status: int
+    title: str
+    detail: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+UNAVAILABLE = "The memory store cannot be reached; retry shortly."
+
+
+def problem_of(exc: WorldstateError) -> Problem:
+    """The one error table (STYLE "One error table"): REST answers it as problem+json, MCP
+    as the tool error's text (api/mcp/server.py). CONTRACT §9: bad input is 4xx naming the
+    field, the store being down is 503."""
+    match exc:
+        case NotFound():
+            return Problem(404, "Not found", f"No {exc.kind} with id {exc.ident!r}.")
+        case InvalidInput():
+            return Problem(
+                422,
+                "Invalid request",
+                f"{exc.field}: {exc.detail}",
+                {"errors": [{"field": exc.field, "message": exc.detail}]},
+            )
+        case Conflict():
+            return Problem(409, "Conflict", exc.detail)
+        case Unauthenticated():
+            return Problem(401, "Unauthorized", exc.detail)
+        case Forbidden():
+            return Problem(403, "Forbidden", exc.detail)
+        case MemoryOff():
+            return Problem(403, "Forbidden", memory_off_detail(exc))
+        case StoreUnavailable():
+            return Problem(503, "Store unavailable", UNAVAILABLE)
+        case _:
+            return Problem(400, "Bad request", str(exc))
+
+
+def problem(status: int, title: str, detail: str, **extra: Any) -> JSONResponse:
+    """Return a problem+json response (RFC 9457) with `type`, `title`, `status`, `detail`;
+    a 401 carries `WWW-Authenticate: Bearer`."""
+    body = {"type": "about:blank", "title": title, "status": status, "detail": detail, **extra}
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=headers)
+
+
+def respond(p: Problem) -> JSONResponse:
+    """A `Problem` as a problem+json response."""
+    return problem(p.status, p.title, p.detail, **p.extra)
+
+
+def _field(error: dict[str, Any]) -> str:
+    if error.get("type") == "json_invalid":
+        return "body"
+    parts = [str(p) for p in error.get("loc", ()) if p not in ("body", "query", "path", "header")]
+    return ".".join(parts) or "body"
+
+
+def install(app: FastAPI) -> None:
+    """Register the exception handlers on `app`."""
+
+    @app.exception_handler(RequestValidationError)
+    async def validation(_: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = [{"field": _field(e), "message": _message(e)} for e in exc.errors()]
+        detail = "; ".join(f"{e['field']}: {e['message']}" for e in errors)
+        return problem(422, "Invalid request", detail, errors=errors)
+
+    @app.exception_handler(WorldstateError)
+    async def ours(_: Request, exc: WorldstateError) -> JSONResponse:
+        if isinstance(exc, StoreUnavailable):
+            log.warning("store unavailable: %s", exc)
+        return respond(problem_of(exc))
+
+    @app.exception_handler(UnicodeEncodeError)
+    async def bad_text(_: Request, exc: UnicodeEncodeError) -> JSONResponse:
+        return problem(
+            422,
+            "Invalid request",
+            "A text parameter contains an unpaired surrogate; send valid Unicode.",
+        )
+
+    @app.exception_handler(Exception)
+    async def bug(_: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error", exc_info=exc)
+        return problem(
+            500, "Internal error", "Something went wrong on our side; nothing was half-written."
+        )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        titles = {
+            401: "Unauthorized",
+            403: "Forbidden",
+            404: "Not found",
+            405: "Method not allowed",
+            413: "Request too large",
+        }
+        response = problem(exc.status_code, titles.get(exc.status_code, "Error"), str(exc.detail))
+        if exc.headers:
+            response.headers.update(exc.headers)
+        return response
+
+
+def memory_off_detail(exc: MemoryOff) -> str:
+    """What a person reads when memory access is `none` (CONTRACT §7), over REST and MCP."""
+    return (
+        f"memory is off in this chat ({exc.chat_id!r}): its memory access is `none`; "
+        "change it with PUT /v1/chats/{chat_id}/memory-access"
+    )
+
+
+def _message(error: dict[str, Any]) -> str:
+    if error.get("type") == "json_invalid":
+        return f"the body is not valid JSON ({error.get('ctx', {}).get('error', 'parse error')})"
+    if error.get("type") == "timezone_aware":
+        return "timestamp needs a UTC offset, e.g. 2024-05-01T09:00:00Z or +02:00"
+    return str(error.get("msg", "invalid"))
