@@ -18,7 +18,8 @@ from datetime import datetime
 
 from committer.rules.normalize import near_duplicate
 from graph.errors import InvalidInterval
-from graph.records import FactRecord, Scalar
+from graph.fields import Scalar
+from graph.records import FactRecord
 from graph.time import FAR_FUTURE
 
 Provenance = dict[str, object]
@@ -350,7 +351,7 @@ def plan_retract(
     remaining = [r for r in rows if r.id != row.id]
     gaps: list[tuple[datetime, datetime]] = []
     for start, stop in sorted(lineage):
-        gaps = _subtract(gaps, start, stop) + [(start, stop)]
+        gaps = [*_subtract(gaps, start, stop), (start, stop)]
     for r in remaining:
         gaps = _subtract(gaps, r.valid_from, r.valid_to)
     pieces: list[tuple[datetime, datetime, FactRecord]] = []

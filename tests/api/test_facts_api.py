@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from tests.api.conftest import Api
+from tests.api.conftest import Api, make_api
 
 JAN = "2024-01-01T00:00:00Z"
 MAY = "2024-05-01T00:00:00Z"
@@ -138,7 +138,6 @@ def test_bad_input_is_4xx_and_writes_nothing(api: Api) -> None:
 
 def test_tokens_and_scopes(api: Api, client, neo4j_driver) -> None:  # type: ignore[no-untyped-def]
     """No token is 401; a read-only token cannot write (403)."""
-    from tests.api.conftest import make_api
 
     assert client.get("/v1/entities").status_code == 401
     reader = make_api(client, neo4j_driver, api.owner, ("read",))
@@ -268,7 +267,10 @@ def test_chunked_body_over_the_limit_is_413(api: Api) -> None:
     """Regression: a body sent without Content-Length slipped past the 2 MB bound."""
 
     def chunks():  # type: ignore[no-untyped-def]
-        yield b'{"id": "big", "chat_id": "c", "messages": [{"role": "user", "at": "2024-01-01T00:00:00Z", "text": "'
+        yield (
+            b'{"id": "big", "chat_id": "c", "messages": '
+            b'[{"role": "user", "at": "2024-01-01T00:00:00Z", "text": "'
+        )
         for _ in range(300):
             yield b"x" * 10_000
         yield b'"}]}'

@@ -95,10 +95,14 @@ def asserts(draw: st.DrawFn) -> Assert:
 def _vary(sequence: list[Op]) -> list[Op]:
     """Shift each assertion's value by its position, so repeated operations differ in value."""
     out: list[Op] = []
-    for i, op in enumerate(sequence):
-        if isinstance(op, Assert):
+    for i, original in enumerate(sequence):
+        op = original
+        if isinstance(original, Assert):
             op = Assert(
-                op.attribute, VALUES[(VALUES.index(op.value) + i) % len(VALUES)], op.start, op.stop
+                original.attribute,
+                VALUES[(VALUES.index(original.value) + i) % len(VALUES)],
+                original.start,
+                original.stop,
             )
         out.append(op)
     return out

@@ -28,7 +28,7 @@ from committer.rules.plan import (
 from graph.errors import InvalidInterval
 from graph.records import FactRecord
 from graph.time import FAR_FUTURE
-from tests.oracle import Oracle
+from tests.oracle import Oracle, Row
 
 RECORDED = datetime(2024, 1, 1, tzinfo=UTC)
 RowT = tuple[str, str, int, int | None, str]
@@ -829,7 +829,6 @@ step = steps()
 
 
 def _as_fact(row: object, cardinality: str) -> FactRecord:
-    from tests.oracle import Row
 
     assert isinstance(row, Row)
     return FactRecord(
