@@ -20,7 +20,8 @@ from committer.erasure import ErasureCommands
 from committer.groups import GroupCommands
 from committer.owners import ensure_owner, live_entity, new_entity
 from committer.proposals import Assertion
-from committer.rules.plan import gather_predecessors, plan_end, plan_retract
+from committer.rules.plan import plan_end
+from committer.rules.retract import gather_predecessors, plan_retract
 from committer.runs import RunCommands
 from committer.trail import Trail
 from graph.attributes import DEFAULT, REGISTRY
