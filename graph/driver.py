@@ -9,7 +9,8 @@ from contextlib import contextmanager
 from neo4j import Driver, GraphDatabase
 from neo4j.exceptions import ClientError, ServiceUnavailable, SessionExpired
 
-from graph.errors import QueryTimedOut, StoreUnavailable
+from graph.bookmarks import current
+from graph.errors import InvalidBookmark, QueryTimedOut, StoreUnavailable
 
 
 def connect(uri: str, user: str | None = None, password: str | None = None) -> Driver:
@@ -32,7 +33,8 @@ def store_errors() -> Iterator[None]:
     """Translate the driver's failures, for reads and writes alike.
 
     Unreachable store -> `StoreUnavailable` (503, CONTRACT §9); a transaction past its
-    timeout -> `QueryTimedOut` (a `StoreUnavailable`); any other error passes unchanged.
+    timeout -> `QueryTimedOut` (a `StoreUnavailable`); a bookmark Neo4j cannot parse ->
+    `InvalidBookmark` (graph/bookmarks.py); any other error passes unchanged.
     """
     try:
         yield
@@ -41,4 +43,7 @@ def store_errors() -> Iterator[None]:
     except ClientError as exc:
         if "TransactionTimedOut" in (exc.code or ""):
             raise QueryTimedOut(str(exc)) from exc
+        if "InvalidBookmark" in (exc.code or ""):
+            unit = current()
+            raise InvalidBookmark(unit.source if unit else "bookmark") from exc
         raise

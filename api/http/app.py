@@ -15,6 +15,7 @@ from api.chat.prefetch.warm import Warmer
 from api.chat.routes import prefetch as prefetch_route
 from api.chat.routes import pull, search
 from api.http import errors
+from api.http.bookmarks import BookmarkHeaders
 from api.http.deps import PrincipalDep, TokenCache
 from api.http.limits import BodyLimit
 from api.http.routes import (
@@ -97,6 +98,7 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
     errors.install(app)
 
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(BookmarkHeaders)
 
     @app.get("/healthz", tags=["health"])
     def healthz() -> JSONResponse:

@@ -15,6 +15,7 @@ from typing import Any, Self, TypeVar
 
 from neo4j import Driver, unit_of_work
 
+from graph import bookmarks
 from graph.cypher import entities as ec
 from graph.cypher import facts as fc
 from graph.cypher import lifecycle as lc
@@ -63,7 +64,7 @@ class ReadBase:
         """
         with (
             store_errors(),
-            self._driver.session(database=self._database, default_access_mode="READ") as s,
+            bookmarks.session(self._driver, self._database, "READ") as s,
             s.begin_transaction(timeout=self._timeout) as tx,
         ):
             bound = type(self)(self._driver, self._database, self._timeout, self._retry)
@@ -75,7 +76,7 @@ class ReadBase:
             return work(self._tx)
         with (
             store_errors(),
-            self._driver.session(database=self._database, default_access_mode="READ") as s,
+            bookmarks.session(self._driver, self._database, "READ") as s,
         ):
             if self._retry:
                 return s.execute_read(unit_of_work(timeout=self._timeout)(work))

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from neo4j import Driver
 
+from graph import bookmarks
 from graph.cypher import entities as ec
 from graph.cypher import fact_rows as fr
 from graph.cypher import facts as fc
@@ -306,14 +307,18 @@ class Writer:
         """Run `work` in one write transaction and return its result.
 
         The driver retries `work` on transient errors (deadlocks, leader switches), so
-        `work` must not have side effects outside the transaction.
+        `work` must not have side effects outside the transaction. The session shares the
+        driver's bookmark manager, and the commit's bookmark is recorded in the current
+        causal unit (graph/bookmarks.py: read-your-writes on a cluster).
 
         Raises:
             StoreUnavailable: Neo4j could not be reached.
             QueryTimedOut: the transaction ran past the server's timeout.
         """
-        with store_errors(), self._driver.session(database=self._database) as session:
-            return session.execute_write(lambda tx: work(WriteTx(tx, self._embedder)))
+        with store_errors(), bookmarks.session(self._driver, self._database, "WRITE") as session:
+            result = session.execute_write(lambda tx: work(WriteTx(tx, self._embedder)))
+            bookmarks.wrote(session)
+            return result
 
 
 LINK_FIELDS = ("replaces", "supersedes", "coalesces")
