@@ -6,6 +6,7 @@ Reads one JSON answer on stdin and prints it compactly:
   status, and `recorded_at` / `retracted_at` when `--known` is given;
 * search results (`GET /v1/search`): score, entity, attribute, value, valid window;
 * neighbours (`GET /v1/entities/{id}/neighbors`): each entity and the path to it;
+* effects (`GET /v1/events/{id}/effects`): wrote or ended, how, and the row;
 * proposals (`GET /v1/proposals`): id, entity, attribute, value, policy;
 * a prefetch answer (`POST /v1/prefetch`): its Markdown block and `degraded`;
 * anything else: indented JSON.
@@ -101,6 +102,10 @@ def show(answer: dict[str, Any], known: bool = False) -> str:
                 f"{item['score']:.4f}  {item['entity']['name']:<6} {f['attribute']:<10} "
                 f"{_value(f, names):<24} {_window(f)}"
             )
+        elif "change" in item and "op" in item:
+            f = item["fact"]
+            what = f"{f['attribute']:<10} {_value(f, names):<24} {_window(f)}" if f else ""
+            lines.append(f"{item['change']:<7} {item['op']:<10} {what}".rstrip())
         elif "via" in item:
             path = " ; ".join(
                 f"{names.get(f['entity_id'], f['entity_id'])} {f['attribute']} {_value(f, names)}"
