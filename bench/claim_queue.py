@@ -181,6 +181,33 @@ def worker_main(uri: str, out: str, embedder: str, stripes: int) -> None:
     driver.close()
 
 
+def ceiling(committer: Committer, driver: Any, stripes: int, threads: int, args: Any) -> float:
+    """The queue alone: `threads` threads of one process claim and close runs (nothing
+    curated) until the batch is done; return runs/s. What the lock(s) let through."""
+    prefix = f"cc-{uuid.uuid4().hex[:8]}"
+    seed(committer, prefix, args.runs, args.owners, stripes)
+    from graph.write import runs as wr
+
+    real = wr.stripe_of
+    if stripes == 1:
+        one_stripe()
+
+    def loop(name: str) -> None:
+        while (run := committer.claim_run(name, 60)) is not None:
+            committer.close_run(run, "failed", "ceiling", worker=name)
+
+    began = time.perf_counter()
+    pool = [threading.Thread(target=loop, args=(f"t{k}",)) for k in range(threads)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    wall = time.perf_counter() - began
+    wr.stripe_of = real  # type: ignore[assignment]
+    assert closed(driver, prefix) == args.runs
+    return args.runs / wall
+
+
 # --- the orchestrator ----------------------------------------------------------------------
 
 
@@ -259,6 +286,9 @@ def main() -> None:
         help="trials as WORKERSxSTRIPES",
     )
     parser.add_argument("--stripes", type=int, default=16, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--ceiling", type=int, default=0, help="measure the queue alone with this many threads"
+    )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -269,6 +299,20 @@ def main() -> None:
     committer = Committer(driver)
     with driver.session() as session:
         floor = timed(lambda: session.run("RETURN 1").consume(), 300, warmups=30)
+    if args.ceiling:
+        figures: dict[int, list[float]] = {1: [], 16: []}
+        ceiling(committer, driver, 16, args.ceiling, args)  # warm-up
+        for stripes in (1, 16, 16, 1, 1, 16):
+            figures[stripes].append(ceiling(committer, driver, stripes, args.ceiling, args))
+        load = os.getloadavg()
+        print(
+            f"\nqueue ceiling: {args.ceiling} threads claim and close {args.runs} runs of "
+            f"{args.owners} owners, nothing curated; load average {load[0]:.1f}"
+        )
+        for stripes, values in figures.items():
+            shown = ", ".join(f"{v:.0f}" for v in values)
+            print(f"- {stripes} stripe(s): {shown} runs/s")
+        return
     trial(args.uri, committer, driver, 2, 16, args)  # warm-up: plans, page cache; unreported
     results = []
     for spec in args.order.split(","):

@@ -39,66 +39,16 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.measure import p, rss_mb
-from bench.world import T0, T1, FixedEmbedder, Person, Pool, PoolEmbedder, chunks, people
+from bench.world import FixedEmbedder, Pool, load_ours, people
 from bench.world import questions as make_questions
-from committer.apply import Committer
-from committer.owners import ensure_owner, new_entity
-from committer.proposals import Assertion
-from graph import attributes
 from graph.driver import connect
 from graph.embedding import LocalEmbedder, fact_text
 from graph.local.server import LocalNeo4j, start, stop
 from graph.schema import ensure_schema
 from graph.time import utcnow
-from graph.write.writer import Writer
 
 OWNERS = 20
 PEOPLE = 200
-BATCH = 1000
-"""Assertions per committer transaction while loading."""
-
-
-def load_ours(driver: Any, owner: str, persons: list[Person], pool: Pool) -> int:
-    """Load one owner through the committer (rules, embeddings from the pool); return the
-    assertions made. People are created 500 per transaction, facts `BATCH` at a time, an
-    old value before the value that superseded it."""
-    writer = Writer(driver)
-    ids: list[str] = []
-    for part in chunks(persons, 500):
-
-        def work(w: Any, part: Any = part) -> list[str]:
-            ensure_owner(w, owner)
-            t = w.begin_commit(owner, utcnow())
-            return [new_entity(w, owner, p.name, "person", (), None, t).id for p in part]
-
-        ids += writer.transaction(work)
-    committer = Committer(driver, None, PoolEmbedder(pool))
-    made: list[Assertion] = []
-    for entity_id, person in zip(ids, persons, strict=True):
-        for fact in person.facts:
-            card = attributes.spec(fact.attribute).cardinality
-            if fact.old is not None:
-                made.append(
-                    Assertion(
-                        entity_id=entity_id,
-                        attribute=fact.attribute,
-                        value=fact.old,
-                        valid_from=T0,
-                        cardinality=card,
-                    )
-                )
-            made.append(
-                Assertion(
-                    entity_id=entity_id,
-                    attribute=fact.attribute,
-                    value=fact.value,
-                    valid_from=T1 if fact.old else T0,
-                    cardinality=card,
-                )
-            )
-    for part in chunks(made, BATCH):
-        committer.assert_facts(owner, list(part))  # type: ignore[arg-type]
-    return len(made)
 
 
 def serve_ours(conn: Connection, uri: str, vectors: dict[str, list[float]]) -> None:
@@ -174,7 +124,13 @@ def measure_size(scale: int, args: Any, pool: Pool, qvec: LocalEmbedder) -> dict
         driver = connect(ours_db.uri)
         ensure_schema(driver)
         began = time.perf_counter()
-        assertions = sum(load_ours(driver, o, w, pool) for o, w in worlds.items())
+        for o, w in worlds.items():
+            load_ours(driver, o, w, pool)
+        assertions = sum(
+            len(p.facts) + sum(f.old is not None for f in p.facts)
+            for w in worlds.values()
+            for p in w
+        )
         ours_load = time.perf_counter() - began
         driver.execute_query("CALL db.awaitIndexes(3600)")
         ours_rows = driver.execute_query("MATCH (f:Fact) RETURN count(f) AS n").records[0]["n"]

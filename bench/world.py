@@ -23,10 +23,17 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from committer.apply import Committer
+from committer.owners import ensure_owner, new_entity
+from committer.proposals import Assertion
+from graph import attributes
 from graph.embedding import LocalEmbedder, fact_text
+from graph.time import utcnow
+from graph.write.writer import Writer
 
 FIRST = [
     "Ana",
@@ -215,6 +222,8 @@ T1 = datetime(2024, 1, 1, tzinfo=UTC)
 """When the changed facts took their current value."""
 NOISE = 0.01
 """Standard deviation of the per-dimension noise added to a pool vector."""
+BATCH = 1000
+"""Assertions per committer transaction while loading."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,3 +369,46 @@ def chunks(items: Sequence[object], size: int) -> Iterator[Sequence[object]]:
     """`items` in consecutive slices of at most `size`."""
     for start in range(0, len(items), size):
         yield items[start : start + size]
+
+
+def load_ours(driver: Any, owner: str, persons: Sequence[Person], pool: Pool) -> list[str]:
+    """Load one owner's people through the committer (the rules, embeddings from the pool);
+    return their entity ids. People are created 500 per transaction, facts `BATCH` at a
+    time, an old value before the value that superseded it."""
+    writer = Writer(driver)
+    ids: list[str] = []
+    for part in chunks(persons, 500):
+
+        def work(w: Any, part: Any = part) -> list[str]:
+            ensure_owner(w, owner)
+            t = w.begin_commit(owner, utcnow())
+            return [new_entity(w, owner, p.name, "person", (), None, t).id for p in part]
+
+        ids += writer.transaction(work)
+    committer = Committer(driver, None, PoolEmbedder(pool))
+    made: list[Assertion] = []
+    for entity_id, person in zip(ids, persons, strict=True):
+        for fact in person.facts:
+            card = attributes.spec(fact.attribute).cardinality
+            if fact.old is not None:
+                made.append(
+                    Assertion(
+                        entity_id=entity_id,
+                        attribute=fact.attribute,
+                        value=fact.old,
+                        valid_from=T0,
+                        cardinality=card,
+                    )
+                )
+            made.append(
+                Assertion(
+                    entity_id=entity_id,
+                    attribute=fact.attribute,
+                    value=fact.value,
+                    valid_from=T1 if fact.old else T0,
+                    cardinality=card,
+                )
+            )
+    for part in chunks(made, BATCH):
+        committer.assert_facts(owner, list(part))  # type: ignore[arg-type]
+    return ids
