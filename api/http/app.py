@@ -14,7 +14,7 @@ from neo4j import Driver
 from api.chat.prefetch.warm import Warmer
 from api.chat.routes import prefetch as prefetch_route
 from api.chat.routes import pull, search
-from api.http import errors
+from api.http import errors, openapi
 from api.http.deps import PrincipalDep, TokenCache
 from api.http.limits import BodyLimit
 from api.http.routes import (
@@ -127,4 +127,5 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         owners,
     ):
         app.include_router(module.router)
+    openapi.install(app)
     return app

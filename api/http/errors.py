@@ -43,6 +43,8 @@ class Problem:
 
 
 UNAVAILABLE = "The memory store cannot be reached; retry shortly."
+UNPARSED_BODY = "There was an error parsing the body"
+"""FastAPI's 400 for a body it cannot decode; answered as a 422 naming the body (CONTRACT §9)."""
 
 
 def problem_of(exc: WorldstateError) -> Problem:  # noqa: PLR0911  # one case per error: a table
@@ -125,6 +127,13 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == HTTPStatus.BAD_REQUEST and exc.detail == UNPARSED_BODY:
+            return problem(
+                422,
+                "Invalid request",
+                "body: the body is not valid JSON in UTF-8",
+                errors=[{"field": "body", "message": "the body is not valid JSON in UTF-8"}],
+            )
         titles = {
             401: "Unauthorized",
             403: "Forbidden",
