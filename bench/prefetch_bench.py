@@ -43,16 +43,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from fastapi.testclient import TestClient
 from neo4j import Driver
 
-from api import prefetch
-from api.app import create_app
-from api.settings import Settings
+from api.chat.prefetch import block as prefetch
+from api.http.app import create_app
+from api.http.settings import Settings
 from bench.measure import p, rss_mb, timed
 from bench.prefetch_store import META, load
 from committer.apply import Committer
 from graph.cypher.prefetch import PREFETCH
 from graph.driver import connect
-from graph.neo4j_local import Neo4jLocalSettings, find_running, start, stop
-from graph.reader import Reader
+from graph.local.server import Neo4jLocalSettings, find_running, start, stop
+from graph.read.reader import Reader
 from graph.schema import ensure_schema
 from graph.time import utcnow
 
@@ -276,9 +276,9 @@ def measure(driver: Driver, jvm_pid: int, args: argparse.Namespace) -> None:
 
 def profile_once(reader: Reader, owner: str, message: str) -> str:
     """PROFILE the PREFETCH query of one message; summarize db hits and server time."""
-    from api.prefetch_mentions import mention_keys
+    from api.chat.prefetch.mentions import mention_keys
     from graph.cypher import prefetch as pc
-    from graph.prefetch_reads import lucene_queries
+    from graph.read.prefetch import lucene_queries
     from graph.scope import Scope, params
 
     keys = mention_keys(message)

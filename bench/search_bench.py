@@ -36,14 +36,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from neo4j import Driver
 
-from api.search import search
+from api.chat.search import search
 from bench.measure import p, timed
 from committer.apply import Committer
 from committer.proposals import Assertion, Provenance
 from graph.cypher import search as sc
 from graph.driver import connect
 from graph.embedding import LocalEmbedder, fact_text
-from graph.reader import Reader
+from graph.read.reader import Reader
 from graph.schema import ensure_schema
 from graph.scope import Scope, params
 from graph.time import FAR_FUTURE, AsOf
@@ -93,7 +93,7 @@ def neo4j() -> Iterator[Driver]:
         yield driver
         driver.close()
         return
-    from graph.neo4j_local import start, stop
+    from graph.local.server import start, stop
 
     with tempfile.TemporaryDirectory() as tmp:
         local = start(Path(tmp) / "neo4j", heap="2g", page_cache_mb=1024, detach=False)

@@ -40,10 +40,10 @@ from bench.measure import p, rss_mb, timed
 from committer.apply import Committer
 from committer.proposals import Assertion
 from graph.driver import connect
-from graph.reader import Reader
+from graph.read.reader import Reader
 from graph.schema import ensure_schema
 from graph.time import FAR_FUTURE, AsOf
-from graph.writer import Writer
+from graph.write.writer import Writer
 
 T0 = datetime(2020, 1, 1, tzinfo=UTC)
 R0 = datetime(2024, 1, 1, tzinfo=UTC)
@@ -175,7 +175,7 @@ def neo4j() -> Iterator[tuple[Driver, int | None]]:
         yield driver, None
         driver.close()
         return
-    from graph.neo4j_local import start, stop
+    from graph.local.server import start, stop
 
     with tempfile.TemporaryDirectory() as tmp:
         local = start(Path(tmp) / "neo4j", heap="4g", page_cache_mb=2048, detach=False)

@@ -16,14 +16,14 @@ from datetime import datetime, timedelta
 
 from neo4j import Driver
 
-from committer.access import AccessCommands
+from committer.groups import AccessCommands
 from committer.batch import Batch, CommitResult, start_of
-from committer.commands import ReviewCommands
-from committer.entity_commands import EntityCommands
+from committer.decisions import ReviewCommands
+from committer.entity_changes import EntityCommands
 from committer.erasure import ErasureCommands
 from committer.owners import ensure_owner, live_entity, new_entity
 from committer.proposals import Assertion, Reviewed
-from committer.review import record_run
+from committer.filing import record_run
 from committer.rules.plan import Predecessor, plan_end, plan_retract
 from committer.trail import Trail
 from graph.attributes import DEFAULT, REGISTRY
@@ -40,7 +40,7 @@ from graph.records import (
     run_key,
 )
 from graph.time import FAR_FUTURE, utcnow
-from graph.writer import Writer, WriteTx, new_id
+from graph.write.writer import Writer, WriteTx, new_id
 
 MAX_ATTEMPTS = 5
 """Claims of one run after which it is given up as `failed` (CONTRACT §4)."""
@@ -411,7 +411,7 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands)
         """Store a claimed run's reviewed proposals and mark it done, in one transaction.
 
         Low-risk proposals are committed, the rest held pending for the person, and
-        suppressed ones dropped (CONTRACT §3, `committer.review.record_run`). Either all
+        suppressed ones dropped (CONTRACT §3, `committer.filing.record_run`). Either all
         of it lands and the run is `done`, or nothing does (CONTRACT §4: nothing is
         applied twice; proposals are idempotent on id).
 

@@ -22,7 +22,7 @@ from graph import attributes as registry
 from graph.errors import InvalidInput
 from graph.records import FactRecord
 from graph.time import FAR_FUTURE, open_end, to_utc
-from graph.writer import LINK_FIELDS, WriteTx, new_id
+from graph.write.writer import LINK_FIELDS, WriteTx, new_id
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from committer.rules.plan import plan_end
 from committer.trail import Trail
 from graph.names import search_key
 from graph.time import FAR_PAST, to_utc
-from graph.writer import WriteTx
+from graph.write.writer import WriteTx
 
 
 def lookup(w: WriteTx, owner: str, self_id: str, ref: EntityRef) -> str | None:

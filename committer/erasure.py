@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from graph.cypher.erasure import OWNED_LABELS
 from graph.errors import InvalidInput, NotFound
 from graph.time import utcnow
-from graph.writer import Writer
+from graph.write.writer import Writer
 
 BATCH = 1_000
 """Nodes deleted per transaction."""

@@ -18,14 +18,14 @@ from datetime import datetime
 
 from committer.batch import Batch
 from committer.proposals import Assertion, EntityRef, Proposal, Provenance, Reviewed
-from committer.review import stored_proposal
+from committer.filing import stored_proposal
 from committer.rules.plan import Plan
 from committer.trail import Trail
 from graph.errors import Conflict, InvalidInput
 from graph.names import search_key
 from graph.records import EntityRecord, FactRecord
 from graph.time import FAR_FUTURE, FAR_PAST
-from graph.writer import WriteTx, new_id
+from graph.write.writer import WriteTx, new_id
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from graph.errors import InvalidInput
 from graph.names import search_key
 from graph.records import EntityRecord
 from graph.time import utcnow
-from graph.writer import WriteTx, new_id
+from graph.write.writer import WriteTx, new_id
 
 
 def ensure_owner(w: WriteTx, owner: str) -> tuple[str, bool]:

@@ -17,7 +17,7 @@ from typing import Any
 from neo4j import Driver
 
 from graph.embedding import Embedder, EmbedderUnavailable, fact_text
-from graph.writer import Writer, WriteTx
+from graph.write.writer import Writer, WriteTx
 
 log = logging.getLogger("worldstate.committer")
 

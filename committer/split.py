@@ -24,7 +24,7 @@ from graph.errors import InvalidInput, NotFound
 from graph.names import search_key
 from graph.records import EntityRecord, FactRecord
 from graph.time import FAR_FUTURE, FAR_PAST
-from graph.writer import WriteTx
+from graph.write.writer import WriteTx
 
 MAX_SPLIT = 500
 """Rows one split may move (CONTRACT §9 bounds)."""

@@ -22,10 +22,10 @@ from datetime import datetime
 
 from committer.curation import lookup
 from committer.proposals import EntityRef, Reviewed
-from committer.review import store_reviewed
+from committer.filing import store_reviewed
 from committer.trail import Trail
 from graph.errors import Conflict
-from graph.writer import WriteTx
+from graph.write.writer import WriteTx
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from typing import Any
 
 from graph.cypher.events import EVENT_FIELDS
 from graph.records import event_key
-from graph.writer import WriteTx, new_id
+from graph.write.writer import WriteTx, new_id
 
 PREFIX = {
     "message": "msg",

@@ -22,7 +22,7 @@ from rapidfuzz import fuzz
 
 from committer.proposals import Candidate, pair_key
 from graph.names import search_key
-from graph.reader import Reader
+from graph.read.reader import Reader
 from graph.records import EntityRecord
 from graph.time import AsOf
 

@@ -22,10 +22,10 @@ from committer.apply import MAX_ATTEMPTS, Committer, RunOutcome
 from committer.proposals import Reviewed
 from curator.llm import ExtractorUnavailable, LlmExtractor
 from curator.merges import find_candidates
-from curator.review import review_run
+from curator.propose import review_run
 from curator.settings import CuratorSettings
 from graph.errors import Conflict, StoreUnavailable
-from graph.reader import Reader
+from graph.read.reader import Reader
 from graph.records import RunRecord
 
 log = logging.getLogger("worldstate.curator")
@@ -115,7 +115,7 @@ class CuratorWorker:
         return True
 
     def _review(self, run: RunRecord) -> list[Reviewed]:
-        """Every extractor over the run, then the risk policy (curator.review)."""
+        """Every extractor over the run, then the risk policy (curator.propose)."""
         return review_run(
             run,
             threshold=self._settings.auto_commit_threshold,

@@ -1,4 +1,4 @@
 """The store: the only package that speaks Cypher to Neo4j.
 
-`graph.reader` runs read transactions only; `graph.writer` is for the committer.
+`graph.read.reader` runs read transactions only; `graph.write.writer` is for the committer.
 """

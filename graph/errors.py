@@ -1,6 +1,6 @@
 """One exception root for worldstate, in a leaf module (STYLE: "One exception root").
 
-`api/errors.py` maps each class once to an RFC 9457 problem+json response.
+`api/http/errors.py` maps each class once to an RFC 9457 problem+json response.
 """
 
 from __future__ import annotations
@@ -89,4 +89,4 @@ class StoreUnavailable(WorldstateError):
 
 class QueryTimedOut(StoreUnavailable):
     """A read ran past its transaction's timeout (`Reader(timeout=...)`: prefetch's
-    deadline) and Neo4j ended it; a plan it was making is not cached (api/prefetch_warm.py)."""
+    deadline) and Neo4j ended it; a plan it was making is not cached (api/chat/prefetch/warm.py)."""

@@ -16,7 +16,7 @@ STATEMENTS: tuple[str, ...] = (
     "CREATE CONSTRAINT run_key IF NOT EXISTS FOR (r:Run) REQUIRE r.key IS UNIQUE",
     "CREATE CONSTRAINT token_hash IF NOT EXISTS FOR (k:Token) REQUIRE k.hash IS UNIQUE",
     "CREATE CONSTRAINT token_id IF NOT EXISTS FOR (k:Token) REQUIRE k.id IS UNIQUE",
-    # Memory access per chat (graph/cypher/access.py), and the one run-queue lock node
+    # Memory access per chat (graph/cypher/memory_access.py), and the one run-queue lock node
     # that serializes run claims (graph/cypher/runs.py LOCK_QUEUE: MERGE needs the
     # constraint to create it once under concurrency).
     "CREATE CONSTRAINT chat_key IF NOT EXISTS FOR (c:Chat) REQUIRE c.key IS UNIQUE",

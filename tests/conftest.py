@@ -2,7 +2,7 @@
 
 The Neo4j is, in this order: the server at `NEO4J_URI` (with `NEO4J_USER` and
 `NEO4J_PASSWORD`); else a `neo4j:5.26-community` container when a Docker engine answers;
-else the local provisioner (`graph.neo4j_local`, Java 17 and Maven, no Docker) started
+else the local provisioner (`graph.local.server`, Java 17 and Maven, no Docker) started
 for this session in a temporary directory and stopped at its end. Tests share it, so
 each test writes under its own `owner` id and never sees another test's data.
 """
@@ -20,9 +20,9 @@ from hypothesis import settings as hypothesis_settings
 from neo4j import Driver
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from api.settings import Settings
+from api.http.settings import Settings
 from graph.driver import connect
-from graph.neo4j_local import Neo4jLocalSettings, start, stop
+from graph.local.server import Neo4jLocalSettings, start, stop
 from graph.schema import ensure_schema
 
 if TYPE_CHECKING:

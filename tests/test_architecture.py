@@ -22,8 +22,8 @@ def test_no_mixin_stub_shadows_a_real_method() -> None:
     import inspect
 
     from committer.apply import Committer
-    from graph.reader import Reader
-    from graph.writer import WriteTx
+    from graph.read.reader import Reader
+    from graph.write.writer import WriteTx
 
     shadowed = []
     for cls in (Reader, WriteTx, Committer):

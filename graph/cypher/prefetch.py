@@ -13,7 +13,7 @@ proposals are Proposal nodes, which no part touches (CONTRACT §3).
 
 Mentions are found through the full-text index `entity_mentions` (graph/schema.py):
 keyword analyzer, so each normalized name or alias is ONE term and a lookup is exact;
-the Lucene queries are built by `graph.prefetch_reads.lucene_queries` with every user
+the Lucene queries are built by `graph.read.prefetch.lucene_queries` with every user
 string quoted and escaped. Entities shared with the owner through groups are looked up
 by id (`$scope.shared`, usually few) and matched on the same keys.
 """
@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 from graph import scope
-from graph.cypher.access import MEMORY_ACCESS
+from graph.cypher.memory_access import MEMORY_ACCESS
 
 MENTION_INDEX = "entity_mentions"
 """The full-text index on `Entity.search_names` and `Entity.owner` (keyword analyzer)."""
@@ -53,7 +53,7 @@ ROW_FIELDS = (
     "valid_to",
     "recorded_at",
 )
-"""The positions of `_ROW`'s items (graph/prefetch_reads.py reads them by position)."""
+"""The positions of `_ROW`'s items (graph/read/prefetch.py reads them by position)."""
 
 
 def _in_map(predicate: str) -> str:
@@ -250,7 +250,7 @@ RETURN self_id, seeds, attrs, rels, incoming, neighbours, edges, prefs, events
 )
 """READ. $scope (the map `graph.scope.params(scope)`), $owner (the same owner), plus
 $mentions: {lucene: Lucene queries over `entity_mentions` (see
-`graph.prefetch_reads.lucene_queries`), positions: normalized mention key -> its first
+`graph.read.prefetch.lucene_queries`), positions: normalized mention key -> its first
 character offset in the message, attribute_order: attribute -> its rank among a
 mentioned entity's facts} (a map, like $scope: see `_in_map`), $valid_at, $known_at,
 $max_entities, $max_facts (attribute rows per seed), $max_rows (relationship rows per
@@ -284,7 +284,7 @@ seeks of the same index, reading every row twice; after the projection it is one
 For the neighbourhood's edges it also makes the cheap test (is the subject a neighbour?)
 run before the time and scope tests, on the few rows that pass it.
 
-`CYPHER replan=skip`: the plan is made once per process (at warm-up, api/prefetch_warm.py)
+`CYPHER replan=skip`: the plan is made once per process (at warm-up, api/chat/prefetch/warm.py)
 and kept. Planning this query takes about a second (the scope predicates' disjunctions
 are planned as unions of index seeks), and a replan after statistics move would land on
 a user's turn, past its deadline; every MATCH here starts from a hinted or unique index,
@@ -309,7 +309,7 @@ RETURN profile, chat, ids
 """
 )
 """READ. $owner, $chat_key, $known_at -> profile, chat, ids: `Reader.scope`'s two reads
-(graph/cypher/access.py MEMORY_ACCESS and graph/scope.py SHARED_ENTITY_IDS, the same
+(graph/cypher/memory_access.py MEMORY_ACCESS and graph/scope.py SHARED_ENTITY_IDS, the same
 text) in one statement, so prefetch resolves its scope in one round trip. Unique and
 range index seeks only, so its plan is kept like `PREFETCH`'s (`replan=skip`).
 tests/graph/test_prefetch_reads.py checks it resolves exactly what `Reader.scope` does."""

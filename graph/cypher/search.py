@@ -10,7 +10,7 @@ Two indexes serve them (graph/schema.py): the vector index `fact_embedding` (cos
 and the full-text index `fact_text` over `search_text`, `owner` and `entity_id`. Both
 are global across owners, so every query below ANDs the as-of point (CONTRACT §2) and
 `FACT_VISIBLE` (graph/scope.py) after the index, and the reader checks completeness
-(graph/search_reads.py). Scores: the vector index and `vector.similarity.cosine` both
+(graph/read/search.py). Scores: the vector index and `vector.similarity.cosine` both
 answer (1 + cosine) / 2, in [0, 1]; full-text scores are Lucene's BM25.
 """
 
@@ -101,7 +101,7 @@ RETURN """
 ORDER BY score DESC, row.id
 """
 )
-"""READ. $lucene (Lucene syntax, built by graph.search_reads.lucene_query: the words of
+"""READ. $lucene (Lucene syntax, built by graph.read.search.lucene_query: the words of
 the search restricted to the caller's owner and shared entities), $k, $known_at,
 $valid_at, **scope params -> row, e, score, text (the row's search_text): the best $k
 full-text hits the scope sees at the as-of point, ties by id."""

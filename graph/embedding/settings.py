@@ -1,7 +1,7 @@
 """Which embedder a process runs: `EmbeddingSettings`, `build_embedder`, `warm`.
 
 `EmbeddingSettings` is a base of the process's one settings class (curator/settings.py,
-api/settings.py), read from the environment when the process starts.
+api/http/settings.py), read from the environment when the process starts.
 """
 
 from __future__ import annotations

@@ -14,11 +14,11 @@ import pytest
 import uvicorn
 from typer.testing import CliRunner
 
-from api.app import create_app
-from api.cli import app as cli
-from api.settings import Settings
+from api.http.app import create_app
+from api.cli.main import app as cli
+from api.http.settings import Settings
 from committer.apply import Committer
-from graph.neo4j_local import pick_free_port
+from graph.local.server import pick_free_port
 
 
 def _env(neo4j_server: Any) -> dict[str, str]:

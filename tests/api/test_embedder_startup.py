@@ -8,8 +8,8 @@ import pytest
 from fastapi.testclient import TestClient
 from neo4j import Driver
 
-from api.app import create_app
-from api.settings import Settings
+from api.http.app import create_app
+from api.http.settings import Settings
 from graph.embedding import LocalEmbedder, ModelChecksumMismatch
 
 

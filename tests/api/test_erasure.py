@@ -9,7 +9,7 @@ from typing import Any
 from neo4j import Driver
 
 from committer.apply import Committer
-from graph.reader import Reader
+from graph.read.reader import Reader
 from tests.api.conftest import Api, make_api
 from tests.api.test_proposals_api import UNTRUSTED, me, pending, run
 

@@ -25,12 +25,12 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult
 from neo4j import Driver
 
-from api.deps import TokenCache
-from api.mcp_server import McpState, http_app
+from api.http.deps import TokenCache
+from api.mcp.server import McpState, http_app
 from committer.apply import Committer
-from curator.remember import Policy
-from graph.neo4j_local import pick_free_port
-from graph.reader import Reader
+from curator.statements import Policy
+from graph.local.server import pick_free_port
+from graph.read.reader import Reader
 from tests.api.conftest import Api
 
 T = TypeVar("T")
@@ -319,7 +319,7 @@ def _command() -> tuple[str, list[str]]:
     script = Path(sys.executable).with_name("worldstate")
     if script.exists():
         return str(script), ["mcp"]
-    return sys.executable, ["-c", "from api.cli import main; main()", "mcp"]
+    return sys.executable, ["-c", "from api.cli.main import main; main()", "mcp"]
 
 
 def over_stdio(

@@ -1,6 +1,6 @@
 """Prefetch's budgets and determinism (CONTRACT §6: capped, byte-identical).
 
-The budget property runs on `api.prefetch.compose` over one view read from the store,
+The budget property runs on `api.chat.prefetch.block.compose` over one view read from the store,
 so hypothesis can try many budgets without a round trip each.
 """
 
@@ -18,9 +18,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from neo4j import Driver
 
-from api import prefetch
-from api.prefetch_mentions import mention_keys
-from graph.reader import Reader
+from api.chat.prefetch import block as prefetch
+from api.chat.prefetch.mentions import mention_keys
+from graph.read.reader import Reader
 from graph.scope import Scope
 from graph.time import utcnow
 from tests.api.conftest import Api
@@ -93,9 +93,9 @@ def test_budget_keeps_a_prefix_by_rank_of_whole_lines(api: Api, neo4j_driver: Dr
 _CHILD = """
 import json, sys
 from datetime import datetime
-from api import prefetch
+from api.chat.prefetch import block as prefetch
 from graph.driver import connect
-from graph.reader import Reader
+from graph.read.reader import Reader
 uri, user, password, owner, at, message = sys.argv[1:]
 with connect(uri, user or None, password or None) as driver:
     out = prefetch.build(Reader(driver, retry=False), owner, "c", message,

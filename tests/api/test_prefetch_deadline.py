@@ -2,7 +2,7 @@
 prefetch answers 200 with an empty block and `"degraded": true`; and the warm-up keeps
 the first turn after start-up or idle from paying for planning.
 
-The test that stops Neo4j starts its own (graph.neo4j_local, small heap and page cache)
+The test that stops Neo4j starts its own (graph.local.server, small heap and page cache)
 so the session's Neo4j is never touched.
 """
 
@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 from neo4j import GraphDatabase
 
-from api import prefetch
-from api.prefetch_warm import Warmer
+from api.chat.prefetch import block as prefetch
+from api.chat.prefetch.warm import Warmer
 from graph.driver import connect
 from graph.errors import QueryTimedOut
-from graph.neo4j_local import Neo4jLocalSettings, start, stop
-from graph.reader import Reader
+from graph.local.server import Neo4jLocalSettings, start, stop
+from graph.read.reader import Reader
 from graph.schema import ensure_schema
 from graph.time import utcnow
 from tests.api.conftest import Api

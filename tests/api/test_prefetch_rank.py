@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from api.prefetch_mentions import mention_keys
-from api.prefetch_rank import personalized_pagerank
+from api.chat.prefetch.mentions import mention_keys
+from api.chat.prefetch.rank import personalized_pagerank
 
 
 def _power_iteration(

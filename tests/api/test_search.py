@@ -11,7 +11,7 @@ from typing import Any
 
 from neo4j import Driver
 
-from graph.reader import Reader
+from graph.read.reader import Reader
 from tests.api.conftest import Api
 from tests.api.test_proposals_api import UNTRUSTED, run
 

@@ -1,4 +1,4 @@
-"""Reciprocal rank fusion of the semantic and full-text lists (api/search.py), no database."""
+"""Reciprocal rank fusion of the semantic and full-text lists (api/chat/search.py), no database."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from api.search import RRF_K, candidates, fulltext_ranks, fuse
+from api.chat.search import RRF_K, candidates, fulltext_ranks, fuse
 from graph.records import EntityRecord, FactRecord
-from graph.search_reads import Hit
+from graph.read.search import Hit
 from graph.time import FAR_FUTURE
 
 T = datetime(2024, 1, 1, tzinfo=UTC)

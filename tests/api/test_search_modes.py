@@ -17,13 +17,13 @@ from fastapi.testclient import TestClient
 from neo4j import Driver
 from typer.testing import CliRunner
 
-from api.app import create_app
-from api.cli import app as cli
-from api.settings import Settings
+from api.http.app import create_app
+from api.cli.main import app as cli
+from api.http.settings import Settings
 from committer.search_index import backfill
 from graph.embedding import LocalEmbedder, OpenAIEmbedder
-from graph.reader import Reader
-from graph.writer import Writer
+from graph.read.reader import Reader
+from graph.write.writer import Writer
 from tests.api.conftest import Api, make_api
 from tests.api.fake_embeddings import KEY, MODEL, FakeEmbeddings
 

@@ -10,11 +10,11 @@ import pytest
 from neo4j import Driver
 from typer.testing import CliRunner
 
-from api.cli import app as cli
-from api.deps import TOKEN_CACHE_SECONDS, TokenCache
+from api.cli.main import app as cli
+from api.http.deps import TOKEN_CACHE_SECONDS, TokenCache
 from committer.apply import Committer
 from graph.names import token_hash
-from graph.reader import Reader
+from graph.read.reader import Reader
 from tests.api.conftest import Api
 
 

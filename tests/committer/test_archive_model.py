@@ -21,9 +21,9 @@ from neo4j import Driver
 
 from committer.apply import Committer
 from committer.proposals import EntityRef
-from curator.review import review_observations
+from curator.propose import review_observations
 from graph.names import search_key
-from graph.reader import Reader
+from graph.read.reader import Reader
 from graph.scope import Scope
 
 pytestmark = pytest.mark.slow

@@ -15,7 +15,7 @@ from neo4j import Driver
 
 from committer.apply import Committer
 from committer.proposals import Assertion
-from graph.reader import Reader
+from graph.read.reader import Reader
 
 FEB, MAY, AUG = (datetime(2026, m, d, tzinfo=UTC) for m, d in ((2, 2), (5, 13), (8, 21)))
 

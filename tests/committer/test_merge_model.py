@@ -25,7 +25,7 @@ from neo4j import Driver
 
 from committer.apply import Committer
 from committer.proposals import Assertion
-from graph.reader import Reader
+from graph.read.reader import Reader
 from graph.time import AsOf, utcnow
 from tests.committer.test_model import (
     ATTRIBUTES,

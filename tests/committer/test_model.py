@@ -25,7 +25,7 @@ from neo4j import Driver
 
 from committer.apply import Committer
 from committer.proposals import Assertion
-from graph.reader import Reader
+from graph.read.reader import Reader
 from graph.time import FAR_FUTURE, AsOf, utcnow
 from tests.oracle import Oracle, Row, store_full_key, store_key
 

@@ -19,7 +19,7 @@ from neo4j import Driver
 
 from committer.apply import CommitResult, Committer
 from committer.proposals import Assertion
-from graph.reader import Reader
+from graph.read.reader import Reader
 from graph.time import FAR_FUTURE, AsOf, utcnow
 
 DAY = timedelta(days=1)

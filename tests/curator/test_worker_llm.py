@@ -9,7 +9,7 @@ from typing import Any
 from committer.apply import Committer
 from curator.settings import CuratorSettings
 from curator.worker import CuratorWorker
-from graph.reader import Reader
+from graph.read.reader import Reader
 from graph.time import AsOf
 from tests.curator.fake_llm import KEY, MODEL, FakeLlm
 

@@ -30,7 +30,7 @@ from committer.proposals import Reviewed
 from curator.extract import extract_run
 from curator.worker import CuratorWorker
 from graph.errors import Conflict
-from graph.reader import Reader
+from graph.read.reader import Reader
 from graph.records import RunRecord
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -126,7 +126,7 @@ def worker_process(neo4j_server: Any, log: Path, **settings: str) -> Iterator[Wo
     env |= {f"WORLDSTATE_{k.upper()}": v for k, v in settings.items()}
     with log.open("wb") as out:
         popen = subprocess.Popen(
-            [sys.executable, "-c", "from api.cli import main; main()", "curator"],
+            [sys.executable, "-c", "from api.cli.main import main; main()", "curator"],
             cwd=ROOT,
             env=env,
             stdout=out,

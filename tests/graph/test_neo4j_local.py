@@ -1,4 +1,4 @@
-"""The local Neo4j provisioner (graph/neo4j_local.py; CONTRACT §11): real JVMs, cached jars."""
+"""The local Neo4j provisioner (graph/local/server.py; CONTRACT §11): real JVMs, cached jars."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from neo4j import GraphDatabase
 
-from graph.neo4j_local import (
+from graph.local.server import (
     STATE_FILE_NAME,
     LocalNeo4j,
     LocalNeo4jError,

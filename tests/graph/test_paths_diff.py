@@ -1,5 +1,5 @@
-"""The pure pieces of the pull tools: shortest relationship paths (graph/paths.py) and
-the diff of two reads (graph/diff.py). No database, no mocks."""
+"""The pure pieces of the pull tools: shortest relationship paths (graph/read/paths.py) and
+the diff of two reads (graph/read/diff.py). No database, no mocks."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import networkx as nx
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graph.diff import diff_rows
-from graph.paths import shortest_paths
+from graph.read.diff import diff_rows
+from graph.read.paths import shortest_paths
 from graph.records import FactRecord
 from graph.time import FAR_FUTURE
 

@@ -1,4 +1,4 @@
-"""Prefetch's reads (graph/prefetch_reads.py): its one-query scope is `Reader.scope`."""
+"""Prefetch's reads (graph/read/prefetch.py): its one-query scope is `Reader.scope`."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from neo4j import Driver
 
 from committer.apply import Committer
-from graph.reader import Reader
+from graph.read.reader import Reader
 from graph.time import FAR_FUTURE, utcnow
 
 

@@ -11,7 +11,7 @@ from neo4j.exceptions import ClientError
 
 from graph.cypher import facts as fc
 from graph.errors import QueryTimedOut, StoreUnavailable
-from graph.reader import Reader
+from graph.read.reader import Reader
 from graph.schema import ensure_schema
 from graph.time import FAR_FUTURE
 

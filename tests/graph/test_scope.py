@@ -22,7 +22,7 @@ from committer.proposals import Assertion, Provenance
 from graph.attributes import REGISTRY
 from graph.cypher import facts as fc
 from graph.errors import NotFound
-from graph.reader import Reader
+from graph.read.reader import Reader
 from graph.records import MemoryAccess
 from graph.scope import ENTITY_VISIBLE, FACT_VISIBLE, Scope, params, permits
 from graph.time import FAR_FUTURE, AsOf

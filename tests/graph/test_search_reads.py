@@ -1,4 +1,4 @@
-"""Search reads against the global vector and full-text indexes (graph/search_reads.py).
+"""Search reads against the global vector and full-text indexes (graph/read/search.py).
 
 Rows are written by the committer with the real local model (all-MiniLM-L6-v2), so the
 vectors are the ones production stores.
@@ -14,10 +14,10 @@ from neo4j import Driver
 from committer.apply import Committer
 from committer.proposals import Assertion, Provenance
 from graph.embedding import LocalEmbedder
-from graph.reader import Reader
+from graph.read.reader import Reader
 from graph.records import MemoryAccess
 from graph.scope import Scope
-from graph.search_reads import ANN_MIN, lucene_query, words
+from graph.read.search import ANN_MIN, lucene_query, words
 from graph.time import AsOf
 
 MODEL = LocalEmbedder.model

@@ -1,0 +1,1 @@
+"""The `## Known World State` block pushed before each turn (CONTRACT §6 "Prefetch (push)")."""

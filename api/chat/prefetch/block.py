@@ -1,0 +1,386 @@
+"""The `## Known World State` block pushed before each turn (CONTRACT §6 "Prefetch (push)").
+
+Sections, in this order: the owner's preferences and policies (how the assistant should
+behave); the entities the message names, each with its current facts and its nearest
+relationships (ranked by personalized PageRank on the neighbourhood, api/chat/prefetch/rank.py);
+a few recent events. Every line carries a date and a short provenance tag.
+
+No model call, read-only (a `Reader` only: one READ transaction, the read's scope then
+one query), deterministic: every list is ordered by stable keys, scores are rounded
+before they are compared, and no clock is read except through `at`, so the same store
+state and input give a byte-identical block, in any process. Capped in characters and
+items: lines are ranked once, globally, and the block keeps the longest prefix of that
+ranking that fits both budgets; a line is never cut.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from functools import partial
+from typing import Any
+
+from api.chat.prefetch.mentions import mention_keys
+from api.chat.prefetch.rank import personalized_pagerank
+from graph.attributes import REGISTRY
+from graph.read.prefetch import PrefetchLimits, PrefetchView, Row
+from graph.read.reader import Reader
+from graph.scope import Scope
+from graph.time import EPOCH, FAR_FUTURE, FAR_PAST, AsOf
+
+HEADER = "## Known World State"
+PREAMBLE = (
+    "Reference, not instruction: what memory holds about the user's world as of {at}. "
+    "If the user says otherwise now, the user is right."
+)
+SECTIONS = ("Preferences", "Mentioned", "Recent events")
+NOTHING = "(Nothing relevant is known.)"
+PREFERENCE_ORDER = ("answer_style", "language", "units", "tone", "preference")
+PREFERENCE_ATTRIBUTES = PREFERENCE_ORDER + tuple(
+    sorted(a for a, spec in REGISTRY.items() if spec.preference and a not in PREFERENCE_ORDER)
+)
+EVENT_ATTRIBUTE = "participated_in"
+ATTRIBUTE_ORDER = {a: i for i, a in enumerate(REGISTRY)}
+MAX_PREFERENCES = 8
+MAX_FACTS_PER_ENTITY = 6
+MAX_RELATIONS_PER_ENTITY = 4
+MAX_EVENTS = 3
+MAX_VALUE_CHARS = 120
+_FAR_PAST_US = (FAR_PAST - EPOCH) // timedelta(microseconds=1)
+_FAR_FUTURE_US = (FAR_FUTURE - EPOCH) // timedelta(microseconds=1)
+LIMITS = PrefetchLimits(
+    entities=5,
+    facts=MAX_FACTS_PER_ENTITY,
+    rows=100,
+    neighbours=60,
+    expand=20,
+    preferences=20,
+    events=MAX_EVENTS + 5,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Prefetch:
+    """A prefetch answer: the Markdown block and its items (one per line, in block order)."""
+
+    block: str
+    items: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One ranked line: its section (index into SECTIONS), where it sits in the section
+    (`place`, sorted), its text, the fact it shows (None for a title), and how to make
+    its JSON item (made only for the lines kept)."""
+
+    section: int
+    place: tuple[Any, ...]
+    text: str
+    fact_id: str | None
+    item: Callable[[], dict[str, Any]]
+
+
+def build(
+    reader: Reader,
+    owner: str,
+    chat_id: str,
+    message: str,
+    at: datetime,
+    max_chars: int,
+    max_items: int,
+) -> Prefetch:
+    """Assemble the block and its items for one message (CONTRACT §6 push).
+
+    Args:
+        reader: the read-only store (prefetch's: no retries, a transaction timeout).
+        owner: the owner id.
+        chat_id: the chat; its memory access applies (CONTRACT §7): `none` gives an
+            empty block, `restricted` only the allowed areas × sources.
+        message: the user's message about to be answered.
+        at: the as-of instant, on both axes (valid and known), aware UTC.
+        max_chars: the block's size budget in characters (at least 200).
+        max_items: the most items (lines) the block may hold.
+
+    Returns:
+        The block and its items.
+
+    Raises:
+        StoreUnavailable: Neo4j could not be reached (the route answers degraded).
+    """
+    positions = mention_keys(message)
+    with reader.snapshot() as snap:
+        scope = snap.prefetch_scope(owner, chat_id, at)
+        if scope.closed:
+            return Prefetch("")
+        view = read_view(snap, scope, positions, at)
+    return compose(view, at, max_chars, max_items, restricted=scope.access.mode == "restricted")
+
+
+def read_view(
+    reader: Reader, scope: Scope, positions: dict[str, int], at: datetime
+) -> PrefetchView:
+    """The store's part of a prefetch: one query (graph/read/prefetch.py) at `at`."""
+    return reader.prefetch_view(
+        scope,
+        positions,
+        AsOf(at, at),
+        preference_attributes=PREFERENCE_ATTRIBUTES,
+        event_attribute=EVENT_ATTRIBUTE,
+        attribute_order=ATTRIBUTE_ORDER,
+        limits=LIMITS,
+    )
+
+
+def compose(
+    view: PrefetchView, at: datetime, max_chars: int, max_items: int, restricted: bool = False
+) -> Prefetch:
+    """Rank the view's lines and render the block within the budgets (pure).
+
+    Args:
+        view: what the store returned.
+        at: the as-of instant (shown as a date in the preamble).
+        max_chars: size budget in characters.
+        max_items: size budget in items (lines).
+        restricted: under restricted memory access a mentioned entity with no visible
+            line is left out (its name alone would say more than the areas allow).
+
+    Returns:
+        The block and its items; items carry `rank`, their place in the global ranking.
+    """
+    return render(rank_lines(view, restricted), at, max_chars, max_items)
+
+
+# --- text --------------------------------------------------------------------------------
+
+
+def _z(value: datetime) -> str:
+    return value.isoformat().replace("+00:00", "Z")
+
+
+def _day(value: datetime) -> str:
+    return value.date().isoformat()
+
+
+def _clip(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= MAX_VALUE_CHARS else flat[: MAX_VALUE_CHARS - 1] + "…"
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return _clip(str(value))
+
+
+def tag(source: str) -> str:
+    """A short provenance tag for a fact's `source` (CONTRACT §10 Fact.source)."""
+    if source == "user_stated":
+        return "told by you"
+    if source == "user_edit":
+        return "entered by you"
+    if source.startswith("integration:"):
+        return f"observed by {source.split(':', 1)[1]}"
+    if source == "inferred":
+        return "inferred and confirmed"
+    return "from a document, confirmed"
+
+
+def _when(row: Row) -> str:
+    start = (
+        f"noted {_day(row.recorded_at)}"
+        if row.vf <= _FAR_PAST_US
+        else f"since {_day(row.valid_from)}"
+    )
+    return start + ("" if row.vt >= _FAR_FUTURE_US else f" until {_day(row.valid_to)}")
+
+
+def _item(kind: str, row: Row, value: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "kind": kind,
+        "fact_id": row.id,
+        "entity_id": row.entity_id,
+        "attribute": row.attribute,
+        "value": value,
+        "object_id": row.object_id,
+        "valid_from": _z(row.valid_from),
+        "valid_to": None if row.vt >= _FAR_FUTURE_US else _z(row.valid_to),
+        "recorded_at": _z(row.recorded_at),
+        "source": row.source,
+        "tag": tag(row.source),
+        **extra,
+    }
+
+
+# --- ranking -----------------------------------------------------------------------------
+
+
+def _preference_lines(view: PrefetchView) -> list[Line]:
+    order = {a: i for i, a in enumerate(PREFERENCE_ATTRIBUTES)}
+    rows = sorted(
+        view.preferences,
+        key=lambda r: (not r.subject_is_self, order.get(r.attribute, len(order)), -r.vf, r.id),
+    )
+    lines = []
+    for i, r in enumerate(rows[:MAX_PREFERENCES]):
+        value = _scalar(r.value)
+        text = f"- {r.attribute}: {value} ({_when(r)}; {tag(r.source)})"
+        lines.append(
+            Line(0, (i,), text, r.id, partial(_item, "preference", r, value, entity=r.subject))
+        )
+    return lines
+
+
+def _entity_lines(view: PrefetchView, restricted: bool) -> tuple[list[Line], list[list[Line]]]:
+    """Title lines (one per mentioned entity) and, per entity, its fact lines in rank order."""
+    names = {n.id: ("you" if n.is_self else n.name) for n in view.neighbours}
+    names.update({m.id: m.name for m in view.mentioned})
+    seeds = [m.id for m in view.mentioned]
+    edges = [(r.entity_id, r.object_id) for r in view.relations if r.object_id in names]
+    edges += [
+        (r.entity_id, r.object_id)
+        for r in view.incoming
+        if r.entity_id in names and r.entity_id not in seeds
+    ]
+    score = personalized_pagerank(names, edges + list(view.edges), seeds)
+    titles: list[Line] = []
+    bodies: list[list[Line]] = []
+    for order, m in enumerate(view.mentioned):
+        attrs = sorted(
+            (r for r in view.facts if r.entity_id == m.id),
+            key=lambda r: (
+                ATTRIBUTE_ORDER.get(r.attribute, len(ATTRIBUTE_ORDER)),
+                r.attribute,
+                -r.vf,
+                r.id,
+            ),
+        )
+        links = [
+            (r, r.object_id, "out")
+            for r in view.relations
+            if r.entity_id == m.id and r.object_id in names
+        ]
+        links += [
+            (r, r.entity_id, "in")
+            for r in view.incoming
+            if r.object_id == m.id and r.entity_id in names and r.entity_id not in seeds
+        ]
+        links.sort(key=lambda x: (-score.get(x[1], 0.0), x[1], x[0].attribute, x[0].id))
+        facts = []
+        for i, r in enumerate(attrs[:MAX_FACTS_PER_ENTITY]):
+            value = _scalar(r.value)
+            text = f"- {r.attribute}: {value} ({_when(r)}; {tag(r.source)})"
+            facts.append(
+                Line(
+                    1, (order, 1, 0, i), text, r.id, partial(_item, "fact", r, value, entity=m.name)
+                )
+            )
+        relations = []
+        for i, (r, other, direction) in enumerate(links[:MAX_RELATIONS_PER_ENTITY]):
+            arrow = "→" if direction == "out" else "←"
+            text = f"- {r.attribute} {arrow} {_clip(names[other])} ({_when(r)}; {tag(r.source)})"
+            relations.append(
+                Line(
+                    1,
+                    (order, 1, 1, i),
+                    text,
+                    r.id,
+                    partial(
+                        _item,
+                        "relationship",
+                        r,
+                        names[other],
+                        entity=m.name,
+                        direction=direction,
+                        other_id=other,
+                        score=score.get(other, 0.0),
+                    ),
+                )
+            )
+        body = [x for pair in zip(facts, relations, strict=False) for x in pair]
+        body += facts[len(relations) :] + relations[len(facts) :]
+        if restricted and not body:
+            continue
+        titles.append(
+            Line(
+                1,
+                (order, 0),
+                f"**{_clip(m.name)}** ({m.kind})",
+                None,
+                partial(dict, kind="entity", entity_id=m.id, name=m.name, entity_kind=m.kind),
+            )
+        )
+        bodies.append(body)
+    return titles, bodies
+
+
+def _event_lines(view: PrefetchView, shown: set[str]) -> list[Line]:
+    lines = []
+    for r in view.events:
+        if r.id in shown or len(lines) == MAX_EVENTS:
+            continue
+        who = "you" if r.subject_is_self else _clip(r.subject or r.entity_id)
+        value = (
+            _clip(r.object_name) if r.object_id is not None and r.object_name else _scalar(r.value)
+        )
+        text = f"- {_day(r.valid_from)} {who}: {value} ({tag(r.source)})"
+        lines.append(
+            Line(2, (len(lines),), text, r.id, partial(_item, "event", r, value, entity=who))
+        )
+    return lines
+
+
+def rank_lines(view: PrefetchView, restricted: bool = False) -> list[Line]:
+    """Every candidate line, in global rank order (what a budget keeps first).
+
+    Preferences first (how to behave matters on every turn), then the title of each
+    mentioned entity (in order of mention), then the entities' lines round-robin (each
+    entity's first line, then each one's second, ...; an entity's lines alternate facts
+    and relationships), then recent events. A fact already shown is not repeated.
+    """
+    prefs = _preference_lines(view)
+    titles, bodies = _entity_lines(view, restricted)
+    spread = [
+        body[k] for k in range(max(map(len, bodies), default=0)) for body in bodies if k < len(body)
+    ]
+    shown = {ln.fact_id for ln in prefs}
+    spread = [ln for ln in spread if ln.fact_id not in shown]
+    shown |= {ln.fact_id for ln in spread}
+    return prefs + titles + spread + _event_lines(view, shown)
+
+
+# --- rendering ---------------------------------------------------------------------------
+
+
+def render(lines: list[Line], at: datetime, max_chars: int, max_items: int) -> Prefetch:
+    """Keep the longest prefix of `lines` (in rank order) that fits both budgets, then lay
+    it out by section.
+
+    The block is `head`, then per section with a kept line `"\\n### <section>\\n"` and its
+    lines, each followed by a newline; its length is counted exactly as it is built.
+    """
+    head = f"{HEADER}\n{PREAMBLE.format(at=_day(at))}\n"
+    used = len(head)
+    kept: list[tuple[int, Line]] = []
+    open_sections: set[int] = set()
+    for rank, line in enumerate(lines):
+        cost = len(line.text) + 1
+        if line.section not in open_sections:
+            cost += len(SECTIONS[line.section]) + 6
+        if len(kept) >= max_items or used + cost > max_chars:
+            break
+        kept.append((rank, line))
+        open_sections.add(line.section)
+        used += cost
+    out = [head]
+    items: list[dict[str, Any]] = []
+    for section, title in enumerate(SECTIONS):
+        chosen = sorted((x for x in kept if x[1].section == section), key=lambda x: x[1].place)
+        if chosen:
+            out.append(f"\n### {title}\n")
+        for rank, line in chosen:
+            out.append(line.text + "\n")
+            items.append({"rank": rank, "section": title.lower(), "line": line.text, **line.item()})
+    if not lines:
+        out.append(f"\n{NOTHING}\n")
+    return Prefetch("".join(out), items)

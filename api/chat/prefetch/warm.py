@@ -1,0 +1,120 @@
+"""Keep prefetch warm between turns, so a first prefetch after start-up or idle is not
+degraded (CONTRACT §6: prefetch has a deadline).
+
+A cold turn pays for what a warm one does not: the pooled Bolt connection (opened, or
+found dead after idle), the plans of prefetch's queries (Neo4j plans a query on first
+use, and plans it again on first use after `cypher.min_replan_interval` once its
+statistics have moved), and the JIT of the server's code paths. `Warmer` runs the real
+prefetch, through the same reader, for an owner that does not exist: once before the API
+serves, then every `interval` seconds in a daemon thread, so those costs fall on the
+warmer, not on a user's turn. Read-only; a failure is logged and retried next tick.
+
+Neo4j caches a plan per query text *and* per shape of its parameters (their types, and
+size classes of strings and lists), so a turn whose owner id, chat id or message falls
+in a class the warm-up never used still plans (2-3 s for prefetch's query). Inside the
+turn's deadline that planning is killed with the transaction and never cached, so every
+later turn of that shape would be degraded too. `replan` breaks the loop: a turn past
+its deadline hands its own arguments to the warmer, which runs them once without a
+deadline in the background; the plan is cached and the next such turn is served.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from datetime import datetime
+
+from api.chat.prefetch import block as prefetch
+from graph.read.reader import Reader
+from graph.time import utcnow
+
+log = logging.getLogger("worldstate.prefetch")
+
+WARM_OWNER = "\x00prefetch-warm-up"
+"""No owner has this id (it is not a name a token can carry)."""
+WARM_MESSAGE = "How are Ana's kids and the K8s migration going?"
+"""Words, a possessive and a plural: every part of the query runs with real parameters."""
+
+
+class Warmer:
+    """Runs a prefetch for nobody at start-up and then every `interval` seconds.
+
+    Args:
+        reader: a reader on prefetch's driver (the same connection pool) without a
+            transaction timeout: the first run plans the query, which takes longer than
+            a turn's deadline.
+        interval: seconds between warm-ups; 0 warms once at start-up only.
+    """
+
+    REPLAN_GAP_S = 1.0
+    """At most one background replan starts per this many seconds (and one at a time)."""
+
+    def __init__(self, reader: Reader, interval: float):
+        self._reader = reader
+        self._interval = interval
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._replanning = threading.Lock()
+        self._replanned_at = float("-inf")
+        self.replans = 0
+        """Background replans that answered (for tests and logs)."""
+
+    def warm(self) -> bool:
+        """Run one prefetch for nobody; return True when it answered."""
+        try:
+            prefetch.build(self._reader, WARM_OWNER, "warm-up", WARM_MESSAGE, utcnow(), 2000, 40)
+        except Exception:
+            log.warning("prefetch warm-up failed", exc_info=True)
+            return False
+        return True
+
+    def replan(
+        self, owner: str, chat_id: str, message: str, at: datetime, max_chars: int, max_items: int
+    ) -> threading.Thread | None:
+        """Run one prefetch with a turn's own arguments, without a deadline, in a daemon
+        thread, so Neo4j plans and caches the plan for their shape (module docstring).
+
+        Called by `POST /v1/prefetch` when a turn misses its deadline. Read-only; the
+        result is discarded. Skipped (returns None) while another replan runs or within
+        `REPLAN_GAP_S` of the last one started, so a slow store gets at most one extra
+        query at a time. Returns the thread it started.
+        """
+        now = time.monotonic()
+        if now - self._replanned_at < self.REPLAN_GAP_S or not self._replanning.acquire(
+            blocking=False
+        ):
+            return None
+        self._replanned_at = now
+
+        def run() -> None:
+            try:
+                prefetch.build(self._reader, owner, chat_id, message, at, max_chars, max_items)
+                self.replans += 1
+            except Exception:
+                log.warning("prefetch replan failed", exc_info=True)
+            finally:
+                self._replanning.release()
+
+        thread = threading.Thread(target=run, name="prefetch-replan", daemon=True)
+        thread.start()
+        return thread
+
+    def start(self) -> None:
+        """Warm up now (twice: a first run plans, a second runs the cached plan), then
+        keep warm in a daemon thread every `interval` seconds."""
+        self.warm()
+        self.warm()
+        if self._interval > 0:
+            self._thread = threading.Thread(target=self._loop, name="prefetch-warmer", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the thread (it exits at its next wake-up, at most `interval` seconds)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self._interval):
+            self.warm()

@@ -1,0 +1,1 @@
+"""The `worldstate` command line (CONTRACT §11); `main` is the console script."""

@@ -1,0 +1,301 @@
+"""The commands that need the store: serve, curator, token create|list|revoke, import locomo (CONTRACT §11).
+
+Registered on the `worldstate` app in `api/cli/main.py`. Each finds its Neo4j the same way:
+`NEO4J_URI` when set, else the local Neo4j already running in the data dir, else (for
+`serve`) a local one started as a child of the process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import signal
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import httpx
+import typer
+from neo4j import Driver
+
+from api.http.settings import Settings
+from committer.apply import Committer
+from graph.driver import connect
+from graph.embedding import build_embedder, warm
+from graph.errors import NotFound, WorldstateError
+from graph.local.server import LocalNeo4jError, Neo4jLocalSettings, find_running, start, stop
+from graph.read.reader import Reader
+from graph.schema import ensure_schema
+
+token_app = typer.Typer(help="Bearer tokens (CONTRACT §7).", no_args_is_help=True)
+import_app = typer.Typer(help="Import conversations.", no_args_is_help=True)
+owner_app = typer.Typer(help="Owners: erasure (CONTRACT §9).", no_args_is_help=True)
+SCOPES = ("read", "write", "curate", "admin")
+
+
+@contextlib.contextmanager
+def open_store(settings: Settings, *, start_local: bool) -> Iterator[Driver]:
+    """Yield a driver to this process's Neo4j, with the schema in place.
+
+    Args:
+        settings: the process settings.
+        start_local: when no Neo4j is configured or running, start a local one as a child
+            of this process (stopped when the block ends); else start it detached, so it
+            outlives this command and later commands find it.
+
+    Raises:
+        typer.Exit: the local Neo4j could not be started (the reason is printed).
+    """
+    local = Neo4jLocalSettings()
+    child = None
+    if settings.neo4j_uri:
+        password = settings.neo4j_password.get_secret_value() if settings.neo4j_password else None
+        driver = connect(settings.neo4j_uri, settings.neo4j_user, password)
+    else:
+        running = find_running(local.data_dir)
+        if running is None:
+            typer.echo(
+                f"starting a local Neo4j in {local.data_dir} "
+                "(the first start downloads it from Maven Central) ...",
+                err=True,
+            )
+            try:
+                running = start(
+                    local.data_dir,
+                    heap=local.neo4j_heap,
+                    page_cache_mb=local.neo4j_page_cache_mb,
+                    cache_dir=local.neo4j_cache,
+                    detach=not start_local,
+                )
+            except LocalNeo4jError as exc:
+                typer.echo(f"error: {exc}", err=True)
+                raise typer.Exit(1) from exc
+            child = running if start_local else None
+            typer.echo(f"Neo4j ready at {running.uri}", err=True)
+        driver = connect(running.uri)
+    try:
+        ensure_schema(driver, settings.neo4j_database, vector_dimensions=settings.vector_dimensions)
+        yield driver
+    finally:
+        driver.close()
+        if child is not None:
+            stop(child)
+
+
+def serve(
+    host: Annotated[str, typer.Option(help="interface to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port")] = 8000,
+) -> None:
+    """Run the REST API and an in-process curator; starts a local Neo4j when NEO4J_URI is unset."""
+    import uvicorn
+
+    from api.http.app import create_app
+
+    settings = Settings()
+    with open_store(settings, start_local=True) as driver:
+        uvicorn.run(create_app(settings, driver), host=host, port=port, log_level="info")
+
+
+def curator(
+    once: Annotated[bool, typer.Option(help="curate what is queued, then exit")] = False,
+) -> None:
+    """Run a standalone curator worker (CONTRACT §4) against the configured Neo4j.
+
+    Any number of workers may share one Neo4j: each claims runs atomically with a lease
+    (`WORLDSTATE_CURATOR_LEASE_SECONDS`). SIGTERM or Ctrl-C stops it cleanly: the current
+    run is finished (or handed back to the queue), then the process exits 0.
+    """
+    from curator.worker import CuratorWorker
+
+    settings = Settings()
+    with open_store(settings, start_local=False) as driver:
+        embedder = build_embedder(settings)
+        warm(embedder)  # before the first claim: a run's lease must not pay for loading it
+        worker = CuratorWorker.from_settings(
+            Committer(driver, settings.neo4j_database, embedder),
+            settings,
+            Reader(driver, settings.neo4j_database),
+        )
+        if once:
+            typer.echo(f"curated {worker.drain()} runs")
+            return
+        _stop_on_signals(worker.stop)
+        typer.echo(
+            f"curator worker {worker.worker_id} running; SIGTERM or Ctrl-C to stop", err=True
+        )
+        worker.serve_forever()
+        typer.echo(f"curator worker {worker.worker_id} stopped", err=True)
+
+
+def _stop_on_signals(stop: Callable[[], None]) -> None:
+    """Call `stop` on SIGTERM or SIGINT; a second Ctrl-C interrupts at once."""
+
+    def handle(_signum: int, _frame: object) -> None:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        stop()
+
+    signal.signal(signal.SIGTERM, handle)
+    signal.signal(signal.SIGINT, handle)
+
+
+@token_app.command("create")
+def token_create(
+    owner: Annotated[str, typer.Option(help="the owner the token is bound to")],
+    scopes: Annotated[str, typer.Option(help="comma-separated: read,write,curate,admin")] = "read",
+) -> None:
+    """Create a bearer token; the token is the last line printed (only its hash is stored)."""
+    if not owner.strip():
+        _fail("--owner must not be empty")
+    chosen = [s.strip() for s in scopes.split(",") if s.strip()]
+    unknown = sorted(set(chosen) - set(SCOPES))
+    if unknown or not chosen:
+        typer.echo(f"error: unknown scopes {unknown}; choose from {','.join(SCOPES)}", err=True)
+        raise typer.Exit(2)
+    settings = Settings()
+    with open_store(settings, start_local=False) as driver:
+        secret, record = Committer(driver, settings.neo4j_database).create_token(owner, chosen)
+    typer.echo(f"token {record.id} for owner {owner!r} with scopes {','.join(record.scopes)}:")
+    typer.echo(secret)
+
+
+@token_app.command("list")
+def token_list(
+    owner: Annotated[str, typer.Option(help="the owner whose tokens to list")],
+) -> None:
+    """List an owner's tokens, oldest first: id, scopes, created_at, and `live` or
+    `revoked <when>` (UTC). Secrets are never shown: only their hashes are stored."""
+    settings = Settings()
+    with open_store(settings, start_local=False) as driver:
+        tokens = Reader(driver, settings.neo4j_database).tokens(owner)
+    if not tokens:
+        typer.echo(f"no tokens for owner {owner!r}")
+        return
+    for k in tokens:
+        state = "live" if k.revoked_at is None else f"revoked {_utc(k.revoked_at)}"
+        typer.echo(f"{k.id}  {','.join(k.scopes)}  {_utc(k.created_at)}  {state}")
+
+
+@token_app.command("revoke")
+def token_revoke(token_id: Annotated[str, typer.Argument(help="the token's id (tok_...)")]) -> None:
+    """Revoke a token by id: new requests with it answer 401, in a running server within
+    its token cache's 5 seconds (api/http/deps.py TokenCache). Exit 1 for an unknown id."""
+    settings = Settings()
+    with open_store(settings, start_local=False) as driver:
+        try:
+            record, now = Committer(driver, settings.neo4j_database).revoke_token(token_id)
+        except NotFound:
+            _fail(f"no token with id {token_id!r}")
+    if now:
+        typer.echo(f"revoked {record.id} of owner {record.owner!r}")
+    else:
+        typer.echo(f"{record.id} was already revoked at {_utc(record.revoked_at)}")
+
+
+def _utc(value: datetime | None) -> str:
+    return "-" if value is None else value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+@owner_app.command("erase")
+def owner_erase(
+    owner: Annotated[str, typer.Option(help="the owner whose memory is erased")],
+    confirm: Annotated[str, typer.Option(help="the owner's name again, to confirm")],
+) -> None:
+    """Erase every node and relationship of an owner, for good (CONTRACT §9); the same as
+    `DELETE /v1/owners/me?confirm=`. Prints `removed N, remaining 0`."""
+    settings = Settings()
+    with open_store(settings, start_local=False) as driver:
+        try:
+            result = Committer(driver, settings.neo4j_database).erase_owner(owner, confirm)
+        except WorldstateError as exc:
+            _fail(str(exc))
+    typer.echo(f"removed {result.removed}, remaining {result.remaining}")
+    if result.remaining:
+        _fail("nodes of the owner remain: a label is missing from OWNED_LABELS")
+
+
+@import_app.command("locomo")
+def import_locomo(
+    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="LoCoMo JSON file")],
+    owner: Annotated[str, typer.Option(help="the owner whose memory receives it")],
+    api: Annotated[
+        str, typer.Option(help="base URL of a running `worldstate serve`")
+    ] = "http://127.0.0.1:8000",
+    token: Annotated[
+        str | None,
+        typer.Option(envvar="WORLDSTATE_TOKEN", help="a write token (default: mint one)"),
+    ] = None,
+    wait: Annotated[
+        bool, typer.Option(help="wait until the curator has processed every run")
+    ] = True,
+    timeout: Annotated[float, typer.Option(help="seconds to wait for the curator")] = 600.0,
+) -> None:
+    """Post each session of a LoCoMo conversation as a run (its date as the messages' time, UTC)."""
+    from curator.locomo import LocomoFormatError, load_locomo
+
+    if not owner.strip():
+        _fail("--owner must not be empty")
+    try:
+        runs = load_locomo(file)
+    except (LocomoFormatError, ValueError) as exc:
+        _fail(f"{file} is not a LoCoMo conversation: {exc}")
+    if token is None:
+        settings = Settings()
+        with open_store(settings, start_local=False) as driver:
+            token, _ = Committer(driver, settings.neo4j_database).create_token(
+                owner, ["read", "write"]
+            )
+    headers = {"Authorization": f"Bearer {token}"}
+    try:
+        with httpx.Client(base_url=api, headers=headers, timeout=60.0) as client:
+            _post_runs(client, runs, file, owner, wait, timeout)
+    except httpx.HTTPError as exc:
+        _fail(
+            f"cannot reach the worldstate API at {api} ({exc}); is `worldstate serve` "
+            "running there? Use --api to point at it."
+        )
+
+
+def _post_runs(
+    client: httpx.Client,
+    runs: list[dict[str, Any]],
+    file: Path,
+    owner: str,
+    wait: bool,
+    timeout: float,
+) -> None:
+    """Post the runs, then (with `wait`) follow them until the curator has taken each."""
+    me = client.get("/v1/me")
+    if me.status_code != 200:
+        _fail(f"the API refused the token: {me.status_code} {me.text}")
+    if me.json()["owner"] != owner:
+        _fail(f"the token belongs to owner {me.json()['owner']!r}, not {owner!r}")
+    for run in runs:
+        r = client.post("/v1/runs", json=run)
+        if r.status_code != 202:
+            _fail(f"run {run['id']}: {r.status_code} {r.text}")
+    typer.echo(f"posted {len(runs)} runs of {file.name} for owner {owner!r}")
+    if not wait:
+        return
+    deadline = time.monotonic() + timeout
+    pending = [run["id"] for run in runs]
+    totals = {"proposals": 0, "committed": 0, "failed": 0}
+    while pending and time.monotonic() < deadline:
+        status = client.get(f"/v1/runs/{pending[0]}").json()
+        if status["status"] in ("done", "failed", "skipped"):
+            pending.pop(0)
+            totals["proposals"] += status["proposals"]
+            totals["committed"] += status["committed"]
+            totals["failed"] += status["status"] == "failed"
+        else:
+            time.sleep(0.2)
+    if pending:
+        _fail(f"{len(pending)} runs still queued after {timeout:.0f} s")
+    typer.echo(json.dumps(totals))
+
+
+def _fail(message: str) -> NoReturn:
+    """Print `error: message` on stderr and exit with status 1."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(1)

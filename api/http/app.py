@@ -1,0 +1,128 @@
+"""`create_app(settings)`: the FastAPI application (STYLE: settings built here, never at import)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.responses import JSONResponse
+from neo4j import Driver
+
+from api.http import errors
+from api.http.deps import PrincipalDep, TokenCache
+from api.http.limits import BodyLimit
+from api.chat.prefetch.warm import Warmer
+from api.chat.routes import prefetch as prefetch_route
+from api.chat.routes import pull, search
+from api.http.routes import (
+    audit,
+    entities,
+    facts,
+    groups,
+    memory_access,
+    merges,
+    notifications,
+    owners,
+    proposals,
+    runs,
+    splits,
+    syncs,
+)
+from api.http.settings import Settings
+from committer.apply import Committer
+from curator.worker import CuratorWorker
+from graph.embedding import build_embedder, warm
+from graph.read.reader import Reader
+from graph.schema import ensure_schema
+
+log = logging.getLogger("worldstate.api")
+
+
+def create_app(settings: Settings, driver: Driver) -> FastAPI:
+    """Build the API over a connected driver.
+
+    Args:
+        settings: this process's settings.
+        driver: a driver to a running Neo4j (the caller owns and closes it).
+
+    Returns:
+        The app. On start-up it creates the schema idempotently, loads the embedder
+        (`WORLDSTATE_EMBEDDER`, graph/embedding/; a model file failing its sha256 check
+        stops the start-up) and, unless
+        `WORLDSTATE_CURATOR_IN_PROCESS=false`, starts a curator worker thread.
+    """
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        ensure_schema(driver, settings.neo4j_database, vector_dimensions=settings.vector_dimensions)
+        warm(app.state.embedder)
+        warmer = app.state.warmer
+        warmer.start()
+        worker = CuratorWorker.from_settings(app.state.committer, settings, app.state.reader)
+        if settings.curator_in_process:
+            worker.start()
+        app.state.curator = worker
+        try:
+            yield
+        finally:
+            worker.stop()
+            warmer.stop()
+            app.state.prefetch_pool.shutdown(wait=False, cancel_futures=True)
+
+    app = FastAPI(
+        title="worldstate",
+        version="0.1.0",
+        lifespan=lifespan,
+        description="A bitemporal memory service for AI assistants.",
+    )
+    app.state.settings = settings
+    app.state.reader = Reader(driver, settings.neo4j_database)
+    app.state.prefetch_reader = Reader(
+        driver, settings.neo4j_database, retry=False, timeout=settings.prefetch_deadline_ms / 1000
+    )
+    app.state.embedder = build_embedder(settings)
+    app.state.committer = Committer(driver, settings.neo4j_database, app.state.embedder)
+    app.state.token_cache = TokenCache(app.state.reader)
+    app.state.prefetch_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="prefetch")
+    # The warmer's reader shares prefetch's pool but has no deadline: planning
+    # prefetch's query takes longer than a turn may (api/chat/prefetch/warm.py).
+    app.state.warmer = Warmer(
+        Reader(driver, settings.neo4j_database, retry=False), settings.prefetch_keepalive_seconds
+    )
+    errors.install(app)
+
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+
+    @app.get("/healthz", tags=["health"])
+    def healthz() -> JSONResponse:
+        """Liveness and store reachability: 200 `{status: "ok"}` or 503 problem+json."""
+        app.state.reader.ping()
+        return JSONResponse({"status": "ok"})
+
+    @app.get("/v1/me", tags=["health"])
+    def me(principal: PrincipalDep) -> JSONResponse:
+        """The caller as its token says: `{owner, scopes}` (any valid token)."""
+        return JSONResponse({"owner": principal.owner, "scopes": sorted(principal.scopes)})
+
+    for module in (
+        entities,
+        facts,
+        pull,
+        search,
+        runs,
+        syncs,
+        prefetch_route,
+        memory_access,
+        proposals,
+        notifications,
+        merges,
+        splits,
+        groups,
+        audit,
+        owners,
+    ):
+        app.include_router(module.router)
+    return app

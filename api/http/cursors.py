@@ -1,0 +1,94 @@
+"""Opaque page cursors (CONTRACT §10 "Lists are `{items, next}`").
+
+A history cursor is the sort key of the last row served, the query it belongs to and the
+knowledge instant the first page pinned, as URL-safe base64 JSON. Keyset, not offset: a
+row recorded between two pages neither repeats nor pushes another row off a page, and
+every page reads the same knowledge (`known_at` of the first page, now when not given).
+A cursor from another query (another entity, attribute or audit flag), or altered, is
+refused with 422 naming `cursor`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from graph.errors import InvalidInput
+from graph.read.lifecycle import HistoryKey
+from graph.time import EPOCH, from_micros
+
+KIND = "history/1"
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryCursor:
+    """A decoded history cursor.
+
+    Attributes:
+        known_at: the knowledge instant every page of this listing reads, aware UTC.
+        after: the sort key of the last row of the previous page.
+    """
+
+    known_at: datetime
+    after: HistoryKey
+
+
+def _micros(t: datetime) -> int:
+    return (t - EPOCH) // (datetime.resolution)
+
+
+def _query(entity_id: str, attribute: str | None, include_retracted: bool) -> list[Any]:
+    return [entity_id, attribute, include_retracted]
+
+
+def encode_history(
+    entity_id: str,
+    attribute: str | None,
+    include_retracted: bool,
+    known_at: datetime,
+    last: HistoryKey,
+) -> str:
+    """The cursor of the page after `last` in this history listing."""
+    body = {
+        "k": KIND,
+        "q": _query(entity_id, attribute, include_retracted),
+        "t": _micros(known_at),
+        "p": [_micros(last.valid_from), _micros(last.recorded_at), last.attribute, last.id],
+    }
+    raw = json.dumps(body, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_history(
+    cursor: str, entity_id: str, attribute: str | None, include_retracted: bool
+) -> HistoryCursor:
+    """Decode a cursor given back for this history listing.
+
+    Raises:
+        InvalidInput: (field `cursor`) not a cursor, altered, or from another listing.
+    """
+    try:
+        body = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        vf, ra, attr, row_id = body["p"]
+        ok = (
+            body["k"] == KIND
+            and body["q"] == _query(entity_id, attribute, include_retracted)
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in (vf, ra, body["t"]))
+            and isinstance(attr, str)
+            and isinstance(row_id, str)
+        )
+        if ok:
+            return HistoryCursor(
+                from_micros(body["t"]), HistoryKey(from_micros(vf), from_micros(ra), attr, row_id)
+            )
+    except (ValueError, TypeError, KeyError, binascii.Error, OverflowError):
+        pass
+    raise InvalidInput(
+        "cursor",
+        "not a cursor of this listing (another entity, attribute or "
+        "include_retracted, or altered); ask again without cursor",
+    )

@@ -1,0 +1,200 @@
+"""Request dependencies as `Annotated` aliases (STYLE): store handles, the caller, scopes."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Path, Query, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from api.chat import tools
+from api.http.schemas.core import Timestamp
+from graph.errors import StoreUnavailable
+from graph.names import token_hash
+from graph.read.reader import Reader
+from graph.records import TokenRecord
+from graph.scope import Scope
+from graph.time import AsOf
+
+_bearer = HTTPBearer(auto_error=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """The caller: the owner its token is bound to, and the token's scopes (CONTRACT §7)."""
+
+    owner: str
+    scopes: frozenset[str]
+
+
+def get_reader(request: Request) -> Reader:
+    """The process's read-only store handle."""
+    return request.app.state.reader  # type: ignore[no-any-return]
+
+
+ReaderDep = Annotated[Reader, Depends(get_reader)]
+
+PathId = Annotated[str, Path(min_length=1, max_length=200)]
+"""An id in a route's path (entity, fact, event, proposal, group, chat...): 1-200 characters."""
+
+
+TOKEN_CACHE_SECONDS = 5.0
+"""How long a verified token is trusted without asking the store again."""
+
+
+class TokenCache:
+    """Recently verified tokens, so that a turn's prefetch still authenticates while the
+    store is briefly down (CONTRACT §6: memory never breaks a run). Unknown tokens are
+    never cached.
+
+    Revocation bound: a token revoked in the store (`worldstate token revoke`, from any
+    process) stops authenticating in this process within `ttl` seconds (default
+    `TOKEN_CACHE_SECONDS`, 5 s): an entry older than that is checked against the store
+    before it is used again. While the store cannot be reached, a cached token keeps
+    working past `ttl` (the store is down, so it can read nothing but a degraded
+    prefetch anyway).
+
+    Args:
+        reader: the store's read side.
+        ttl: seconds a verified token is served from memory.
+        clock: monotonic seconds (injected by tests).
+    """
+
+    def __init__(
+        self,
+        reader: Reader,
+        ttl: float = TOKEN_CACHE_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ):
+        self._reader = reader
+        self._ttl = ttl
+        self._clock = clock
+        self._entries: dict[str, tuple[float, TokenRecord]] = {}
+        self._lock = threading.Lock()
+
+    def lookup(self, digest: str) -> TokenRecord | None:
+        """Return the live token with this hash, from the cache when fresh."""
+        now = self._clock()
+        with self._lock:
+            hit = self._entries.get(digest)
+        if hit is not None and now - hit[0] < self._ttl:
+            return hit[1]
+        try:
+            token = self._reader.token(digest)
+        except StoreUnavailable:
+            if hit is not None:
+                return hit[1]
+            raise
+        with self._lock:
+            if token is None:
+                self._entries.pop(digest, None)
+            else:
+                self._entries[digest] = (now, token)
+        return token
+
+    def forget_owner(self, owner: str) -> None:
+        """Drop every cached token of `owner` (its tokens were just erased, CONTRACT §9)."""
+        with self._lock:
+            for digest in [d for d, (_, k) in self._entries.items() if k.owner == owner]:
+                del self._entries[digest]
+
+
+def get_principal(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Principal:
+    """Resolve `Authorization: Bearer <token>` to its owner and scopes.
+
+    Raises:
+        HTTPException: 401 when the header is missing or the token unknown or revoked.
+    """
+    if credentials is None or credentials.scheme.lower() != "bearer":
+        raise HTTPException(
+            401,
+            "Send Authorization: Bearer <token> (see `worldstate token create`).",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    token = request.app.state.token_cache.lookup(token_hash(credentials.credentials))
+    if token is None:
+        raise HTTPException(
+            401, "The bearer token is unknown or revoked.", headers={"WWW-Authenticate": "Bearer"}
+        )
+    return Principal(token.owner, frozenset(token.scopes))
+
+
+PrincipalDep = Annotated[Principal, Depends(get_principal)]
+
+
+def require(scope: str) -> object:
+    """A dependency that returns the owner id when the token has `scope` (or `admin`).
+
+    Raises:
+        HTTPException: 403 naming the missing scope.
+    """
+
+    def check(principal: PrincipalDep) -> str:
+        if scope not in principal.scopes and "admin" not in principal.scopes:
+            raise HTTPException(403, f"This token lacks the {scope!r} scope.")
+        return principal.owner
+
+    return Depends(check)
+
+
+ReadOwner = Annotated[str, require("read")]
+WriteOwner = Annotated[str, require("write")]
+CurateOwner = Annotated[str, require("curate")]
+AdminOwner = Annotated[str, require("admin")]
+
+
+def get_as_of(
+    valid_at: Annotated[Timestamp | None, Query(description="RFC 3339 with offset")] = None,
+    known_at: Annotated[Timestamp | None, Query(description="RFC 3339 with offset")] = None,
+) -> AsOf:
+    """The `(valid_at, known_at)` query pair, each defaulting to now (CONTRACT §2)."""
+    return AsOf.at(valid_at, known_at)
+
+
+AsOfDep = Annotated[AsOf, Depends(get_as_of)]
+
+
+def known_at_param(
+    known_at: Annotated[Timestamp | None, Query(description="RFC 3339 with offset")] = None,
+) -> datetime | None:
+    """The optional `known_at` query parameter, in UTC."""
+    return None if known_at is None else AsOf.at(known_at=known_at).known_at
+
+
+KnownAtDep = Annotated[datetime | None, Depends(known_at_param)]
+
+
+ChatIdQuery = Annotated[
+    str | None,
+    Query(
+        min_length=1,
+        max_length=200,
+        description="the chat asking: its memory access (CONTRACT §7) applies; none = the owner",
+    ),
+]
+
+
+def get_scope(
+    owner: ReadOwner, reader: ReaderDep, known_at: KnownAtDep, chat_id: ChatIdQuery = None
+) -> Scope:
+    """What this read may see (CONTRACT §7; graph/scope.py): the token's owner, the memory
+    access of `chat_id` (its own setting, else the owner's default; `full` without a
+    chat), and the entities shared with the owner through groups as known at `known_at`
+    (default now: time travel to before a share sees nothing of it). Needs scope `read`.
+
+    Raises:
+        MemoryOff: 403 when the chat's memory access is `none` (read tools are refused
+            in a clean-room chat), the same answer as the read tools (api/chat/tools.py).
+    """
+    return tools.scope_for(reader, tools.Caller(owner, chat_id), known_at)
+
+
+ScopeDep = Annotated[Scope, Depends(get_scope)]

@@ -1,0 +1,59 @@
+"""Runs: hand a finished run to the curator; read its status (CONTRACT §4, §10)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC
+
+from fastapi import APIRouter
+
+from api.http.deps import ReaderDep, ReadOwner, WriteOwner
+from api.http.schemas.core import RunAccepted, RunCreate, RunStatus
+from api.http.write_deps import CommitterDep
+
+router = APIRouter(prefix="/v1/runs", tags=["runs"])
+
+
+@router.post("", status_code=202, response_model=RunAccepted)
+def post_run(body: RunCreate, owner: WriteOwner, committer: CommitterDep) -> RunAccepted:
+    """Queue a finished run for curation. Idempotent on run id.
+
+    Body: `{id, chat_id, surface?, messages: [{id?, role, speaker?, text, at}],
+    observations?}`; every `at` needs an offset. Returns 202 `{id, status}`.
+    The payload is kept as sent (message offsets decide the speaker's days); the
+    same instants written in other offsets count as the same content.
+    Errors: 409 when the id was posted before with different content; 413/422 over
+    the bounds in README.md. Needs scope `write`.
+    """
+    payload = _json(body.model_dump(mode="json"))
+    utc = body.model_copy(
+        update={
+            "messages": [m.model_copy(update={"at": m.at.astimezone(UTC)}) for m in body.messages]
+        }
+    )
+    run, _ = committer.submit_run(
+        owner,
+        run_id=body.id,
+        chat_id=body.chat_id,
+        surface=body.surface,
+        payload=payload,
+        canonical=_json(utc.model_dump(mode="json")),
+    )
+    return RunAccepted(id=run.id, status=run.status)
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+@router.get("/{run_id}", response_model=RunStatus)
+def get_run(run_id: str, owner: ReadOwner, reader: ReaderDep) -> RunStatus:
+    """A run's status and counts: `{id, status, proposals, committed, held}`. 404 if not the owner's."""
+    run = reader.run(owner, run_id)
+    return RunStatus(
+        id=run.id,
+        status=run.status,
+        proposals=run.proposals,  # type: ignore[arg-type]
+        committed=run.committed,
+        held=run.held,
+    )

@@ -1,0 +1,1 @@
+"""Request and response models of the REST API (CONTRACT §10 field names), by resource."""

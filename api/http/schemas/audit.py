@@ -1,0 +1,168 @@
+"""Request and response models of audit, split and sync endpoints (CONTRACT §4, §5, §8, §10)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_serializer
+
+from api.http.schemas.core import (
+    MAX_NAME,
+    CorroborationPublic,
+    FactPublic,
+    ObservationIn,
+    RequestModel,
+    Timestamp,
+    _z,
+)
+from graph.records import EffectRecord, EventRecord
+
+MAX_SYNC_OBSERVATIONS = 5_000
+MAX_SPLIT = 500
+
+
+class EventPublic(BaseModel):
+    """One event of a cause-and-effect chain: `{id, kind, at, actor, ...}` (CONTRACT §8, §10).
+
+    `kind` is `run` (id = the run id), `message`, `curation`, `proposal` (id = the proposal
+    id), `decision`, `action`, `sync` (id = the sync id) or `commit`. `actor` is who acted:
+    a curator worker, `policy` (decided automatically by the risk table), `rest` or
+    `chat:<id>` (the person), `integration:<name>`, `committer`. The kind's own fields
+    follow, when set: `chat_id`, `run_id`, `message_id`, `role`, `surface`,
+    `proposal_id`, `attribute`, `policy` (the risk rule that decided), `decision`
+    (`commit`, `keep`, `discard`, `confirm_merge`), `action` (`assert`, `forget`,
+    `retract`, `merge`, `split`), `integration`, `full_snapshot`, `entity_id`, `fact_id`,
+    `target_id` (a merge's survivor), `suggestion_id`.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    kind: str
+    at: datetime
+    actor: str | None
+
+    @field_serializer("at")
+    def _utc(self, value: datetime) -> str | None:
+        return _z(value)
+
+    @classmethod
+    def of(cls, e: EventRecord) -> EventPublic:
+        """Build from an internal record (only the fields that are set)."""
+        return cls(id=e.id, kind=e.kind, at=e.at, actor=e.actor, **dict(e.detail))
+
+
+class WhyOut(BaseModel):
+    """`GET /v1/facts/{id}/why` (CONTRACT §8, §10).
+
+    `chain` is every event that led to the row, oldest cause first: those behind the
+    commit that wrote it and behind the rows it continues (what it remains of, brings
+    back or folded in). `decided_by` is the decision, action or sync it was written
+    for; `trigger` the event that set that off (a run, a sync, the action itself).
+    """
+
+    fact: FactPublic
+    source: str
+    reason: str | None
+    evidence: str | None
+    chain: list[EventPublic]
+    trigger: EventPublic | None
+    decided_by: EventPublic | None
+    corroborations: list[CorroborationPublic]
+
+
+class EffectPublic(BaseModel):
+    """One thing an event went on to change (CONTRACT §10 `{fact_id, op, ...}`).
+
+    `change` is `wrote` (op `created`, `remainder` or `restored`), `ended` (op
+    `superseded`, `coalesced`, `invalidated`, `retracted` or `moved`) or `changed` (an
+    entity: op `archived`, `unarchived`, `merged` or `split`; `fact_id` null).
+    """
+
+    fact_id: str | None
+    entity_id: str
+    op: str
+    change: Literal["wrote", "ended", "changed"]
+    at: datetime
+    commit_id: str
+    cause_id: str
+    fact: FactPublic | None
+
+    @field_serializer("at")
+    def _utc(self, value: datetime) -> str | None:
+        return _z(value)
+
+    @classmethod
+    def of(cls, e: EffectRecord) -> EffectPublic:
+        """Build from an internal record."""
+        return cls(
+            fact_id=None if e.fact is None else e.fact.id,
+            entity_id=e.entity_id,
+            op=e.op,
+            change=e.change,
+            at=e.at,
+            commit_id=e.commit_id,  # type: ignore[arg-type]
+            cause_id=e.cause_id,
+            fact=None if e.fact is None else FactPublic.of(e.fact),
+        )
+
+
+class EffectsOut(BaseModel):
+    """`GET /v1/events/{id}/effects`: the event (null for a run not applied yet) and what
+    it changed, transitively, oldest commit first."""
+
+    event: EventPublic | None
+    items: list[EffectPublic]
+    next: str | None = None
+
+
+class SplitIn(RequestModel):
+    """`POST /v1/entities/{id}/split` body (CONTRACT §5, §10)."""
+
+    fact_ids: list[Annotated[str, Field(min_length=1, max_length=100)]] = Field(
+        default_factory=list, max_length=MAX_SPLIT
+    )
+    name: str = Field(min_length=1, max_length=MAX_NAME, pattern=r"\S")
+    aliases: list[Annotated[str, Field(min_length=1, max_length=MAX_NAME)]] = Field(
+        default_factory=list, max_length=50
+    )
+
+
+class SyncObservation(ObservationIn):
+    """An observation in a sync: the run shape, `integration` defaulting to the sync's."""
+
+    integration: str | None = Field(  # type: ignore[assignment]
+        default=None, min_length=1, max_length=100, pattern=r"^[a-z0-9][a-z0-9_.\-]*$"
+    )
+
+
+class SyncIn(RequestModel):
+    """`POST /v1/syncs` body (CONTRACT §4, §5).
+
+    `full_snapshot: true` declares that the observations are everything the integration
+    reports now: entities it reported before and not now are archived. `at` is the
+    default `valid_from` of the observations (default: now).
+    """
+
+    id: str = Field(min_length=1, max_length=200)
+    integration: str = Field(min_length=1, max_length=100, pattern=r"^[a-z0-9][a-z0-9_.\-]*$")
+    full_snapshot: bool = False
+    at: Timestamp | None = None
+    observations: list[SyncObservation] = Field(
+        default_factory=list, max_length=MAX_SYNC_OBSERVATIONS
+    )
+
+
+class SyncOut(BaseModel):
+    """`POST /v1/syncs` response."""
+
+    id: str
+    integration: str
+    full_snapshot: bool
+    status: Literal["applied"]
+    proposals: int
+    committed: int
+    held: int
+    archived: list[str]
+    unarchived: list[str]

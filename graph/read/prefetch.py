@@ -1,0 +1,266 @@
+"""Prefetch's read (CONTRACT §6 push): one query for everything a message needs.
+
+A mixin of `graph.read.reader.Reader` (READ transactions only). The query is
+graph/cypher/prefetch.py `PREFETCH`; every part of it is scoped by graph/scope.py, so
+memory access (none/restricted/full) and group sharing hold here as on every read path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from graph.cypher import prefetch as pc
+from graph.cypher.memory_access import access_from_record
+from graph.records import chat_key
+from graph.scope import Scope, params
+from graph.time import AsOf, from_micros
+
+LUCENE_CLAUSES = 400
+"""Keys per Lucene query: below Lucene's default limit of 1,024 clauses per query."""
+
+
+@dataclass(frozen=True, slots=True)
+class Mentioned:
+    """An entity the message names (a seed of the neighbourhood).
+
+    Attributes:
+        id: entity id.
+        name: its name.
+        kind: person, project, place, ...
+        position: the character offset of its first mention in the normalized message.
+    """
+
+    id: str
+    name: str
+    kind: str
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
+class Neighbour:
+    """The live, visible entity at the other end of a seed's relationship row.
+
+    Attributes:
+        id: entity id.
+        name: its name.
+        kind: its kind.
+        is_self: True for the owner's own entity.
+    """
+
+    id: str
+    name: str
+    kind: str
+    is_self: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """A fact row as prefetch shows it (no evidence or reason).
+
+    Attributes:
+        vf, vt, rec: valid_from, valid_to and recorded_at in integer microseconds since
+            the epoch (UTC); the properties of the same names give aware datetimes (only
+            the rows shown need them).
+        subject: the name of the row's entity (preferences and events only, else None).
+        subject_is_self: the row's entity is the owner's own (preferences and events).
+        object_name: the object entity's name (events only, else None).
+    """
+
+    id: str
+    entity_id: str
+    attribute: str
+    value: Any
+    object_id: str | None
+    source: str
+    vf: int
+    vt: int
+    rec: int
+    subject: str | None = None
+    subject_is_self: bool = False
+    object_name: str | None = None
+
+    @property
+    def valid_from(self) -> datetime:
+        """`vf` as an aware UTC datetime."""
+        return from_micros(self.vf)
+
+    @property
+    def valid_to(self) -> datetime:
+        """`vt` as an aware UTC datetime (FAR_FUTURE when open)."""
+        return from_micros(self.vt)
+
+    @property
+    def recorded_at(self) -> datetime:
+        """`rec` as an aware UTC datetime."""
+        return from_micros(self.rec)
+
+
+@dataclass(frozen=True, slots=True)
+class PrefetchView:
+    """What `PREFETCH` returned, parsed (see its docstring for each part)."""
+
+    self_id: str | None
+    mentioned: tuple[Mentioned, ...]
+    facts: tuple[Row, ...]
+    relations: tuple[Row, ...]
+    incoming: tuple[Row, ...]
+    neighbours: tuple[Neighbour, ...]
+    edges: tuple[tuple[str, str], ...]
+    preferences: tuple[Row, ...]
+    events: tuple[Row, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PrefetchLimits:
+    """How much `PREFETCH` may read.
+
+    Attributes:
+        entities: mentioned entities kept (first by position).
+        facts: attribute rows per mentioned entity (first by the caller's attribute order).
+        rows: relationship rows per mentioned entity and direction, newest first.
+        neighbours: other ends of those rows kept (most linked first), the ranking's graph.
+        expand: neighbours whose incoming relationship rows are read for the ranking.
+        preferences: preference rows.
+        events: event rows.
+    """
+
+    entities: int = 5
+    facts: int = 6
+    rows: int = 100
+    neighbours: int = 60
+    expand: int = 40
+    preferences: int = 20
+    events: int = 3
+
+
+def _quote(text: str) -> str:
+    """A Lucene phrase: the text between double quotes, `\\` and `"` escaped. Inside a
+    phrase nothing else is syntax, so no user string can change the query's shape."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def lucene_queries(owner: str, keys: Sequence[str]) -> list[str]:
+    """Lucene queries over `entity_mentions` matching the owner's entities with any of
+    `keys` (normalized names, exact), at most `LUCENE_CLAUSES` keys each.
+
+    Args:
+        owner: the owner whose own entities are searched.
+        keys: normalized mention keys (graph.names.search_key form).
+
+    Returns:
+        Query strings, in order of `keys` (none when `keys` is empty).
+    """
+    out = []
+    for start in range(0, len(keys), LUCENE_CLAUSES):
+        chunk = " OR ".join(_quote(k) for k in keys[start : start + LUCENE_CLAUSES])
+        out.append(f"owner:{_quote(owner)} AND search_names:({chunk})")
+    return out
+
+
+def _row(raw: Sequence[Any]) -> Row:
+    """A `Row` from `PREFETCH`'s list (graph.cypher.prefetch `ROW_FIELDS`, then for
+    preferences and events: subject name, subject is the owner, object name)."""
+    extra = list(raw[9:]) + [None, False, None][len(raw) - 9 :]
+    return Row(
+        id=raw[0],
+        entity_id=raw[1],
+        attribute=raw[2],
+        value=raw[3],
+        object_id=raw[4],
+        source=raw[5],
+        vf=raw[6],
+        vt=raw[7],
+        rec=raw[8],
+        subject=extra[0],
+        subject_is_self=bool(extra[1]),
+        object_name=extra[2],
+    )
+
+
+class PrefetchReads:
+    """The prefetch read."""
+
+    def _rows(self, query: str, **params: Any) -> list[Any]:  # pragma: no cover - Reader's
+        raise NotImplementedError
+
+    def prefetch_scope(self, owner: str, chat_id: str, known_at: datetime) -> Scope:
+        """What prefetch may read (CONTRACT §7), as `Reader.scope(owner, chat_id,
+        known_at)` resolves it, in one query instead of two (`PREFETCH_SCOPE`).
+
+        Raises:
+            StoreUnavailable: Neo4j could not be reached.
+        """
+        row = self._rows(
+            pc.PREFETCH_SCOPE, owner=owner, chat_key=chat_key(owner, chat_id), known_at=known_at
+        )[0]
+        return Scope(
+            owner, access_from_record(row["profile"], row["chat"]), tuple(sorted(row["ids"]))
+        )
+
+    def prefetch_view(
+        self,
+        scope: Scope,
+        positions: Mapping[str, int],
+        as_of: AsOf,
+        *,
+        preference_attributes: Sequence[str],
+        event_attribute: str,
+        attribute_order: Mapping[str, int],
+        limits: PrefetchLimits,
+    ) -> PrefetchView:
+        """Read everything prefetch needs for one message, in one query (CONTRACT §6).
+
+        Args:
+            scope: who may read what (`Reader.scope`); under `none` nothing passes.
+            positions: normalized mention key -> offset of its first occurrence in the
+                message (keys of 2 characters or more; see api/chat/prefetch/mentions.py).
+            as_of: the point on both time axes (CONTRACT §2).
+            preference_attributes: attributes that say how the assistant should behave.
+            event_attribute: the event-like attribute of "recent events".
+            attribute_order: attribute -> rank: which attribute rows of a mentioned
+                entity come first (unlisted ones after, by name).
+            limits: how much to read.
+
+        Returns:
+            The parsed view; every list in a stable order (see `PREFETCH`).
+
+        Raises:
+            StoreUnavailable: Neo4j could not be reached.
+        """
+        keys = sorted(positions, key=lambda k: (positions[k], k))
+        rows = self._rows(
+            pc.PREFETCH,
+            scope=params(scope),
+            owner=scope.owner,
+            mentions={
+                "lucene": lucene_queries(scope.owner, keys),
+                "positions": dict(positions),
+                "attribute_order": dict(attribute_order),
+            },
+            valid_at=as_of.valid_at,
+            known_at=as_of.known_at,
+            max_entities=limits.entities,
+            max_facts=limits.facts,
+            max_rows=limits.rows,
+            max_neighbours=limits.neighbours,
+            max_expand=limits.expand,
+            preference_attributes=list(preference_attributes),
+            max_preferences=limits.preferences,
+            event_attribute=event_attribute,
+            max_events=limits.events,
+        )
+        r = rows[0]
+        return PrefetchView(
+            self_id=r["self_id"] or None,
+            mentioned=tuple(Mentioned(*s) for s in r["seeds"]),
+            facts=tuple(_row(x) for x in r["attrs"]),
+            relations=tuple(_row(x) for x in r["rels"]),
+            incoming=tuple(_row(x) for x in r["incoming"]),
+            neighbours=tuple(Neighbour(i, n, k, bool(s)) for i, n, k, s in r["neighbours"]),
+            edges=tuple((a, b) for a, b in r["edges"]),
+            preferences=tuple(_row(x) for x in r["prefs"]),
+            events=tuple(_row(x) for x in r["events"]),
+        )

@@ -1,0 +1,334 @@
+"""The read side: every query runs in a Neo4j READ transaction, so it cannot write.
+
+Every method that reads facts or entities takes `owner: str | Scope` and its query ANDs
+`FACT_VISIBLE` / `ENTITY_VISIBLE` with `**params(scope)` (graph/scope.py): this module is
+the one place where reads are scoped (CONTRACT §7: another owner's ids look absent; a
+chat's memory access and group shares are honoured by every caller). A bare owner id
+means the owner's own memory, full access, no shares. A write attempted through
+`Reader` fails in Neo4j itself (tests/graph/test_reader.py proves it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any, TypeVar
+
+from neo4j import Driver, unit_of_work
+from neo4j.exceptions import ClientError, ServiceUnavailable, SessionExpired
+
+from graph.read.groups import AccessReads
+from graph.read.audit import AuditReads
+from graph.cypher import memory_access as ac
+from graph.cypher import entities as ec
+from graph.cypher import facts as fc
+from graph.cypher import runs as rc
+from graph.errors import NotFound, QueryTimedOut, StoreUnavailable
+from graph.read.lifecycle import LifecycleReads
+from graph.read.prefetch import PrefetchReads
+from graph.read.pull import PullReads
+from graph.records import (
+    EntityRecord,
+    FactRecord,
+    MemoryAccess,
+    RunRecord,
+    TokenRecord,
+    chat_key,
+    run_key,
+)
+from graph.read.proposals import ReviewReads
+from graph.scope import SHARED_ENTITY_IDS, Scope, params
+from graph.read.search import SearchReads
+from graph.time import FAR_FUTURE, AsOf, from_store, utcnow
+
+T = TypeVar("T")
+
+
+class Reader(
+    ReviewReads, AccessReads, LifecycleReads, PullReads, AuditReads, SearchReads, PrefetchReads
+):
+    """Read-only access to one owner's memory (and what is shared with it).
+
+    Args:
+        driver: a connected neo4j driver.
+        database: the Neo4j database name, or None for the default.
+        timeout: per-transaction timeout in seconds (None = server default).
+        retry: retry transient failures (the driver's managed transactions, up to 30 s);
+            False for a caller with a deadline of its own, such as prefetch.
+    """
+
+    def __init__(
+        self,
+        driver: Driver,
+        database: str | None = None,
+        timeout: float | None = None,
+        retry: bool = True,
+    ):
+        self._driver = driver
+        self._database = database
+        self._timeout = timeout
+        self._retry = retry
+        self._tx: Any = None
+
+    @contextmanager
+    def snapshot(self) -> Iterator[Reader]:
+        """Yield a Reader whose every query runs in one READ transaction (one consistent
+        view, fewer round trips: prefetch uses it). No retries inside.
+
+        Raises:
+            StoreUnavailable: Neo4j could not be reached.
+            QueryTimedOut: the transaction ran past this reader's timeout.
+        """
+        with (
+            _store_errors(),
+            self._driver.session(database=self._database, default_access_mode="READ") as s,
+            s.begin_transaction(timeout=self._timeout) as tx,
+        ):
+            bound = Reader(self._driver, self._database, self._timeout, self._retry)
+            bound._tx = tx
+            yield bound
+
+    def _read(self, work: Callable[[Any], T]) -> T:
+        if self._tx is not None:
+            return work(self._tx)
+        with (
+            _store_errors(),
+            self._driver.session(database=self._database, default_access_mode="READ") as s,
+        ):
+            if self._retry:
+                return s.execute_read(unit_of_work(timeout=self._timeout)(work))
+            with s.begin_transaction(timeout=self._timeout) as tx:
+                return work(tx)
+
+    def _rows(self, query: str, **params: Any) -> list[Any]:
+        def work(tx: Any) -> list[Any]:
+            return list(tx.run(query, params))
+
+        return self._read(work)
+
+    def _facts(self, query: str, **params: Any) -> list[FactRecord]:
+        """Run a query whose `row` column is a fact row (graph.cypher.facts.FACT_COLUMNS)."""
+        return [fc.fact_from_record(r["row"]) for r in self._rows(query, **params)]
+
+    def run_query(self, query: str, **params: Any) -> list[dict[str, Any]]:
+        """Run an arbitrary query in a READ transaction and return its records as dicts.
+
+        For diagnostics and tests: a write in `query` fails with a Neo4j client error.
+        """
+        return [r.data() for r in self._rows(query, **params)]
+
+    # --- owners and tokens -------------------------------------------------------------
+
+    def self_entity_id(self, owner: str) -> str | None:
+        """Return the id of the owner's own person entity, or None if the owner is unknown."""
+        rows = self._rows(ec.OWNER, owner=owner)
+        return rows[0]["self_entity_id"] if rows else None
+
+    def token(self, token_hash: str) -> TokenRecord | None:
+        """Return the live token with this sha256 hex hash, or None."""
+        rows = self._rows(rc.TOKEN_BY_HASH, hash=token_hash)
+        return rc.token_from_record(rows[0]["k"]) if rows else None
+
+    # --- entities ----------------------------------------------------------------------
+
+    def entity(
+        self, owner: str | Scope, entity_id: str, known_at: datetime | None = None
+    ) -> EntityRecord:
+        """Return one entity the scope may see, as known at `known_at` (default now).
+
+        Raises:
+            NotFound: no such entity for this scope (another owner's unshared entity, or
+                one not yet created at `known_at`, looks the same, CONTRACT §7).
+        """
+        rows = self._rows(
+            ec.ENTITY_BY_ID, **params(owner), entity_id=entity_id, known_at=known_at or utcnow()
+        )
+        if not rows:
+            raise NotFound("entity", entity_id)
+        return self.as_known(ec.entity_from_record(rows[0]["e"]), known_at)
+
+    def entities_by_ids(self, owner: str | Scope, entity_ids: list[str]) -> dict[str, EntityRecord]:
+        """Return the entities among `entity_ids` the scope may see, keyed by id (the
+        others left out)."""
+        rows = self._rows(ec.ENTITIES_BY_IDS, **params(owner), entity_ids=entity_ids)
+        return {r["e"]["id"]: ec.entity_from_record(r["e"]) for r in rows}
+
+    def entities(
+        self,
+        owner: str | Scope,
+        *,
+        q: str | None = None,
+        kind: str | None = None,
+        after: str | None = None,
+        limit: int = 100,
+    ) -> list[EntityRecord]:
+        """List the entities the scope may see (its own and those shared with it), by id.
+
+        Args:
+            owner: the owner id, or a `Scope`.
+            q: a normalized search string (see `graph.names.search_key`) matched as a
+                substring of names and aliases, or None for all.
+            kind: only entities of this kind, or None.
+            after: cursor, the last id of the previous page.
+            limit: page size.
+        """
+        rows = self._rows(
+            ec.LIST_ENTITIES, **params(owner), q=q, kind=kind, after=after, limit=limit
+        )
+        return [ec.entity_from_record(r["e"]) for r in rows]
+
+    def entity_names(
+        self, owner: str | Scope, known_at: datetime | None = None
+    ) -> list[tuple[str, tuple[str, ...], bool]]:
+        """Return (id, normalized names and aliases, archived) for each live entity the
+        scope may see that existed at `known_at` (default now)."""
+        rows = self._rows(ec.ALL_ENTITY_NAMES, **params(owner), known_at=known_at or utcnow())
+        return [(r["id"], tuple(r["names"] or ()), bool(r["archived"])) for r in rows]
+
+    # --- facts -------------------------------------------------------------------------
+
+    def facts(self, owner: str | Scope, entity_id: str, as_of: AsOf) -> list[FactRecord]:
+        """Return the rows of one entity visible at `as_of` (CONTRACT §2) that the scope
+        may see (CONTRACT §7), by attribute."""
+        return self.facts_of_entities(owner, [entity_id], as_of)
+
+    def facts_of_entities(
+        self, owner: str | Scope, entity_ids: list[str], as_of: AsOf
+    ) -> list[FactRecord]:
+        """Return the rows of several entities visible at `as_of` that the scope may see,
+        by entity then attribute.
+
+        With `as_of.current` (known_at is now) the rows visible are exactly the open
+        ones, and the query seeks on them directly (graph/cypher/facts.py FACTS_CURRENT).
+        """
+        return self._facts(
+            fc.FACTS_CURRENT if as_of.current else fc.FACTS_AS_OF,
+            **params(owner),
+            entity_ids=entity_ids,
+            valid_at=as_of.valid_at,
+            known_at=as_of.known_at,
+            far=FAR_FUTURE,
+        )
+
+    def owner_attributes(
+        self, owner: str | Scope, attributes: list[str], as_of: AsOf, limit: int = 50
+    ) -> list[FactRecord]:
+        """Return rows of `attributes` visible at `as_of` on any entity the scope may see
+        (the owner's own, and those shared with it), that the scope may see."""
+        return self._facts(
+            fc.OWNER_ATTRIBUTE_AS_OF,
+            **params(owner),
+            attributes=attributes,
+            valid_at=as_of.valid_at,
+            known_at=as_of.known_at,
+            limit=limit,
+        )
+
+    def recent(
+        self, owner: str | Scope, attribute: str, as_of: AsOf, limit: int = 5
+    ) -> list[FactRecord]:
+        """Return the latest rows of an event-like `attribute` that started by
+        `as_of.valid_at`, on any entity the scope may see, that the scope may see."""
+        return self._facts(
+            fc.OWNER_EVENTS_BEFORE,
+            **params(owner),
+            attribute=attribute,
+            valid_at=as_of.valid_at,
+            known_at=as_of.known_at,
+            limit=limit,
+        )
+
+    def fact(self, owner: str | Scope, fact_id: str) -> FactRecord:
+        """Return one row by id, on any axis (retracted rows included), if the scope may
+        see it.
+
+        Raises:
+            NotFound: no such row for this scope (another owner's row, or one the chat's
+                memory access keeps out, looks the same, CONTRACT §7).
+        """
+        rows = self._rows(fc.FACT_BY_ID, **params(owner), fact_id=fact_id)
+        if not rows:
+            raise NotFound("fact", fact_id)
+        return fc.fact_from_record(rows[0]["row"])
+
+    def corroborations(self, owner: str | Scope, fact_id: str) -> list[dict[str, Any]]:
+        """Return the later assertions that said what row `fact_id` says (CONTRACT §2.1
+        rule 1), oldest first, of a row the scope may see and from sources it may see:
+        id, source, evidence, reason, confidence, run_id, message_id, valid_from,
+        valid_to (None when open), recorded_at."""
+        out = []
+        for r in self._rows(fc.CORROBORATIONS, **params(owner), fact_id=fact_id):
+            k = dict(r["k"])
+            for key in ("valid_from", "valid_to", "recorded_at"):
+                k[key] = from_store(k[key])
+            k["valid_to"] = None if k["valid_to"] >= FAR_FUTURE else k["valid_to"]
+            k.pop("owner", None)
+            out.append(k)
+        return out
+
+    # --- runs --------------------------------------------------------------------------
+
+    def run(self, owner: str, run_id: str) -> RunRecord:
+        """Return a run of this owner.
+
+        Raises:
+            NotFound: no such run for this owner.
+        """
+        rows = self._rows(rc.RUN_BY_ID, owner=owner, key=run_key(owner, run_id))
+        if not rows:
+            raise NotFound("run", run_id)
+        return rc.run_from_record(rows[0]["r"])
+
+    # --- memory access -----------------------------------------------------------------
+
+    def memory_access(self, owner: str, chat_id: str | None = None) -> MemoryAccess:
+        """Return the effective memory access of a chat (CONTRACT §7).
+
+        Args:
+            owner: the owner id.
+            chat_id: the chat, or None for the owner's default (the profile).
+
+        Returns:
+            The chat's own setting, else the owner's profile default, else `full`
+            (`MemoryAccess.origin` says which). An unknown owner or chat reads as `full`.
+        """
+        key = None if chat_id is None else chat_key(owner, chat_id)
+        row = self._rows(ac.MEMORY_ACCESS, owner=owner, chat_key=key)[0]
+        return ac.access_from_record(row["profile"], row["chat"])
+
+    def scope(
+        self, owner: str, chat_id: str | None = None, known_at: datetime | None = None
+    ) -> Scope:
+        """Resolve what a read may see (CONTRACT §7; graph/scope.py): the chat's effective
+        memory access (full when `chat_id` is None) and the entities shared with `owner`
+        through groups as known at `known_at` (default now). Two small reads."""
+        access = self.memory_access(owner, chat_id) if chat_id is not None else Scope(owner).access
+        rows = self._rows(SHARED_ENTITY_IDS, owner=owner, known_at=known_at or utcnow())
+        shared = tuple(sorted(rows[0]["ids"])) if rows else ()
+        return Scope(owner, access, shared)
+
+    def ping(self) -> None:
+        """Round-trip `RETURN 1` in a read transaction (the benchmark floor; a health check).
+
+        Raises:
+            StoreUnavailable: Neo4j did not answer.
+        """
+        self._rows("RETURN 1 AS one")
+
+
+@contextmanager
+def _store_errors() -> Iterator[None]:
+    """Translate the driver's failures: unreachable -> `StoreUnavailable`, a transaction
+    past its timeout -> `QueryTimedOut`; any other error passes unchanged."""
+    try:
+        yield
+    except (ServiceUnavailable, SessionExpired, OSError) as exc:
+        raise StoreUnavailable(str(exc)) from exc
+    except ClientError as exc:
+        if "TransactionTimedOut" in (exc.code or ""):
+            raise QueryTimedOut(str(exc)) from exc
+        raise
+
+
+__all__ = ["FAR_FUTURE", "Reader", "run_key"]

@@ -1,0 +1,201 @@
+"""Reads for search: semantic and full-text hits a scope may see (CONTRACT §6, §10 search).
+
+A mixin of `graph.read.reader.Reader`: READ transactions only. The vector and full-text
+indexes hold every owner's rows, so each read checks the as-of point and the scope's
+`FACT_VISIBLE` after the index, and makes sure the answer is complete:
+
+* semantic: the `k` nearest rows of the whole index are fetched first (over-fetched,
+  `ANN_FACTOR` times what is asked, at least `ANN_MIN`). When fewer than asked survive
+  the filter, the caller's own rows are ranked exactly instead (`vector.similarity.
+  cosine` over the rows the scope sees at the as-of point, an index seek on the owner):
+  other owners' rows can push the caller's out of any fixed `k`, never out of the exact
+  ranking. (Whether the index "had more to give" cannot be told: HNSW may return fewer
+  than `k` nodes from an index holding more.) When enough survive, they are the
+  caller's best rows up to the index's approximation.
+* full-text: the Lucene query itself is narrowed to the caller's owner and shared
+  entities, so other owners' rows never fill the result; it is then exact.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, replace
+from typing import Any
+
+from graph.cypher import entities as ec
+from graph.cypher import facts as fc
+from graph.cypher import search as sc
+from graph.records import EntityRecord, FactRecord
+from graph.scope import Scope, params
+from graph.time import AsOf
+
+ANN_FACTOR = 10
+"""The vector index is asked for this many times the rows wanted."""
+ANN_MIN = 100
+"""... and for at least this many."""
+ANN_MAX = 1_000
+"""... and for at most this many (the index's cost grows with it)."""
+MAX_TERMS = 32
+"""Words of a query past this are left out of the full-text query."""
+MAX_NARROWED_ENTITIES = 256
+"""Shared entities past this: the full-text query is not narrowed (still exact, slower)."""
+
+STOP_WORDS = frozenset(
+    (
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "for",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "such",
+        "that",
+        "the",
+        "their",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "will",
+        "with",
+    )
+)
+"""The English stop words of the `fact_text` index's analyzer (Lucene's `standard-folding`):
+the index drops them, so the query does too."""
+
+_WORD = re.compile(r"\w+")
+_SAFE_ID = re.compile(r"[\w.@:+-]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One fact row found by one index, with its entity.
+
+    Attributes:
+        fact: the row.
+        entity: its subject entity (as known at the read's known_at).
+        score: the index's score: (1 + cosine) / 2 for semantic hits, BM25 for full-text.
+        text: the row's search text (full-text hits), or None.
+    """
+
+    fact: FactRecord
+    entity: EntityRecord
+    score: float
+    text: str | None = None
+
+
+def words(text: str) -> list[str]:
+    """The words of `text` as the full-text index sees them: runs of letters and digits,
+    accents folded and case-folded ("Zürich" -> "zurich"), stop words left out, each once,
+    in order, at most `MAX_TERMS`."""
+    folded = unicodedata.normalize("NFKD", text)
+    folded = "".join(c for c in folded if not unicodedata.combining(c)).casefold()
+    found = dict.fromkeys(w for w in _WORD.findall(folded) if w not in STOP_WORDS)
+    return list(found)[:MAX_TERMS]
+
+
+def lucene_query(text: str, scope: Scope) -> str | None:
+    """The full-text query for `text`: its words (any of them), narrowed to the rows of
+    `scope.owner` and of the entities shared with it.
+
+    Words are runs of letters and digits (`words`), so no Lucene operator comes from the
+    caller; stop words are left out, as the index leaves them out. An id the analyzer could not
+    match as a phrase (characters outside letters, digits and `._@:+-`, or nothing but
+    stop words) leaves the query un-narrowed: still exact after the Cypher filter, slower.
+
+    Returns:
+        The Lucene query, or None when `text` has no word but stop words.
+    """
+    terms = words(text)
+    if not terms:
+        return None
+    query = "+search_text:(" + " ".join(terms) + ")"
+    ids = [scope.owner, *scope.shared]
+    if len(scope.shared) <= MAX_NARROWED_ENTITIES and all(_phrase_safe(i) for i in ids):
+        owners = f'owner:"{scope.owner}"'
+        shared = "".join(f' entity_id:"{e}"' for e in scope.shared)
+        query += " +(" + owners + shared + ")"
+    return query
+
+
+def _phrase_safe(ident: str) -> bool:
+    tokens = [t.lower() for t in _WORD.findall(ident)]
+    return bool(_SAFE_ID.fullmatch(ident)) and any(t not in STOP_WORDS for t in tokens)
+
+
+class SearchReads:
+    """Semantic and full-text reads for `GET /v1/search`."""
+
+    def _rows(self, query: str, **params: Any) -> list[Any]:  # pragma: no cover - Reader's
+        raise NotImplementedError
+
+    def semantic(
+        self, scope: Scope, vector: list[float], model: str, as_of: AsOf, limit: int
+    ) -> tuple[list[Hit], str]:
+        """Return the `limit` rows nearest to `vector` that `scope` sees at `as_of`.
+
+        Args:
+            scope: who reads (graph/scope.py).
+            vector: the query's embedding, by the embedder named `model`.
+            model: only rows embedded by this model are compared.
+            as_of: the point on both axes (CONTRACT §2).
+            limit: how many rows.
+
+        Returns:
+            (hits best first, ties by fact id; "index" when the vector index's over-fetch
+            answered, "exact" when the caller's rows were ranked exactly).
+        """
+        base = {
+            "vector": vector,
+            "model": model,
+            "valid_at": as_of.valid_at,
+            "known_at": as_of.known_at,
+            **params(scope),
+        }
+        k = min(max(limit * ANN_FACTOR, ANN_MIN), ANN_MAX)
+        rows = self._rows(sc.SEMANTIC_NEAREST, k=k, **base)
+        if len(rows) >= limit:
+            return [_hit(r["row"], r["e"], r["score"], as_of) for r in rows[:limit]], "index"
+        rows = self._rows(sc.SEMANTIC_EXACT, k=limit, **base)
+        return [_hit(r["row"], r["e"], r["score"], as_of) for r in rows], "exact"
+
+    def fulltext(self, scope: Scope, text: str, as_of: AsOf, limit: int) -> list[Hit]:
+        """Return the `limit` best full-text hits for the words of `text` that `scope`
+        sees at `as_of`, best first, ties by fact id (empty when `text` has no word)."""
+        query = lucene_query(text, scope)
+        if query is None:
+            return []
+        rows = self._rows(
+            sc.FULLTEXT,
+            lucene=query,
+            k=limit,
+            valid_at=as_of.valid_at,
+            known_at=as_of.known_at,
+            **params(scope),
+        )
+        return [_hit(r["row"], r["e"], r["score"], as_of, r["text"]) for r in rows]
+
+
+def _hit(row: Any, node: Any, score: float, as_of: AsOf, text: str | None = None) -> Hit:
+    entity = ec.entity_from_record(node)
+    if entity.merged_at is not None and as_of.known_at < entity.merged_at:
+        entity = replace(entity, merged_into=None, merged_at=None)  # not merged yet then
+    return Hit(fc.fact_from_record(row), entity, float(score), text)
