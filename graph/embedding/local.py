@@ -157,6 +157,9 @@ class LocalEmbedder:
             tokenizer.no_padding()  # each batch is padded to its own longest text below
             options = onnxruntime.SessionOptions()
             options.log_severity_level = 3  # errors only
+            # idle worker threads sleep instead of spinning: the process shares its cores
+            # with the API's threads and often with Neo4j itself
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             session = onnxruntime.InferenceSession(
                 str(model_file), options, providers=["CPUExecutionProvider"]
             )
