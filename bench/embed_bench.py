@@ -147,8 +147,8 @@ def main() -> None:
         r = json.loads(done.stdout.strip().splitlines()[-1])
         print(
             f"{runtime:<8} {r['batch1_per_s']:>10.1f} {r['batch64_per_s']:>11.1f} "
-            f"{r['batch1_cpu_ms']:>9.1f} {r['batch64_cpu_ms']:>10.1f} {r['load_s']:>7.2f} {r['rss_imported_mb']:>11.0f} {r['rss_loaded_mb']:>11.0f} "
-            f"{r['rss_after_mb']:>10.0f}"
+            f"{r['batch1_cpu_ms']:>9.1f} {r['batch64_cpu_ms']:>10.1f} {r['load_s']:>7.2f} "
+            f"{r['rss_imported_mb']:>11.0f} {r['rss_loaded_mb']:>11.0f} {r['rss_after_mb']:>10.0f}"
         )
 
 

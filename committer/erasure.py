@@ -14,11 +14,13 @@ is filtered on `owner`; relationships go only with a deleted node.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
+from committer.base import CommitterBase
 from graph.cypher.erasure import OWNED_LABELS
 from graph.errors import InvalidInput, NotFound
 from graph.time import utcnow
-from graph.write.writer import Writer
+from graph.write.writer import WriteTx
 
 BATCH = 1_000
 """Nodes deleted per transaction."""
@@ -41,10 +43,8 @@ class ErasureResult:
     by_label: dict[str, int]
 
 
-class ErasureCommands:
+class ErasureCommands(CommitterBase):
     """Owner erasure."""
-
-    _writer: Writer
 
     def erase_owner(self, owner: str, confirm: str | None, batch: int = BATCH) -> ErasureResult:
         """Delete every node and relationship of `owner`, and nothing of anyone else.
@@ -75,7 +75,7 @@ class ErasureCommands:
             for label in OWNED_LABELS:
                 while True:
                     n = self._writer.transaction(
-                        lambda w, label=label: w.erase_batch(owner, label, max(batch, 1))
+                        partial(_erase_batch, owner=owner, label=label, size=max(batch, 1))
                     )
                     by_label[label] += n
                     swept += n
@@ -86,3 +86,8 @@ class ErasureCommands:
         by_label["Owner"] = self._writer.transaction(lambda w: w.erase_owner_node(owner))
         remaining = self._writer.transaction(lambda w: w.owner_remaining(owner))
         return ErasureResult(sum(by_label.values()), remaining, by_label)
+
+
+def _erase_batch(w: WriteTx, *, owner: str, label: str, size: int) -> int:
+    """One batch of erasure: up to `size` nodes of `label` of `owner` (CONTRACT §9)."""
+    return w.erase_batch(owner, label, size)

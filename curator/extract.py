@@ -83,7 +83,8 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
 
 _TAG_QUESTION = re.compile(
     r"[,\-–—]\s*(?:huh|right|you\s+know|ya\s+know|eh|no|yeah|isn't\s+it|wasn't\s+it"
-    r"|aren't\s+they|don't\s+you\s+think)\s*\?+\s*$",
+    r"|aren't\s+they|don't\s+you\s+think|(?:want\s+to|wanna)\s+see(?:\s+(?:it|them|one"
+    r"|(?:a|the)\s+(?:pic|photo|picture)))?)\s*\?+\s*$",
     re.IGNORECASE,
 )
 
@@ -168,8 +169,15 @@ def _requested(request: MemoryRequest, s: Sentence) -> list[Found]:
     statements = [f for f in found if not f.mention]
     out: list[Found] = []
     if request.op == "assert":
-        out = [dataclasses.replace(f, type=_MEMORY, confidence=max(0.95, f.confidence),
-                                   reason=f"asked to remember: {f.reason}") for f in found]  # fmt: skip
+        out = [
+            dataclasses.replace(
+                f,
+                type=_MEMORY,
+                confidence=max(0.95, f.confidence),
+                reason=f"asked to remember: {f.reason}",
+            )
+            for f in found
+        ]
     else:
         out = [
             dataclasses.replace(f, op="end", type=_MEMORY, confidence=0.95, window=None,
@@ -205,7 +213,8 @@ _PLAIN = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '
 def _valid_time(found: Found, at: datetime) -> tuple[datetime, datetime | None]:
     """The valid window of a statement (CONTRACT §4).
 
-    An event covers its resolved window (a day, a week ...), else the message's day (the speaker's local day).
+    An event covers its resolved window (a day, a week ...), else the message's day (the
+    speaker's local day).
     A dated state or an end starts at its window's start; anything else at `at`.
     """
     w = found.window
@@ -298,7 +307,9 @@ def _field(raw: Mapping[str, Any] | Any, name: str) -> Any:
     return raw.get(name) if isinstance(raw, Mapping) else getattr(raw, name, None)
 
 
-def _fact_key(p: Proposal) -> tuple[Any, ...]:
+def fact_key(p: Proposal) -> tuple[Any, ...]:
+    """The key under which one extractor proposes a statement once per run: subject, op,
+    attribute, case-folded value, object, and the window for an event or an ending."""
     value = p.value.casefold() if isinstance(p.value, str) else p.value
     key: tuple[Any, ...] = (p.subject, p.op, p.attribute, value, p.object)
     # An event (closed window) is its own fact; an open-ended state said twice is one.
@@ -340,7 +351,7 @@ def extract_run(messages: Iterable[Mapping[str, Any] | Any], run_id: str) -> lis
             run_id=run_id,
         )
         for proposal in found:
-            key = _fact_key(proposal)
+            key = fact_key(proposal)
             if key not in seen:
                 seen.add(key)
                 out.append(proposal)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from committer.proposals import Scalar
 from curator.lexicon import (
     ADV,
     ANYMORE,
@@ -35,6 +34,7 @@ from curator.lexicon import (
 from curator.rules.base import Found, Rules, Sentence, end_ok, window
 from curator.rules.phrases import cut, phrase, tidy
 from curator.rules.tastes import list_items
+from graph.fields import Scalar
 
 RULES = Rules()
 
@@ -194,8 +194,6 @@ def _project_end(m: re.Match[str], s: Sentence) -> Iterable[Found]:
     value = phrase(s, m, "obj", 5)
     if not value or re.search(r"\b(?:dreams?|goals?|hope|life|myself)$", value, re.IGNORECASE):
         return
-    if m["det"].lower() in ("my", "our"):
-        value = f"{m['det'].lower()} {value}"
     yield _end("works_on", value, f"stopped working on {value}", s, m)
 
 

@@ -18,10 +18,14 @@ from curator.rules.phrases import cut, phrase, tidy
 
 RULES = Rules()
 
+_MAX_LISTED = 4
+"""A longer list of likes is a story, not a list of tastes."""
+
 _NEW_CLAUSE = re.compile(
     r",\s*(?='?(?:it|it's|they|they're|he|she|i|i'm|we|you|that|this|which|so|but|because|cause"
     r"|especially|lol|haha|honestly|though|really|actually|anyway|tbh|right|ok|okay|too|also"
-    r"|basically|literally|seriously|for\s+sure|of\s+course|you\s+know)\b"
+    r"|basically|literally|seriously|for\s+sure|of\s+course|you\s+know|sadly|unfortunately"
+    r"|luckily|thankfully|apparently|obviously)\b"
     r"|[^,]*\b(?:is|are|was|were|has|have|had)\b)"
     r"|\s+and\s+(?:i|i'm|we|it|it's|they|he|she|you|my|then)\b",
     re.IGNORECASE,
@@ -65,7 +69,7 @@ def list_items(s: Sentence, m: re.Match[str], max_words: int = 4) -> list[str]:
     raw = raw[: clause.start()] if clause else raw
     parts = [p for p in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*", raw) if p.strip()]
     tidied = [tidy(p, max_words) for p in parts]
-    if len(parts) > 1 and all(tidied) and len(parts) <= 4:
+    if 1 < len(parts) <= _MAX_LISTED and all(tidied):
         items = [t for t in tidied if t]
     else:
         first = tidy(cut(s, m.start("obj"), m.end("obj")), 6)
@@ -199,7 +203,8 @@ def _subject_before(s: Sentence, end: int) -> tuple[int, str] | None:
             break
         begin += head.end()
     value = tidy(s.text[begin:end], 5)
-    if not value or _NOT_A_SUBJECT.search(value) or _REACTION.search(value):
+    mine = re.match(r"\s*(?:my|our)\b", s.text[begin:end], re.IGNORECASE)  # "My garden is ..."
+    if not value or mine or _NOT_A_SUBJECT.search(value) or _REACTION.search(value):
         return None
     return begin, value
 

@@ -32,7 +32,9 @@ class OpenAIEmbedder:
         api_key: str | None = None,
         timeout: float = 10.0,
     ):
-        import openai
+        # every process imports this module (its settings do); only this embedder needs
+        # the client, so `worldstate --help` never loads it
+        import openai  # noqa: PLC0415
 
         self._client = openai.OpenAI(
             base_url=base_url, api_key=api_key or "unused", timeout=timeout, max_retries=0
@@ -52,7 +54,7 @@ class OpenAIEmbedder:
         """
         if not texts:
             return []
-        import openai
+        import openai  # noqa: PLC0415  # loaded by __init__ already; named here for its errors
 
         try:
             answer = self._client.embeddings.create(

@@ -27,6 +27,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from graph.embedding.base import (
     LOCAL_DIMENSIONS,
     LOCAL_MODEL_ID,
@@ -145,8 +147,9 @@ class LocalEmbedder:
             self._tokenizer_file, self._tokenizer_sha256, "reinstall worldstate, or restore it"
         )
         try:
-            import onnxruntime  # type: ignore[import-untyped]  # ships no type hints
-            from tokenizers import Tokenizer
+            # at load, not at import: a process with another embedder never pays for them
+            import onnxruntime  # noqa: PLC0415
+            from tokenizers import Tokenizer  # noqa: PLC0415
         except ImportError as exc:
             raise EmbedderUnavailable(
                 f"the local embedder needs onnxruntime and tokenizers ({exc})"
@@ -175,8 +178,6 @@ class LocalEmbedder:
         """
         if not texts:
             return []
-        import numpy as np
-
         session, tokenizer = self._loaded()
         encodings = tokenizer.encode_batch([t[:MAX_TEXT_CHARS] for t in texts])
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
@@ -214,8 +215,6 @@ def mean_pool_normalized(hidden: Any, mask: Any) -> Any:
         float32 (batch, dimensions): the mean of each text's unmasked token embeddings
         (a count clamped at 1e-9), divided by its L2 norm (clamped at 1e-12).
     """
-    import numpy as np
-
     weights = mask[..., None].astype(np.float32)
     summed = (hidden * weights).sum(axis=1)
     means = summed / np.clip(weights.sum(axis=1), 1e-9, None)

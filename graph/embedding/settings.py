@@ -24,6 +24,9 @@ from graph.embedding.torch_backend import TorchEmbedder
 
 log = logging.getLogger("worldstate.embedding")
 
+MAX_DIMENSIONS = 4096
+"""The largest vector size accepted (Neo4j's vector index takes up to 4096)."""
+
 
 class EmbeddingSettings(BaseSettings):
     """The embedder of a process (environment, prefix `WORLDSTATE_`).
@@ -64,8 +67,13 @@ class EmbeddingSettings(BaseSettings):
             raise ValueError(
                 f"WORLDSTATE_EMBEDDER={self.embedder} {what}needs {', '.join(missing)}"
             )
-        if self.embedding_dimensions is not None and not 1 <= self.embedding_dimensions <= 4096:
-            raise ValueError("WORLDSTATE_EMBEDDING_DIMENSIONS must be between 1 and 4096")
+        if (
+            self.embedding_dimensions is not None
+            and not 1 <= self.embedding_dimensions <= MAX_DIMENSIONS
+        ):
+            raise ValueError(
+                f"WORLDSTATE_EMBEDDING_DIMENSIONS must be between 1 and {MAX_DIMENSIONS}"
+            )
         return self
 
     @property

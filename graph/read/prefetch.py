@@ -14,6 +14,7 @@ from typing import Any
 
 from graph.cypher import prefetch as pc
 from graph.cypher.memory_access import access_from_record
+from graph.read.base import ReadBase
 from graph.records import chat_key
 from graph.scope import Scope, params
 from graph.time import AsOf, from_micros
@@ -115,7 +116,7 @@ class PrefetchView:
 
 @dataclass(frozen=True, slots=True)
 class PrefetchLimits:
-    """How much `PREFETCH` may read.
+    """How much `PREFETCH` may read (the one instance is api.chat.prefetch.block.LIMITS).
 
     Attributes:
         entities: mentioned entities kept (first by position).
@@ -127,13 +128,13 @@ class PrefetchLimits:
         events: event rows.
     """
 
-    entities: int = 5
-    facts: int = 6
-    rows: int = 100
-    neighbours: int = 60
-    expand: int = 40
-    preferences: int = 20
-    events: int = 3
+    entities: int
+    facts: int
+    rows: int
+    neighbours: int
+    expand: int
+    preferences: int
+    events: int
 
 
 def _quote(text: str) -> str:
@@ -180,11 +181,8 @@ def _row(raw: Sequence[Any]) -> Row:
     )
 
 
-class PrefetchReads:
+class PrefetchReads(ReadBase):
     """The prefetch read."""
-
-    def _rows(self, query: str, **params: Any) -> list[Any]:  # pragma: no cover - Reader's
-        raise NotImplementedError
 
     def prefetch_scope(self, owner: str, chat_id: str, known_at: datetime) -> Scope:
         """What prefetch may read (CONTRACT §7), as `Reader.scope(owner, chat_id,

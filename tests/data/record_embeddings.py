@@ -18,6 +18,8 @@ import json
 from importlib.metadata import version
 from pathlib import Path
 
+from graph.embedding import TorchEmbedder
+
 REFERENCE = Path(__file__).with_name("embedding_reference.json")
 
 _LONG = (
@@ -74,8 +76,6 @@ non-Latin script, accents, symbols, a text past the model's 256 word pieces)."""
 
 def main() -> None:
     """Embed `SENTENCES` on sentence-transformers (torch) and write `REFERENCE`."""
-    from graph.embedding import TorchEmbedder
-
     vectors = TorchEmbedder().embed(SENTENCES)
     document = {
         "model": "all-MiniLM-L6-v2",
