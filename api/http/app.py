@@ -50,7 +50,8 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
 
     Returns:
         The app. On start-up it creates the schema idempotently, loads the embedder
-        (`WORLDSTATE_EMBEDDER`, graph/embedding.py) and, unless
+        (`WORLDSTATE_EMBEDDER`, graph/embedding/; a model file failing its sha256 check
+        stops the start-up) and, unless
         `WORLDSTATE_CURATOR_IN_PROCESS=false`, starts a curator worker thread.
     """
 
