@@ -145,6 +145,7 @@ def render(
         _y_axis(steps, y, step, plot_w),
     ]
     parts += [_box(b) for b in boxes]
+    parts.append(_now_line(lo, hi, x, plot_h, now))
     parts += _labels(boxes)
     parts.append("</svg>")
     return Markup("".join(parts))
@@ -185,7 +186,7 @@ def _legend() -> str:
 def _box(b: Box) -> str:
     w, h = b.x1 - b.x0, max(b.y1 - b.y0, 1.0)
     out = [
-        f'<g><title>{escape(b.title)}</title><rect class="box {b.style}" x="{b.x0:.1f}" '
+        f'<g><title>{escape(b.title)}</title><rect class="box row {b.style}" x="{b.x0:.1f}" '
         f'y="{b.y0:.1f}" width="{w:.1f}" height="{h:.1f}"/>'
     ]
     if b.open_right:
@@ -235,15 +236,24 @@ def _x_axis(
         last = px
         out.append(f'<line class="grid" x1="{px:.1f}" y1="{TOP}" x2="{px:.1f}" y2="{base}"/>')
         out.append(f'<text class="tick" x="{px:.1f}" y="{base + 16}" text-anchor="middle">{text}</text>')
-    if lo <= now <= hi:
-        px = x(now)
-        out.append(f'<line class="now" x1="{px:.1f}" y1="{TOP - 6}" x2="{px:.1f}" y2="{base}"/>')
-        out.append(f'<text class="tick" x="{px + 3:.1f}" y="{TOP - 8}">now</text>')
     out.append(
         f'<text class="axis-title" x="{LEFT + (WIDTH - LEFT - RIGHT) / 2:.0f}" y="{base + 40}" '
         'text-anchor="middle">valid time: when it holds in the world →</text>'
     )
     return "".join(out)
+
+
+def _now_line(
+    lo: datetime, hi: datetime, x: Callable[[datetime], float], plot_h: float, now: datetime
+) -> str:
+    """A dashed line at now on the valid axis, over the boxes, when now is on the plot."""
+    if not lo <= now <= hi:
+        return ""
+    px = x(now)
+    return (
+        f'<line class="now" x1="{px:.1f}" y1="{TOP - 6}" x2="{px:.1f}" y2="{TOP + plot_h}"/>'
+        f'<text class="tick" x="{px + 3:.1f}" y="{TOP - 8}">now</text>'
+    )
 
 
 def _y_axis(
