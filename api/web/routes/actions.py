@@ -58,16 +58,17 @@ def _ask(
     )
 
 
-def _answer(reader: Reader, viewer: Viewer, event_id: str | None, prefix: str) -> None:
-    """Flash the committer's answer for `event_id`, read back from its effects."""
+def _answer(reader: Reader, viewer: Viewer, event_id: str | None, prefix: str = "") -> None:
+    """Flash the committer's answer for `event_id`, read back from its effects, after
+    `prefix` when one is given."""
     if event_id is None:
-        viewer.flash(prefix)
+        viewer.flash(prefix or "done")
         return
     found = effects_of(reader, viewer, event_id)
     ids = {e.entity_id for e in found.items}
     ids |= {e.fact.object_id for e in found.items if e.fact and e.fact.object_id}
     said = describe(found, entity_names(reader, viewer, ids))
-    viewer.flash(f"{prefix}: " + "; ".join(said))
+    viewer.flash((f"{prefix}: " if prefix else "") + "; ".join(said))
 
 
 @router.post("/entities/{entity_id}/facts", response_model=None)
@@ -106,7 +107,7 @@ def edit(  # noqa: PLR0913 - one form field each
         fields["valid_to"] = valid_to
         return _ask(request, viewer, "Edit a fact", lines, request.url.path, fields, "Record it", back)
     created = rest_facts.assert_fact(entity_id, body, owner, request.app.state.committer)
-    _answer(reader, viewer, created.event_id, created.effect)
+    _answer(reader, viewer, created.event_id)
     return see_other(back)
 
 
@@ -133,7 +134,7 @@ def _delete(
             request, viewer, f"{mode.title()} a fact", lines, request.url.path, {}, mode.title(), back
         )
     done = rest_facts.delete_fact(fact_id, owner, request.app.state.committer, mode)  # type: ignore[arg-type]
-    _answer(reader, viewer, done.event_id, "forgot" if mode == "forget" else "retracted")
+    _answer(reader, viewer, done.event_id)
     return see_other(back)
 
 
