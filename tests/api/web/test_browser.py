@@ -95,7 +95,7 @@ def _shown(page: Any) -> dict[str, list[str]]:
 
 
 def _rest_facts(live: str, h: dict[str, str], entity_id: str, **at: str) -> dict[str, list[str]]:
-    r = httpx.get(f"{live}/v1/entities/{entity_id}/facts", params=at, headers=h)
+    r = httpx.get(f"{live}/v1/entities/{entity_id}/facts", params=at, headers=h, timeout=60)
     assert r.status_code == 200, r.text
     names = {}
     out: dict[str, list[str]] = {}
@@ -103,7 +103,7 @@ def _rest_facts(live: str, h: dict[str, str], entity_id: str, **at: str) -> dict
         value = f["value"]
         if f["object_id"]:
             if f["object_id"] not in names:
-                got = httpx.get(f"{live}/v1/entities/{f['object_id']}", headers=h).json()
+                got = httpx.get(f"{live}/v1/entities/{f['object_id']}", headers=h, timeout=60).json()
                 names[f["object_id"]] = got["entity"]["name"]
             value = names[f["object_id"]]
         out.setdefault(f["attribute"], []).append(str(value))
@@ -111,7 +111,7 @@ def _rest_facts(live: str, h: dict[str, str], entity_id: str, **at: str) -> dict
 
 
 def _entity_id(live: str, h: dict[str, str], name: str) -> str:
-    r = httpx.get(f"{live}/v1/entities", params={"q": name}, headers=h)
+    r = httpx.get(f"{live}/v1/entities", params={"q": name}, headers=h, timeout=60)
     return str(next(e["id"] for e in r.json()["items"] if e["name"] == name))
 
 
@@ -126,7 +126,7 @@ def _open_entity(page: Any, name: str) -> None:
 def _wait_run(live: str, h: dict[str, str], run_id: str) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        if httpx.get(f"{live}/v1/runs/{run_id}", headers=h).json()["status"] == "done":
+        if httpx.get(f"{live}/v1/runs/{run_id}", headers=h, timeout=60).json()["status"] == "done":
             return
         time.sleep(0.2)
     raise AssertionError(f"run {run_id} not curated in 60 s")
@@ -173,12 +173,12 @@ def test_end_to_end(live: str, browser: Any, neo4j_server: Any, owner: str) -> N
              "at": "2023-07-01T10:00:05Z"},
         ],
     }
-    assert httpx.post(f"{live}/v1/runs", json=again, headers=h).status_code == 202
+    assert httpx.post(f"{live}/v1/runs", json=again, headers=h, timeout=60).status_code == 202
     _wait_run(live, h, "again-1")
     page.reload()
     expect(proposals).to_have_count(1)
     expect(proposals.first).to_contain_text("Rome")
-    pending = httpx.get(f"{live}/v1/proposals", params={"status": "pending"}, headers=h).json()
+    pending = httpx.get(f"{live}/v1/proposals", params={"status": "pending"}, headers=h, timeout=60).json()
     assert [p["value"] for p in pending["items"]] == ["Rome"]
 
     # 4. an entity, as of a past valid_at and a past known_at, against REST
@@ -237,7 +237,7 @@ def test_end_to_end(live: str, browser: Any, neo4j_server: Any, owner: str) -> N
     chat_form.get_by_label("None: a clean room.").check()
     chat_form.get_by_role("button", name=f"Save chat {CHAT}").click()
     expect(page.locator(".flash")).to_contain_text(f"memory access of chat '{CHAT}' is now none")
-    got = httpx.get(f"{live}/v1/chats/{CHAT}/memory-access", headers=h).json()
+    got = httpx.get(f"{live}/v1/chats/{CHAT}/memory-access", headers=h, timeout=60).json()
     assert got["mode"] == "none" and got["origin"] == "chat"
 
     # 8. sign out: the session is over
@@ -247,3 +247,89 @@ def test_end_to_end(live: str, browser: Any, neo4j_server: Any, owner: str) -> N
     assert urlsplit(page.url).path == "/memory/sign-in"
 
     assert log.hosts() == {urlsplit(live).netloc}, log.urls
+
+
+def _history_rows(live: str, h: dict[str, str]) -> tuple[str, str]:
+    """Two entities over REST: one whose location was corrected, learned late and forgotten
+    (every style of the chart), and one with 200 values of `location`."""
+    made = httpx.post(f"{live}/v1/entities", json={"name": "Ada", "kind": "person"}, headers=h, timeout=60)
+    ada = made.json()["id"]
+
+    def fact(entity: str, value: str, start: str, **extra: Any) -> dict[str, Any]:
+        body = {"attribute": "location", "value": value, "valid_from": start, **extra}
+        r = httpx.post(f"{live}/v1/entities/{entity}/facts", json=body, headers=h, timeout=60)
+        assert r.status_code == 201, r.text
+        return r.json()["fact"]  # type: ignore[no-any-return]
+
+    fact(ada, "Paris", "2021-01-01T00:00:00Z")
+    berlin = fact(ada, "Berlin", "2022-06-01T00:00:00Z")
+    httpx.delete(f"{live}/v1/facts/{berlin['id']}", params={"mode": "retract"}, headers=h, timeout=60)
+    fact(ada, "Lyon", "2023-03-01T00:00:00Z")
+    fact(ada, "Nice", "2020-01-01T00:00:00Z", valid_to="2021-01-01T00:00:00Z")  # learned late
+    oslo = fact(ada, "Oslo", "2024-01-01T00:00:00Z")
+    httpx.delete(f"{live}/v1/facts/{oslo['id']}", headers=h, timeout=60)
+    made = httpx.post(f"{live}/v1/entities", json={"name": "Nomad", "kind": "person"}, headers=h, timeout=60)
+    nomad = made.json()["id"]
+    for i in range(200):
+        fact(nomad, f"Town {i}", f"{2000 + i // 12:04d}-{i % 12 + 1:02d}-01T00:00:00Z")
+    return ada, nomad
+
+
+def test_views_are_accessible_offline_and_fit_a_phone(
+    live: str, browser: Any, neo4j_server: Any, owner: str
+) -> None:
+    """Every main view passes axe-core's WCAG 2 A/AA rules at 1280 and 375 px, has no page
+    wider than a 375 px phone, is reachable by keyboard with a visible focus, and the
+    browser asks no host but the server for anything. Screenshots of each are saved."""
+    token = _token(owner, neo4j_server)
+    h = {"Authorization": f"Bearer {token}"}
+    _import(owner, token, live, neo4j_server)
+    ada, nomad = _history_rows(live, h)
+    lena = _entity_id(live, h, "Lena")
+    views = {
+        "to-confirm": "/memory",
+        "entities": "/memory/entities",
+        "entity": f"/memory/entities/{lena}?open=",
+        "entity-past": f"/memory/entities/{ada}?valid_at=2022-07-01T00:00:00Z&changes=known",
+        "history": f"/memory/entities/{ada}/history/location?include_retracted=true",
+        "history-1-row": f"/memory/entities/{lena}/history/occupation",
+        "history-200-rows": f"/memory/entities/{nomad}/history/location?limit=200",
+        "run": "/memory/events/memory_page_locomo-session-2",
+        "access": f"/memory/access?chat={CHAT}",
+        "erase": "/memory/erase",
+    }
+    log = NetworkLog()
+    for width in (1280, 375):
+        ctx = _context(browser, log, width)
+        page = ctx.new_page()
+        page.goto(f"{live}/memory/sign-in")
+        assert axe_violations(page) == []
+        _sign_in(page, live, token)
+        for name, url in views.items():
+            page.goto(f"{live}{url}")
+            assert page.locator("h1").count() == 1, name
+            assert axe_violations(page) == [], name
+            if width == 375:
+                wide = page.evaluate("document.documentElement.scrollWidth")
+                assert wide <= 375, (name, wide)
+            _shot(page, f"{name}-{width}")
+        ctx.close()
+    assert log.hosts() == {urlsplit(live).netloc}, sorted(set(log.urls))
+
+    ctx = _context(browser, log)
+    page = ctx.new_page()
+    _sign_in(page, live, token)
+    reached = []
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        focused = page.evaluate(
+            "() => { const e = document.activeElement; const s = getComputedStyle(e);"
+            " return [e.innerText || e.value || '', s.outlineStyle, s.outlineWidth]; }"
+        )
+        reached.append(focused)
+    assert reached[0][0] == "Skip to content"
+    texts = [r[0].strip() for r in reached]
+    assert "Keep" in texts and "Discard" in texts and "Sign out" in texts
+    keep = reached[texts.index("Keep")]
+    assert keep[1] != "none" and keep[2] != "0px", keep
+    ctx.close()
