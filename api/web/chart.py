@@ -24,6 +24,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from itertools import pairwise
 
 from markupsafe import Markup, escape
 
@@ -31,7 +32,12 @@ from api.http.schemas.core import FactPublic
 from api.web.timewords import moment
 
 WIDTH = 960
-LEFT, RIGHT, TOP, BOTTOM = 176, 36, 56, 64
+LEFT, RIGHT, TOP, BOTTOM = 196, 36, 80, 72
+LANE = TOP - 10
+"""The baseline of the lane above the plot where values of boxes too narrow to hold
+their label are written, at the box's left edge."""
+THIN = 8.0
+"""Boxes narrower than this (px) are drawn flat (no hatching) with a hairline edge."""
 STEP_MAX, PLOT_MIN, PLOT_MAX = 30.0, 90.0, 1400.0
 FONT, CHAR = 12, 6.8
 """Label font size (px) and the width of one character, estimated (px)."""
@@ -54,6 +60,7 @@ class Box:
     title: str
     open_right: bool
     open_top: bool
+    alt: bool = False
 
 
 def style_of(row: FactPublic) -> str:
@@ -130,23 +137,31 @@ def render(
                 tip,
                 r.valid_to is None,
                 r.retracted_at is None,
+                len(boxes) % 2 == 1,
             )
         )
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="{WIDTH}" '
-        f'height="{height:.0f}" viewBox="0 0 {WIDTH} {height:.0f}" role="img" '
-        f'aria-labelledby="chart-title chart-desc">',
+        (
+            f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="{WIDTH}" '
+            f'height="{height:.0f}" viewBox="0 0 {WIDTH} {height:.0f}" role="img" '
+            'aria-labelledby="chart-title chart-desc">'
+        ),
         f'<title id="chart-title">{escape(title)}</title>',
-        f'<desc id="chart-desc">{len(rows)} rows. Valid time runs left to right, transaction '
-        "time bottom to top, one step per change. The table below lists every row.</desc>",
+        (
+            f'<desc id="chart-desc">{len(rows)} rows. Valid time runs left to right, '
+            "transaction time bottom to top, one step per change. The table below lists "
+            "every row.</desc>"
+        ),
         _defs(),
         _legend(),
         _x_axis(lo, hi, x, plot_h, now),
         _y_axis(steps, y, step, plot_w),
     ]
     parts += [_box(b) for b in boxes]
-    parts.append(_now_line(lo, hi, x, plot_h, now))
-    parts += _labels(boxes)
+    now_mark = _now_line(lo, hi, x, plot_h, now)
+    parts.append(now_mark[0])
+    inside, lane = _labels(boxes, now_mark[1])
+    parts += inside + lane
     parts.append("</svg>")
     return Markup("".join(parts))
 
@@ -185,9 +200,12 @@ def _legend() -> str:
 
 def _box(b: Box) -> str:
     w, h = b.x1 - b.x0, max(b.y1 - b.y0, 1.0)
+    thin = " thin" + (" alt" if b.alt else "") if w < THIN else ""
     out = [
-        f'<g><title>{escape(b.title)}</title><rect class="box row {b.style}" x="{b.x0:.1f}" '
-        f'y="{b.y0:.1f}" width="{w:.1f}" height="{h:.1f}"/>'
+        (
+            f'<g><title>{escape(b.title)}</title><rect class="box row {b.style}{thin}" '
+            f'x="{b.x0:.1f}" y="{b.y0:.1f}" width="{w:.1f}" height="{h:.1f}"/>'
+        )
     ]
     if b.open_right:
         ym = b.y0 + h / 2
@@ -199,24 +217,50 @@ def _box(b: Box) -> str:
     return "".join(out)
 
 
-def _labels(boxes: list[Box]) -> list[str]:
-    """Labels inside their boxes, largest boxes first, skipping any that would not fit or
-    would overlap a label already placed."""
-    placed: list[tuple[float, float, float, float]] = []
-    out = []
-    for b in sorted(boxes, key=lambda b: -(b.x1 - b.x0) * (b.y1 - b.y0)):
+def _fits(box: tuple[float, float, float, float], placed: list[tuple[float, ...]]) -> bool:
+    return all(box[2] < p[0] or p[2] < box[0] or box[3] < p[1] or p[3] < box[1] for p in placed)
+
+
+def _labels(boxes: list[Box], now_x: float | None) -> tuple[list[str], list[str]]:
+    """Labels inside their boxes, largest boxes first, where they fit and clear every label
+    already placed (truncated with "…" when only part fits); then, for boxes still believed
+    whose label did not fit inside, a label in the lane above the plot at the box's left
+    edge, left to right, skipping any that would overlap the previous one or "now"."""
+    placed: list[tuple[float, ...]] = []
+    inside, done = [], set()
+    for i, b in sorted(
+        enumerate(boxes), key=lambda ib: -(ib[1].x1 - ib[1].x0) * (ib[1].y1 - ib[1].y0)
+    ):
         room = b.x1 - b.x0 - 22 if b.open_right else b.x1 - b.x0 - 8
         if b.y1 - b.y0 < FONT + 4 or room < 4 * CHAR:
             continue
         text = b.label if len(b.label) * CHAR <= room else b.label[: int(room / CHAR) - 1] + "…"
-        tw = len(text) * CHAR
         x0, y0 = b.x0 + 4, b.y1 - FONT - 5
-        box = (x0, y0, x0 + tw, y0 + FONT + 2)
-        if any(not (box[2] < p[0] or p[2] < box[0] or box[3] < p[1] or p[3] < box[1]) for p in placed):
+        box = (x0, y0, x0 + len(text) * CHAR, y0 + FONT + 2)
+        if not _fits(box, placed):
             continue
         placed.append(box)
-        out.append(f'<text class="label" x="{x0:.1f}" y="{b.y1 - 6:.1f}">{escape(text)}</text>')
-    return out
+        done.add(i)
+        inside.append(f'<text class="label" x="{x0:.1f}" y="{b.y1 - 6:.1f}">{escape(text)}</text>')
+    lane: list[str] = []
+    taken: list[tuple[float, ...]] = []
+    if now_x is not None:
+        taken.append((now_x - 2, LANE - FONT, now_x + 3 * CHAR + 6, LANE + 2))
+    # The current values first (they reach the top and have no valid end), then left to right.
+    order = sorted(enumerate(boxes), key=lambda ib: (not ib[1].open_right, ib[1].x0))
+    for i, b in order:
+        if i in done or not b.open_top:
+            continue
+        text = b.label if len(b.label) <= 16 else b.label[:15] + "…"
+        box = (b.x0, LANE - FONT, b.x0 + len(text) * CHAR + 6, LANE + 2)
+        if box[2] > WIDTH or not _fits(box, taken):
+            continue
+        taken.append(box)
+        lane.append(
+            f'<line class="lead" x1="{b.x0:.1f}" y1="{LANE + 2}" x2="{b.x0:.1f}" y2="{TOP}"/>'
+            f'<text class="label lane" x="{b.x0 + 2:.1f}" y="{LANE:.1f}">{escape(text)}</text>'
+        )
+    return inside, lane
 
 
 def _x_axis(
@@ -235,9 +279,11 @@ def _x_axis(
             continue
         last = px
         out.append(f'<line class="grid" x1="{px:.1f}" y1="{TOP}" x2="{px:.1f}" y2="{base}"/>')
-        out.append(f'<text class="tick" x="{px:.1f}" y="{base + 16}" text-anchor="middle">{text}</text>')
+        out.append(
+            f'<text class="tick" x="{px:.1f}" y="{base + 20}" text-anchor="middle">{text}</text>'
+        )
     out.append(
-        f'<text class="axis-title" x="{LEFT + (WIDTH - LEFT - RIGHT) / 2:.0f}" y="{base + 40}" '
+        f'<text class="axis-title" x="{LEFT + (WIDTH - LEFT - RIGHT) / 2:.0f}" y="{base + 46}" '
         'text-anchor="middle">valid time: when it holds in the world →</text>'
     )
     return "".join(out)
@@ -245,37 +291,55 @@ def _x_axis(
 
 def _now_line(
     lo: datetime, hi: datetime, x: Callable[[datetime], float], plot_h: float, now: datetime
-) -> str:
-    """A dashed line at now on the valid axis, over the boxes, when now is on the plot."""
+) -> tuple[str, float | None]:
+    """A dashed line at now on the valid axis, over the boxes, when now is on the plot;
+    and its x (None when off the plot)."""
     if not lo <= now <= hi:
-        return ""
+        return "", None
     px = x(now)
     return (
-        f'<line class="now" x1="{px:.1f}" y1="{TOP - 6}" x2="{px:.1f}" y2="{TOP + plot_h}"/>'
-        f'<text class="tick" x="{px + 3:.1f}" y="{TOP - 8}">now</text>'
-    )
+        f'<line class="now" x1="{px:.1f}" y1="{LANE - FONT}" x2="{px:.1f}" y2="{TOP + plot_h}"/>'
+        f'<text class="tick" x="{px + 3:.1f}" y="{LANE:.1f}">now</text>'
+    ), px
 
 
-def _y_axis(
-    steps: list[datetime], y: Callable[[float], float], step: float, plot_w: float
-) -> str:
+def tick_texts(times: list[datetime]) -> list[str]:
+    """Labels of transaction-time ticks: the date only where it changes (and first), the
+    time to the second, or to the millisecond where two neighbours share a second."""
+    seconds = [t.astimezone(UTC).replace(microsecond=0) for t in times]
+    fine = any(a == b for a, b in pairwise(seconds))
+    out, last_day = [], None
+    for t in times:
+        utc = t.astimezone(UTC)
+        text = utc.strftime("%H:%M:%S") + (f".{utc.microsecond // 1000:03d}" if fine else "")
+        if utc.date() != last_day:
+            text = f"{utc.date().isoformat()} {text}"
+            last_day = utc.date()
+        out.append(text)
+    return out
+
+
+def _y_axis(steps: list[datetime], y: Callable[[float], float], step: float, plot_w: float) -> str:
+    """Ticks at the transaction times, thinned so labels stay at least a line apart."""
     out = [f'<line class="axis" x1="{LEFT}" y1="{y(0)}" x2="{LEFT}" y2="{y(len(steps))}"/>']
     every = max(1, math.ceil((FONT + 4) / step))
-    for i, t in enumerate(steps):
-        if i % every and i != len(steps) - 1:
-            continue
-        if i == len(steps) - 1 and i % every and step * (i % every) < FONT + 4:
-            continue
+    shown = [i for i in range(len(steps)) if i % every == 0]
+    if shown[-1] != len(steps) - 1 and step * (len(steps) - 1 - shown[-1]) >= FONT + 4:
+        shown.append(len(steps) - 1)
+    for i, text in zip(shown, tick_texts([steps[i] for i in shown])):
         py = y(i)
-        out.append(f'<line class="grid" x1="{LEFT}" y1="{py:.1f}" x2="{LEFT + plot_w}" y2="{py:.1f}"/>')
+        out.append(
+            f'<line class="grid" x1="{LEFT}" y1="{py:.1f}" x2="{LEFT + plot_w}" y2="{py:.1f}"/>'
+        )
         out.append(
             f'<text class="tick" x="{LEFT - 6}" y="{py + 4:.1f}" text-anchor="end">'
-            f"{escape(moment(t))}</text>"
+            f"{escape(text)} UTC</text>"
         )
-    out.append(
-        f'<text class="tick" x="{LEFT - 6}" y="{y(len(steps)) + 12:.1f}" text-anchor="end">'
-        "still believed ↑</text>"
-    )
+    if step >= 2 * (FONT + 4):
+        out.append(
+            f'<text class="tick" x="{LEFT - 6}" y="{y(len(steps)) + 12:.1f}" text-anchor="end">'
+            "still believed ↑</text>"
+        )
     out.append(
         f'<text class="axis-title" x="{LEFT - 6}" y="{TOP - 22}" text-anchor="end">'
         "transaction time ↑</text>"

@@ -143,7 +143,7 @@ class PageRoute(APIRoute):
                 return page(
                     request, viewer, "error.html", status=status, title=title, detail=detail
                 )
-            except Exception as exc:  # noqa: BLE001 - every error becomes the same page
+            except Exception as exc:
                 if isinstance(exc, StarletteHTTPException) and exc.status_code < 400:
                     raise
                 status, title, detail = await problem_of(request, exc)

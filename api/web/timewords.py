@@ -12,9 +12,20 @@ from datetime import UTC, datetime
 from graph.errors import InvalidInput
 from graph.time import to_utc
 
-MONTHS = (
-    "January February March April May June July August September October November December"
-).split()
+MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 
 
 def read_time(text: str | None, field: str) -> datetime | None:

@@ -55,7 +55,7 @@ def access(
 
 
 @router.post("/access")
-def set_access(  # noqa: PLR0913 - one form field each
+def set_access(
     request: Request,
     viewer: PosterDep,
     mode: Annotated[str, Form(max_length=20)],

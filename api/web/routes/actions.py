@@ -72,7 +72,7 @@ def _answer(reader: Reader, viewer: Viewer, event_id: str | None, prefix: str = 
 
 
 @router.post("/entities/{entity_id}/facts", response_model=None)
-def edit(  # noqa: PLR0913 - one form field each
+def edit(
     entity_id: PathId,
     request: Request,
     viewer: PosterDep,
@@ -105,7 +105,9 @@ def edit(  # noqa: PLR0913 - one form field each
         lines.append("The old value stays in the history; time travel still shows it.")
         fields = {"attribute": body.attribute, "value": value, "valid_from": valid_from}
         fields["valid_to"] = valid_to
-        return _ask(request, viewer, "Edit a fact", lines, request.url.path, fields, "Record it", back)
+        return _ask(
+            request, viewer, "Edit a fact", lines, request.url.path, fields, "Record it", back
+        )
     created = rest_facts.assert_fact(entity_id, body, owner, request.app.state.committer)
     _answer(reader, viewer, created.event_id)
     return see_other(back)
@@ -127,11 +129,20 @@ def _delete(
         else:
             lines = [
                 f"Retract {what}: it was never true; the assertion is undone.",
-                "Values it had superseded come back where nothing else covers them. "
-                "Reads as known before now still see it.",
+                (
+                    "Values it had superseded come back where nothing else covers them. "
+                    "Reads as known before now still see it."
+                ),
             ]
         return _ask(
-            request, viewer, f"{mode.title()} a fact", lines, request.url.path, {}, mode.title(), back
+            request,
+            viewer,
+            f"{mode.title()} a fact",
+            lines,
+            request.url.path,
+            {},
+            mode.title(),
+            back,
         )
     done = rest_facts.delete_fact(fact_id, owner, request.app.state.committer, mode)  # type: ignore[arg-type]
     _answer(reader, viewer, done.event_id)
@@ -155,7 +166,7 @@ def retract(
 
 
 @router.post("/entities/{entity_id}/merge", response_model=None)
-def merge(  # noqa: PLR0913 - one form field each
+def merge(
     entity_id: PathId,
     request: Request,
     viewer: PosterDep,
@@ -189,7 +200,7 @@ def merge(  # noqa: PLR0913 - one form field each
 
 
 @router.post("/entities/{entity_id}/split", response_model=None)
-def split(  # noqa: PLR0913 - one form field each
+def split(
     entity_id: PathId,
     request: Request,
     viewer: PosterDep,
@@ -209,7 +220,9 @@ def split(  # noqa: PLR0913 - one form field each
         lines += [f"{f.attribute} = {f.value} ({window(f.valid_from, f.valid_to)})" for f in chosen]
         lines.append("Time travel to before now still shows them where they were.")
         fields: dict[str, str | list[str]] = {"name": body.name, "fact_ids": fact_ids}
-        return _ask(request, viewer, "Split an entity", lines, request.url.path, fields, "Split", back)
+        return _ask(
+            request, viewer, "Split an entity", lines, request.url.path, fields, "Split", back
+        )
     made = splits.split(entity_id, body, owner, request.app.state.committer)
     viewer.flash(f"split {len(fact_ids)} facts off into {made.name}")
     return see_other(f"/memory/entities/{made.id}")

@@ -52,7 +52,7 @@ def _form(request: Request, error: str | None, next_: str | None, status: int) -
 
 
 @router.get("/sign-in")
-def sign_in_form(request: Request, next: str | None = None) -> HTMLResponse:  # noqa: A002
+def sign_in_form(request: Request, next: str | None = None) -> HTMLResponse:
     """The sign-in form: one password field for the token (`worldstate token create`)."""
     return _form(request, None, next, 200)
 
@@ -62,7 +62,7 @@ def sign_in(
     request: Request,
     token: Annotated[str, Form(max_length=MAX_TOKEN)] = "",
     csrf: Annotated[str | None, Form()] = None,
-    next: Annotated[str | None, Form(max_length=500)] = None,  # noqa: A002
+    next: Annotated[str | None, Form(max_length=500)] = None,
 ) -> HTMLResponse | RedirectResponse:
     """Check the pasted token (as a bearer token is checked) and open a session.
 

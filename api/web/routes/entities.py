@@ -57,14 +57,14 @@ def entity_list(
 
 
 @router.get("/entities/{entity_id}")
-def entity(  # noqa: PLR0913 - the page's query parameters, each a control on it
+def entity(
     entity_id: PathId,
     request: Request,
     viewer: ViewerDep,
     reader: ReaderDep,
     valid_at: TimeText = None,
     known_at: TimeText = None,
-    open: Annotated[str | None, Query(max_length=200)] = None,  # noqa: A002
+    open: Annotated[str | None, Query(max_length=200)] = None,
     changes: Literal["valid", "known"] | None = None,
     from_: Annotated[str | None, Query(alias="from", max_length=40)] = None,
     to: TimeText = None,

@@ -27,7 +27,7 @@ PAGE, MAX_PAGE = 100, 200
 
 
 @router.get("/entities/{entity_id}/history/{attribute}")
-def history(  # noqa: PLR0913 - the page's query parameters, each a control on it
+def history(
     entity_id: PathId,
     attribute: Annotated[str, Path(max_length=100, pattern=r"^[a-z][a-z0-9_]*$")],
     request: Request,

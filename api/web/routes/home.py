@@ -8,6 +8,9 @@ page and REST answer alike: `list_proposals`, `keep_proposal`, `discard_proposal
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
@@ -22,6 +25,24 @@ from api.web.timewords import window
 router = APIRouter(prefix="/memory", route_class=PageRoute, include_in_schema=False)
 NOTE_KINDS = ("conflict", "merge_suggestion")
 """Notification kinds shown as notes (proposals are shown as proposals)."""
+SHOWN = 50
+"""Most proposals and most notes shown, the newest."""
+PAGE, PAGES = 500, 20
+"""The REST lists are oldest first: they are read page by page (at most 10,000 items) to
+find the newest."""
+
+
+def _newest(fetch: Callable[[str | None], Any]) -> tuple[list[Any], int]:
+    """The newest `SHOWN` items of an oldest-first REST list, newest first, and the count."""
+    items: list[Any] = []
+    cursor = None
+    for _ in range(PAGES):
+        found = fetch(cursor)
+        items.extend(found.items)
+        cursor = found.next
+        if cursor is None:
+            break
+    return list(reversed(items))[:SHOWN], len(items)
 
 
 @router.get("")
@@ -29,26 +50,30 @@ def home(request: Request, viewer: ViewerDep, reader: ReaderDep) -> HTMLResponse
     """Pending proposals, newest first, then the unacknowledged notes of the main chat and
     the open merge suggestions, newest first."""
     owner = viewer.need("read")
-    pending = proposals.list_proposals(
-        owner, reader, status="pending", chat_id=None, run_id=None, cursor=None, limit=200
+    pending, pending_count = _newest(
+        lambda c: proposals.list_proposals(owner, reader, "pending", None, None, c, PAGE)
     )
-    notes = notifications.list_notifications(
-        owner, reader, chat_id=None, include_acknowledged=False, cursor=None, limit=200
+    all_notes, _ = _newest(
+        lambda c: notifications.list_notifications(owner, reader, None, False, c, PAGE)
     )
+    notes = [n for n in all_notes if n.kind in NOTE_KINDS]
     open_ = merges.list_suggestions(owner, reader, "open").items
     ids = {i for s in open_ for i in s.entity_ids}
-    ids |= {p.entity_id for p in pending.items if p.entity_id}
-    ids |= {p.object_id for p in pending.items if p.object_id}
-    names = {k: e.name for k, e in reader.entities_by_ids(scope_of(reader, viewer), list(ids)).items()}
+    ids |= {p.entity_id for p in pending if p.entity_id}
+    ids |= {p.object_id for p in pending if p.object_id}
+    names = {
+        k: e.name for k, e in reader.entities_by_ids(scope_of(reader, viewer), list(ids)).items()
+    }
     open_ids = {s.id for s in open_}
-    noted = {n.suggestion_id for n in notes.items if n.suggestion_id}
+    noted = {n.suggestion_id for n in notes if n.suggestion_id}
     return page(
         request,
         viewer,
         "home.html",
-        proposals=list(reversed(pending.items)),
-        more_proposals=pending.next is not None,
-        notes=[n for n in reversed(notes.items) if n.kind in NOTE_KINDS],
+        proposals=pending,
+        pending_count=pending_count,
+        notes=notes[:SHOWN],
+        notes_count=len(notes),
         open_suggestions=open_ids,
         suggestions=[s for s in reversed(open_) if s.id not in noted],
         by_id={s.id: s for s in open_},
@@ -65,7 +90,9 @@ def keep(proposal_id: PathId, viewer: PosterDep, request: Request) -> RedirectRe
     if fact is None:
         viewer.flash(f"kept: {kept.proposal.attribute} had nothing to end")
     else:
-        viewer.flash(f"kept {fact.attribute} = {fact.value if fact.value is not None else 'a relationship'} ({window(fact.valid_from, fact.valid_to)})")
+        viewer.flash(
+            f"kept {fact.attribute} = {fact.value if fact.value is not None else 'a relationship'} ({window(fact.valid_from, fact.valid_to)})"
+        )
     return see_other("/memory")
 
 

@@ -51,7 +51,12 @@ def browser() -> Iterator[Any]:
 
 def _token(owner: str, neo4j_server: Any) -> str:
     out = cli(
-        "token", "create", "--owner", owner, "--scopes", "read,write,curate,admin",
+        "token",
+        "create",
+        "--owner",
+        owner,
+        "--scopes",
+        "read,write,curate,admin",
         neo4j_server=neo4j_server,
     )
     return out.strip().splitlines()[-1]
@@ -59,8 +64,18 @@ def _token(owner: str, neo4j_server: Any) -> str:
 
 def _import(owner: str, token: str, live: str, neo4j_server: Any) -> None:
     cli(
-        "import", "locomo", str(DATA), "--owner", owner, "--api", live, "--token", token,
-        "--timeout", "120", neo4j_server=neo4j_server,
+        "import",
+        "locomo",
+        str(DATA),
+        "--owner",
+        owner,
+        "--api",
+        live,
+        "--token",
+        token,
+        "--timeout",
+        "120",
+        neo4j_server=neo4j_server,
     )
 
 
@@ -103,7 +118,9 @@ def _rest_facts(live: str, h: dict[str, str], entity_id: str, **at: str) -> dict
         value = f["value"]
         if f["object_id"]:
             if f["object_id"] not in names:
-                got = httpx.get(f"{live}/v1/entities/{f['object_id']}", headers=h, timeout=60).json()
+                got = httpx.get(
+                    f"{live}/v1/entities/{f['object_id']}", headers=h, timeout=60
+                ).json()
                 names[f["object_id"]] = got["entity"]["name"]
             value = names[f["object_id"]]
         out.setdefault(f["attribute"], []).append(str(value))
@@ -167,10 +184,18 @@ def test_end_to_end(live: str, browser: Any, neo4j_server: Any, owner: str) -> N
         "id": "again-1",
         "chat_id": CHAT,
         "messages": [
-            {"role": "user", "speaker": "Omar", "text": "My brother Sam lives in Berlin.",
-             "at": "2023-07-01T10:00:00Z"},
-            {"role": "user", "speaker": "Omar", "text": "My cousin Ana lives in Rome.",
-             "at": "2023-07-01T10:00:05Z"},
+            {
+                "role": "user",
+                "speaker": "Omar",
+                "text": "My brother Sam lives in Berlin.",
+                "at": "2023-07-01T10:00:00Z",
+            },
+            {
+                "role": "user",
+                "speaker": "Omar",
+                "text": "My cousin Ana lives in Rome.",
+                "at": "2023-07-01T10:00:05Z",
+            },
         ],
     }
     assert httpx.post(f"{live}/v1/runs", json=again, headers=h, timeout=60).status_code == 202
@@ -178,7 +203,9 @@ def test_end_to_end(live: str, browser: Any, neo4j_server: Any, owner: str) -> N
     page.reload()
     expect(proposals).to_have_count(1)
     expect(proposals.first).to_contain_text("Rome")
-    pending = httpx.get(f"{live}/v1/proposals", params={"status": "pending"}, headers=h, timeout=60).json()
+    pending = httpx.get(
+        f"{live}/v1/proposals", params={"status": "pending"}, headers=h, timeout=60
+    ).json()
     assert [p["value"] for p in pending["items"]] == ["Rome"]
 
     # 4. an entity, as of a past valid_at and a past known_at, against REST
@@ -252,7 +279,9 @@ def test_end_to_end(live: str, browser: Any, neo4j_server: Any, owner: str) -> N
 def _history_rows(live: str, h: dict[str, str]) -> tuple[str, str]:
     """Two entities over REST: one whose location was corrected, learned late and forgotten
     (every style of the chart), and one with 200 values of `location`."""
-    made = httpx.post(f"{live}/v1/entities", json={"name": "Ada", "kind": "person"}, headers=h, timeout=60)
+    made = httpx.post(
+        f"{live}/v1/entities", json={"name": "Ada", "kind": "person"}, headers=h, timeout=60
+    )
     ada = made.json()["id"]
 
     def fact(entity: str, value: str, start: str, **extra: Any) -> dict[str, Any]:
@@ -263,12 +292,16 @@ def _history_rows(live: str, h: dict[str, str]) -> tuple[str, str]:
 
     fact(ada, "Paris", "2021-01-01T00:00:00Z")
     berlin = fact(ada, "Berlin", "2022-06-01T00:00:00Z")
-    httpx.delete(f"{live}/v1/facts/{berlin['id']}", params={"mode": "retract"}, headers=h, timeout=60)
+    httpx.delete(
+        f"{live}/v1/facts/{berlin['id']}", params={"mode": "retract"}, headers=h, timeout=60
+    )
     fact(ada, "Lyon", "2023-03-01T00:00:00Z")
     fact(ada, "Nice", "2020-01-01T00:00:00Z", valid_to="2021-01-01T00:00:00Z")  # learned late
     oslo = fact(ada, "Oslo", "2024-01-01T00:00:00Z")
     httpx.delete(f"{live}/v1/facts/{oslo['id']}", headers=h, timeout=60)
-    made = httpx.post(f"{live}/v1/entities", json={"name": "Nomad", "kind": "person"}, headers=h, timeout=60)
+    made = httpx.post(
+        f"{live}/v1/entities", json={"name": "Nomad", "kind": "person"}, headers=h, timeout=60
+    )
     nomad = made.json()["id"]
     for i in range(200):
         fact(nomad, f"Town {i}", f"{2000 + i // 12:04d}-{i % 12 + 1:02d}-01T00:00:00Z")

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from datetime import UTC, datetime, timedelta
+from itertools import pairwise
 
 from api.http.schemas.core import FactPublic
 from api.web import chart
@@ -15,12 +15,29 @@ NOW = datetime(2026, 12, 1, tzinfo=UTC)
 NS = {"s": "http://www.w3.org/2000/svg"}
 
 
-def row(value: str, vf: datetime, vt: datetime | None, rec: datetime, ret: datetime | None = None,
-        status: str = "active") -> FactPublic:
+def row(
+    value: str,
+    vf: datetime,
+    vt: datetime | None,
+    rec: datetime,
+    ret: datetime | None = None,
+    status: str = "active",
+) -> FactPublic:
     return FactPublic(
-        id=f"f-{value}-{rec.timestamp()}", entity_id="e", attribute="location", value=value,
-        object_id=None, cardinality="one", valid_from=vf, valid_to=vt, recorded_at=rec,
-        retracted_at=ret, status=status, source="user_edit", evidence=None, reason=None,
+        id=f"f-{value}-{rec.timestamp()}",
+        entity_id="e",
+        attribute="location",
+        value=value,
+        object_id=None,
+        cardinality="one",
+        valid_from=vf,
+        valid_to=vt,
+        recorded_at=rec,
+        retracted_at=ret,
+        status=status,
+        source="user_edit",
+        evidence=None,
+        reason=None,
         confidence=1.0,
     )
 
@@ -31,11 +48,19 @@ def draw(rows: list[FactPublic]) -> ET.Element:
 
 
 def boxes(svg: ET.Element) -> list[ET.Element]:
-    return [r for r in svg.iter("{http://www.w3.org/2000/svg}rect") if "row" in r.get("class", "").split()]
+    return [
+        r
+        for r in svg.iter("{http://www.w3.org/2000/svg}rect")
+        if "row" in r.get("class", "").split()
+    ]
 
 
 def labels(svg: ET.Element) -> list[ET.Element]:
-    return [t for t in svg.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == "label"]
+    return [
+        t
+        for t in svg.iter("{http://www.w3.org/2000/svg}text")
+        if "label" in (t.get("class") or "").split()
+    ]
 
 
 def test_one_row_is_a_labelled_open_box() -> None:
@@ -82,15 +107,30 @@ def test_two_hundred_rows_draw_every_box_and_no_label_collides() -> None:
         for b in placed[i + 1 :]:
             assert not _overlap(a, b)
     assert float(svg.get("height")) <= chart.TOP + chart.PLOT_MAX + chart.BOTTOM
-    ticks = [float(t.get("y")) for t in svg.iter("{http://www.w3.org/2000/svg}text")
-             if t.get("text-anchor") == "end" and re.match(r"\d{4}-", t.text or "")]
+    ticks = [
+        float(t.get("y"))
+        for t in svg.iter("{http://www.w3.org/2000/svg}text")
+        if t.get("text-anchor") == "end" and (t.text or "").endswith(" UTC")
+    ]
     assert len(ticks) >= 2
-    assert min(abs(a - b) for a, b in zip(ticks, ticks[1:])) >= chart.FONT
+    assert min(abs(a - b) for a, b in pairwise(ticks)) >= chart.FONT
+    lane = [t.text for t in labels(svg) if float(t.get("y")) < chart.TOP]
+    assert "city 199" in lane and len(lane) >= 5  # the current value, and a value every so often
+
+
+def test_tick_labels_name_the_day_once_and_split_seconds() -> None:
+    """Tick labels carry the date where it changes and milliseconds when two share a second."""
+    t = datetime(2026, 12, 1, 15, 33, 27, 120000, tzinfo=UTC)
+    texts = chart.tick_texts([t, t + timedelta(milliseconds=300), t + timedelta(days=1)])
+    assert texts == ["2026-12-01 15:33:27.120", "15:33:27.420", "2026-12-02 15:33:27.120"]
+    assert chart.tick_texts([t, t + timedelta(seconds=2)]) == ["2026-12-01 15:33:27", "15:33:29"]
 
 
 def test_values_are_escaped() -> None:
     """A value is text, never markup."""
-    svg = str(chart.render([row("<script>x</script>", T0, None, T0)], NOW, lambda r: str(r.value), "t"))
+    svg = str(
+        chart.render([row("<script>x</script>", T0, None, T0)], NOW, lambda r: str(r.value), "t")
+    )
     assert "<script>" not in svg and "&lt;script&gt;" in svg
 
 
@@ -101,4 +141,6 @@ def test_late_knowledge_sits_above_and_left() -> None:
     late = row("Paris", T0, T0 + timedelta(days=100), T0 + timedelta(seconds=5))
     b_first, b_late = boxes(draw([first, late]))
     assert float(b_late.get("x")) < float(b_first.get("x"))
-    assert float(b_late.get("y")) + float(b_late.get("height")) < float(b_first.get("y")) + float(b_first.get("height"))
+    assert float(b_late.get("y")) + float(b_late.get("height")) < float(b_first.get("y")) + float(
+        b_first.get("height")
+    )

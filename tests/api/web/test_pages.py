@@ -12,7 +12,7 @@ JAN, JUN = "2024-01-01T00:00:00Z", "2024-06-01T00:00:00Z"
 
 
 def _flash(html: str) -> str:
-    found = re.search(r'<div class="flash" role="status">(.*?)</div>', html, re.S)
+    found = re.search(r'<div class="flash" role="status">(.*?)</div>', html, re.DOTALL)
     assert found, html[-3000:]
     return re.sub(r"<[^>]+>", "", found.group(1)).strip()
 
@@ -31,7 +31,9 @@ def test_edit_asks_then_supersedes_and_says_so(web: Page, rest: Any) -> None:
     form = {"attribute": "location", "value": "Berlin", "valid_from": "2024-06-01T00:00"}
     ask = web.post(url, form)
     assert ask.status_code == 200 and "It may supersede Paris" in ask.text
-    assert [f["value"] for f in rest.get(f"/v1/entities/{e['id']}/facts").json()["items"]] == ["Paris"]
+    assert [f["value"] for f in rest.get(f"/v1/entities/{e['id']}/facts").json()["items"]] == [
+        "Paris"
+    ]
     done = web.post(url, {**form, "confirmed": "true"})
     said = _flash(done.text)
     assert "superseded Paris (2024-01-01 → 2024-06-01)" in said
@@ -61,9 +63,7 @@ def test_merge_into_finds_asks_and_merges(web: Page, rest: Any) -> None:
     rest.fact(dup["id"], attribute="employer", value="Babbage & Co")
     found = web.post(f"/memory/entities/{dup['id']}/merge", {"find": "lovelace"})
     assert "Ada Lovelace" in found.text and 'name="into"' in found.text
-    done = web.post(
-        f"/memory/entities/{dup['id']}/merge", {"into": ada["id"], "confirmed": "true"}
-    )
+    done = web.post(f"/memory/entities/{dup['id']}/merge", {"into": ada["id"], "confirmed": "true"})
     assert "merged A. Lovelace into Ada Lovelace" in _flash(done.text)
     assert "Babbage &amp; Co" in done.text
     page = web.get(f"/memory/entities/{dup['id']}").text
@@ -99,7 +99,7 @@ def test_search_by_alias_and_kind_marks_archived_and_merged(web: Page, rest: Any
 def test_time_travel_diff_and_why(web: Page, rest: Any) -> None:
     """The entity page at a past valid_at shows REST's facts then, says so in words, shows
     what changed between two times, and a fact's why chain links to its event."""
-    e, paris = _paris(rest)
+    e, _ = _paris(rest)
     rest.fact(e["id"], attribute="location", value="Berlin", valid_from=JUN)
     past = web.get(f"/memory/entities/{e['id']}?valid_at=2024-03-01T00:00").text
     assert "Showing what was true on 1 March 2024, as the service knows it now." in past
@@ -117,34 +117,72 @@ def test_history_paginates_and_shows_retracted_rows(web: Page, rest: Any) -> Non
     """The history table pages by the REST cursor; include_retracted adds the audit rows."""
     e, _ = _paris(rest)
     for month in ("03", "06", "09"):
-        rest.fact(e["id"], attribute="location", value=f"City {month}", valid_from=f"2024-{month}-01T00:00:00Z")
+        rest.fact(
+            e["id"],
+            attribute="location",
+            value=f"City {month}",
+            valid_from=f"2024-{month}-01T00:00:00Z",
+        )
     first = web.get(f"/memory/entities/{e['id']}/history/location?limit=2").text
     assert "2 rows" in first and "Next 2 rows" in first and "<svg" in first
     nxt = re.search(r'href="([^"]+cursor=[^"]+)"', first).group(1).replace("&amp;", "&")  # type: ignore[union-attr]
     second = web.get(nxt).text
     assert "City 06" in second or "City 09" in second
     audit = web.get(f"/memory/entities/{e['id']}/history/location?include_retracted=true").text
-    rest_rows = rest.get(f"/v1/entities/{e['id']}/history/location", params={"include_retracted": "true"}).json()["items"]
+    rest_rows = rest.get(
+        f"/v1/entities/{e['id']}/history/location", params={"include_retracted": "true"}
+    ).json()["items"]
     assert f"{len(rest_rows)} rows" in audit and 'class="retracted"' in audit
 
 
 def test_proposals_keep_discard_and_notes(app: Any, web: Page, rest: Any) -> None:
     """Held proposals are listed newest first with their evidence; keep writes, discard
     suppresses; a conflict note is acknowledged away."""
-    run = {"id": "r1", "chat_id": "c1", "messages": [
-        {"role": "user", "speaker": "Omar", "text": "I moved to Lisbon last month.", "at": "2023-03-03T10:00:00Z"},
-        {"role": "user", "speaker": "Omar", "text": "My sister Mia lives in Porto.", "at": "2023-03-03T10:00:01Z"},
-        {"role": "user", "speaker": "Omar", "text": "My brother Sam lives in Berlin.", "at": "2023-03-03T10:00:02Z"},
-        {"role": "user", "speaker": "Omar", "text": "I moved to Madrid last week.", "at": "2023-06-20T10:00:00Z"},
-    ]}
+    run = {
+        "id": "r1",
+        "chat_id": "c1",
+        "messages": [
+            {
+                "role": "user",
+                "speaker": "Omar",
+                "text": "I moved to Lisbon last month.",
+                "at": "2023-03-03T10:00:00Z",
+            },
+            {
+                "role": "user",
+                "speaker": "Omar",
+                "text": "My sister Mia lives in Porto.",
+                "at": "2023-03-03T10:00:01Z",
+            },
+            {
+                "role": "user",
+                "speaker": "Omar",
+                "text": "My brother Sam lives in Berlin.",
+                "at": "2023-03-03T10:00:02Z",
+            },
+            {
+                "role": "user",
+                "speaker": "Omar",
+                "text": "I moved to Madrid last week.",
+                "at": "2023-06-20T10:00:00Z",
+            },
+        ],
+    }
     assert rest.post("/v1/runs", run).status_code == 202
     app.state.curator.drain()
     home = web.get("/memory").text
     assert home.index("Berlin") < home.index("Porto")  # newest first
     assert "My sister Mia lives in Porto." in home and "Lisbon → Madrid" in home
-    pending = {p["value"]: p["id"] for p in rest.get("/v1/proposals", params={"status": "pending"}).json()["items"]}
-    assert "kept location = Porto" in _flash(web.post(f"/memory/proposals/{pending['Porto']}/keep").text)
-    assert "will not be proposed again" in _flash(web.post(f"/memory/proposals/{pending['Berlin']}/discard").text)
+    pending = {
+        p["value"]: p["id"]
+        for p in rest.get("/v1/proposals", params={"status": "pending"}).json()["items"]
+    }
+    assert "kept location = Porto" in _flash(
+        web.post(f"/memory/proposals/{pending['Porto']}/keep").text
+    )
+    assert "will not be proposed again" in _flash(
+        web.post(f"/memory/proposals/{pending['Berlin']}/discard").text
+    )
     note = rest.get("/v1/notifications").json()["items"]
     conflict = next(n for n in note if n["kind"] == "conflict")
     web.post(f"/memory/notes/{conflict['id']}/acknowledge")
@@ -153,10 +191,24 @@ def test_proposals_keep_discard_and_notes(app: Any, web: Page, rest: Any) -> Non
 
 def test_run_cause_and_effect(app: Any, web: Page, rest: Any) -> None:
     """A run's page says what it wrote and what it ended."""
-    run = {"id": "r2", "chat_id": "c1", "messages": [
-        {"role": "user", "speaker": "Omar", "text": "I moved to Lisbon last month.", "at": "2023-03-03T10:00:00Z"},
-        {"role": "user", "speaker": "Omar", "text": "I moved to Madrid last week.", "at": "2023-06-20T10:00:00Z"},
-    ]}
+    run = {
+        "id": "r2",
+        "chat_id": "c1",
+        "messages": [
+            {
+                "role": "user",
+                "speaker": "Omar",
+                "text": "I moved to Lisbon last month.",
+                "at": "2023-03-03T10:00:00Z",
+            },
+            {
+                "role": "user",
+                "speaker": "Omar",
+                "text": "I moved to Madrid last week.",
+                "at": "2023-06-20T10:00:00Z",
+            },
+        ],
+    }
     assert rest.post("/v1/runs", run).status_code == 202
     app.state.curator.drain()
     html = web.get("/memory/events/r2").text

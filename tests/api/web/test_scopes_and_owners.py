@@ -9,7 +9,16 @@ import pytest
 
 from tests.api.web.conftest import Page, make_page
 
-WRITE_CONTROLS = ("Keep", "Discard", "Forget", "Retract", "Edit", "Add a fact", "Split", "Merge into")
+WRITE_CONTROLS = (
+    "Keep",
+    "Discard",
+    "Forget",
+    "Retract",
+    "Edit",
+    "Add a fact",
+    "Split",
+    "Merge into",
+)
 
 
 def _held_proposal(app: Any, rest: Any) -> dict[str, Any]:
@@ -17,8 +26,12 @@ def _held_proposal(app: Any, rest: Any) -> dict[str, Any]:
         "id": "r1",
         "chat_id": "c1",
         "messages": [
-            {"role": "user", "speaker": "Omar", "text": "My sister Mia lives in Porto.",
-             "at": "2023-03-03T10:00:00Z"}
+            {
+                "role": "user",
+                "speaker": "Omar",
+                "text": "My sister Mia lives in Porto.",
+                "at": "2023-03-03T10:00:00Z",
+            }
         ],
     }
     assert rest.post("/v1/runs", run).status_code == 202
@@ -54,7 +67,9 @@ def test_a_read_token_sees_no_write_controls(app: Any, rest: Any, reader_page: P
     assert proposal["status"] == "pending"
 
 
-def test_a_forged_action_from_a_read_token_is_refused(app: Any, rest: Any, reader_page: Page) -> None:
+def test_a_forged_action_from_a_read_token_is_refused(
+    app: Any, rest: Any, reader_page: Page
+) -> None:
     """Posts a read token's page never offers (with a valid CSRF token) are 403s and
     change nothing."""
     proposal = _held_proposal(app, rest)
@@ -65,7 +80,10 @@ def test_a_forged_action_from_a_read_token_is_refused(app: Any, rest: Any, reade
         (f"/memory/proposals/{proposal['id']}/discard", {}),
         (f"/memory/facts/{fact['id']}/forget", {"confirmed": "true"}),
         (f"/memory/facts/{fact['id']}/retract", {"confirmed": "true"}),
-        (f"/memory/entities/{e['id']}/facts", {"attribute": "location", "value": "Rome", "confirmed": "true"}),
+        (
+            f"/memory/entities/{e['id']}/facts",
+            {"attribute": "location", "value": "Rome", "confirmed": "true"},
+        ),
         ("/memory/access", {"chat": "c1", "mode": "none"}),
         ("/memory/erase", {"confirm": reader_page.owner}),
     ]
@@ -79,7 +97,9 @@ def test_a_forged_action_from_a_read_token_is_refused(app: Any, rest: Any, reade
     assert rest.get("/v1/chats/c1/memory-access").json()["mode"] == "full"
 
 
-def test_another_owners_ids_are_404s(app: Any, rest: Any, web: Page, neo4j_driver: Any, owner: str) -> None:
+def test_another_owners_ids_are_404s(
+    app: Any, rest: Any, web: Page, neo4j_driver: Any, owner: str
+) -> None:
     """A guessed entity, fact, history, run or proposal URL of another owner is a 404, the
     same page as an id that does not exist, and a post to one changes nothing."""
     theirs = make_page(app, neo4j_driver, owner + "-other", ("read", "write", "curate", "admin"))
@@ -103,5 +123,7 @@ def test_another_owners_ids_are_404s(app: Any, rest: Any, web: Page, neo4j_drive
         (f"/memory/proposals/{proposal['id']}/keep", {}),
     ):
         assert theirs.post(url, data).status_code == 404, url
-    assert [f["value"] for f in rest.get(f"/v1/entities/{e['id']}/facts").json()["items"]] == ["Paris"]
+    assert [f["value"] for f in rest.get(f"/v1/entities/{e['id']}/facts").json()["items"]] == [
+        "Paris"
+    ]
     assert web.get(f"/memory/entities/{e['id']}").status_code == 200

@@ -6,11 +6,13 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from tests.api.web.conftest import CSRF, Page, make_page
 from committer.apply import Committer
+from tests.api.web.conftest import CSRF, Page, make_page
 
 
-def test_sign_in_sets_a_strict_http_only_cookie_and_no_token(app: Any, neo4j_driver: Any, owner: str) -> None:
+def test_sign_in_sets_a_strict_http_only_cookie_and_no_token(
+    app: Any, neo4j_driver: Any, owner: str
+) -> None:
     """The session cookie is HttpOnly, SameSite=Strict, scoped to /memory, and holds no part
     of the token; over http it is not Secure."""
     secret, _ = Committer(neo4j_driver).create_token(owner, ("read",))
@@ -95,7 +97,7 @@ def test_a_revoked_token_ends_its_session(web: Page, neo4j_driver: Any, owner: s
     tokens = app.state.reader.tokens(owner)
     for t in tokens:
         committer.revoke_token(t.id)
-    app.state.token_cache._entries.clear()  # noqa: SLF001 - skip the 5 s cache in a test
+    app.state.token_cache._entries.clear()
     assert web.get("/memory", follow_redirects=False).status_code == 303
 
 
