@@ -13,6 +13,7 @@ from collections.abc import Callable, Coroutine
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import Request, Response
 from fastapi.exceptions import RequestValidationError
@@ -131,8 +132,6 @@ class PageRoute(APIRoute):
             except SignInNeeded:
                 target = "/memory/sign-in"
                 if request.method == "GET" and request.url.path != "/memory/sign-in":
-                    from urllib.parse import quote
-
                     target += "?next=" + quote(request.url.path, safe="/")
                 return see_other(target)
             except ValidationError as exc:  # a form's model (FactCreate...): as REST's 422

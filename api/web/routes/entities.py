@@ -8,6 +8,7 @@ Reads go through the REST routes' functions and the shared tool layer: `list_ent
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
@@ -148,8 +149,6 @@ def _diff(
     end = read_time(to, "to") or utcnow()
     start = read_time(from_, "from") or (v if axis == "valid" else k)
     if start is None:
-        from datetime import timedelta
-
         start = end - timedelta(days=7)
     if axis == "valid":
         out = tools.diff(reader, caller, entity_id, start, end, "valid", known_at=k)

@@ -1,0 +1,212 @@
+"""Memory page benchmark (issue 14): how long each page takes to render, over HTTP, on the
+demo data of the README (a LoCoMo conversation imported through `POST /v1/runs` and
+curated), and for an entity with 1,000 rows of history (paginated).
+
+Budgets: every page at most 150 ms p95 on the demo data; the 1,000-row entity's pages at
+most 300 ms p95. Each figure is printed beside a floor measured in the same run: `GET
+/healthz` (a Neo4j round trip through the same server), so a loaded machine shows as a
+high floor rather than as slow pages.
+
+Usage (NEO4J_URI, else a local Neo4j started for this run in a temporary directory):
+
+    .venv/bin/python bench/web_bench.py [LOCOMO_FILE] [--n 40]
+
+LOCOMO_FILE defaults to ../shared/data/locomo/30.json (measurement data, never committed).
+The server is the real app (`create_app`) under uvicorn on a free loopback port, with
+the in-process curator and no embedder (the page reads no vectors).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import threading
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import httpx
+import uvicorn
+
+from api.http.app import create_app
+from api.http.settings import Settings
+from bench.measure import p, timed
+from bench.search_bench import neo4j
+from committer.apply import Committer
+from committer.proposals import Assertion, Provenance
+from curator.locomo import load_locomo
+from graph.local.server import pick_free_port
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT.parent / "shared" / "data" / "locomo" / "30.json"
+CSRF = re.compile(r'name="csrf" value="([^"]+)"')
+BUDGET_DEMO, BUDGET_BIG = 150.0, 300.0
+
+
+def serve(driver: object) -> tuple[str, uvicorn.Server, threading.Thread]:
+    """The app on a free loopback port, in a thread; returns its URL."""
+    settings = Settings(embedder="none", curator_poll_seconds=0.05)
+    port = pick_free_port()
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(settings, driver), host="127.0.0.1", port=port, log_level="error")  # type: ignore[arg-type]
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    return f"http://127.0.0.1:{port}", server, thread
+
+
+def sign_in(url: str, token: str) -> httpx.Client:
+    """A client signed in to the Memory page with `token`."""
+    client = httpx.Client(base_url=url, timeout=120)
+    csrf = CSRF.search(client.get("/memory/sign-in").text).group(1)  # type: ignore[union-attr]
+    r = client.post("/memory/sign-in", data={"token": token, "csrf": csrf, "next": "/memory"})
+    assert r.status_code in (200, 303), r.text
+    return client
+
+
+def load_demo(url: str, token: str, file: Path) -> int:
+    """Import a LoCoMo conversation as runs and wait for the curator; returns the runs."""
+    headers = {"Authorization": f"Bearer {token}"}
+    runs = load_locomo(file)
+    with httpx.Client(base_url=url, headers=headers, timeout=120) as api:
+        for run in runs:
+            assert api.post("/v1/runs", json=run).status_code == 202
+        for run in runs:
+            while api.get(f"/v1/runs/{run['id']}").json()["status"] not in ("done", "failed"):
+                time.sleep(0.2)
+    return len(runs)
+
+
+def load_big(committer: Committer, owner: str, rows: int) -> str:
+    """An entity whose `location` took `rows` values, one commit each (a staircase of
+    superseded rows and one current row); returns its id."""
+    entity = committer.create_entity(owner, "Wanderer", "person", [], None)
+    start = datetime(1900, 1, 1, tzinfo=UTC)
+    for i in range(rows):
+        committer.assert_fact(
+            owner,
+            Assertion(
+                entity_id=entity.id,
+                attribute="location",
+                value=f"Town {i}",
+                valid_from=start + timedelta(days=30 * i),
+                provenance=Provenance(source="user_edit"),
+            ),
+        )
+    return entity.id
+
+
+def first_id(html: str, prefix: str) -> str:
+    """The first id after `prefix` in a page's links."""
+    found = re.search(re.escape(prefix) + r"([A-Za-z0-9_\-]+)", html)
+    assert found, prefix
+    return found.group(1)
+
+
+def main() -> None:
+    """Load, measure, print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("file", nargs="?", type=Path, default=DEMO)
+    parser.add_argument("--n", type=int, default=40, help="timed requests per page")
+    parser.add_argument("--rows", type=int, default=1000, help="history rows of the big entity")
+    args = parser.parse_args()
+    owner = f"bench-web-{uuid.uuid4().hex[:8]}"
+    with neo4j() as driver:
+        url, server, thread = serve(driver)
+        committer = Committer(driver)
+        token, _ = committer.create_token(owner, ["read", "write", "curate", "admin"])
+        began = time.perf_counter()
+        runs = load_demo(url, token, args.file)
+        print(
+            f"demo: {runs} runs of {args.file.name} curated in {time.perf_counter() - began:.0f} s"
+        )
+        began = time.perf_counter()
+        big = load_big(committer, owner, args.rows)
+        print(f"big entity: {args.rows} commits in {time.perf_counter() - began:.0f} s")
+        client = sign_in(url, token)
+        headers = {"Authorization": f"Bearer {token}"}
+        people = client.get("/memory/entities", params={"kind": "person"}).text
+        person = first_id(people, "/memory/entities/")
+        entity = client.get(f"/memory/entities/{person}").text
+        fact = first_id(entity, "open=")
+        attribute = first_id(entity, f"/memory/entities/{person}/history/")
+        run = httpx.get(f"{url}/v1/proposals", headers=headers).json()["items"]
+        run_id = run[0]["run_id"] if run else load_locomo(args.file)[0]["id"]
+        hist = client.get(f"/memory/entities/{big}/history/location?limit=200").text
+        cursor = re.search(r'cursor=([^&"]+)', hist).group(1)  # type: ignore[union-attr]
+        pages = [
+            ("demo", "/memory", "to confirm"),
+            ("demo", "/memory/entities", "entities"),
+            ("demo", "/memory/entities?q=jo&kind=person", "entities: search"),
+            ("demo", f"/memory/entities/{person}", "entity"),
+            (
+                "demo",
+                (
+                    f"/memory/entities/{person}?valid_at=2023-03-01T00:00&known_at="
+                    f"{datetime.now(UTC):%Y-%m-%dT%H:%M:%S}"
+                ),
+                "entity: time travel",
+            ),
+            (
+                "demo",
+                f"/memory/entities/{person}?changes=valid&from=2023-01-01T00:00",
+                "entity: what changed",
+            ),
+            ("demo", f"/memory/entities/{person}?open={fact}", "entity: why"),
+            (
+                "demo",
+                f"/memory/entities/{person}/history/{attribute}?include_retracted=true",
+                "history + chart",
+            ),
+            ("demo", f"/memory/events/{run_id}", "run: cause and effect"),
+            ("demo", "/memory/access?chat=locomo-30", "memory access"),
+            ("demo", "/memory/erase", "erase form"),
+            ("big", f"/memory/entities/{big}", "1,000 rows: entity"),
+            ("big", f"/memory/entities/{big}/history/location", "1,000 rows: history (100)"),
+            (
+                "big",
+                f"/memory/entities/{big}/history/location?limit=200",
+                "1,000 rows: history (200)",
+            ),
+            (
+                "big",
+                f"/memory/entities/{big}/history/location?limit=200&cursor={cursor}",
+                "1,000 rows: history page 2",
+            ),
+            (
+                "big",
+                f"/memory/entities/{big}/history/location?include_retracted=true&limit=200",
+                "1,000 rows: audit view (200)",
+            ),
+        ]
+        floor = timed(lambda: client.get("/healthz"), args.n, warmups=5)
+        print(f"\nfloor GET /healthz: p50 {p(floor, 0.5):6.1f} ms  p95 {p(floor, 0.95):6.1f} ms\n")
+        print(f"{'page':34} {'p50 ms':>8} {'p95 ms':>8} {'budget':>7}  verdict")
+        worst = []
+        for kind, path, name in pages:
+
+            def get(path: str = path) -> None:
+                r = client.get(path)
+                assert r.status_code == 200, (path, r.status_code, r.text[-500:])
+
+            t = timed(get, args.n, warmups=3)
+            budget = BUDGET_DEMO if kind == "demo" else BUDGET_BIG
+            verdict = "ok" if p(t, 0.95) <= budget else "OVER"
+            worst.append(verdict)
+            print(f"{name:34} {p(t, 0.5):8.1f} {p(t, 0.95):8.1f} {budget:7.0f}  {verdict}")
+        floor2 = timed(lambda: client.get("/healthz"), args.n, warmups=0)
+        print(f"\nfloor again:        p50 {p(floor2, 0.5):6.1f} ms  p95 {p(floor2, 0.95):6.1f} ms")
+        print(f"pages over budget: {worst.count('OVER')} of {len(worst)}")
+        committer.erase_owner(owner, owner)
+        server.should_exit = True
+        thread.join(10)
+
+
+if __name__ == "__main__":
+    main()
