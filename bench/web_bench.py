@@ -136,8 +136,10 @@ def main() -> None:
         client = sign_in(url, token)
         headers = {"Authorization": f"Bearer {token}"}
         people = client.get("/memory/entities", params={"kind": "person"}).text
-        person = first_id(people, "/memory/entities/")
-        entity = client.get(f"/memory/entities/{person}").text
+        ids = re.findall(r'href="/memory/entities/([A-Za-z0-9_\-]+)"', people)
+        pages_of = {i: client.get(f"/memory/entities/{i}").text for i in dict.fromkeys(ids)}
+        person = max(pages_of, key=lambda i: pages_of[i].count('class="fact '))
+        entity = pages_of[person]
         fact = first_id(entity, "open=")
         attribute = first_id(entity, f"/memory/entities/{person}/history/")
         run = httpx.get(f"{url}/v1/proposals", headers=headers).json()["items"]
