@@ -3,10 +3,12 @@ owner's ids are 404s on the Memory page, as on REST (CONTRACT §7; issue 14)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
+from tests.api.conftest import app_routes
 from tests.api.web.conftest import Page, make_page
 
 WRITE_CONTROLS = (
@@ -127,3 +129,63 @@ def test_another_owners_ids_are_404s(
         "Paris"
     ]
     assert web.get(f"/memory/entities/{e['id']}").status_code == 200
+
+
+READS = {
+    ("GET", "/memory/sign-in"),
+    ("GET", "/memory"),
+    ("GET", "/memory/entities"),
+    ("GET", "/memory/entities/{entity_id}"),
+    ("GET", "/memory/entities/{entity_id}/history/{attribute}"),
+    ("GET", "/memory/events/{event_id}"),
+    ("GET", "/memory/access"),
+    ("GET", "/memory/erase"),
+}
+"""Every page that shows something (ids in them are checked for isolation above)."""
+POSTS = {
+    ("POST", "/memory/sign-in"): None,
+    ("POST", "/memory/sign-out"): None,
+    ("POST", "/memory/proposals/{proposal_id}/keep"): "curate",
+    ("POST", "/memory/proposals/{proposal_id}/discard"): "curate",
+    ("POST", "/memory/notes/{notification_id}/acknowledge"): "curate",
+    ("POST", "/memory/suggestions/{suggestion_id}/confirm"): "curate",
+    ("POST", "/memory/suggestions/{suggestion_id}/decline"): "curate",
+    ("POST", "/memory/entities/{entity_id}/facts"): "write",
+    ("POST", "/memory/facts/{fact_id}/forget"): "curate",
+    ("POST", "/memory/facts/{fact_id}/retract"): "curate",
+    ("POST", "/memory/entities/{entity_id}/merge"): "curate",
+    ("POST", "/memory/entities/{entity_id}/split"): "curate",
+    ("POST", "/memory/access"): "admin",
+    ("POST", "/memory/erase"): "admin",
+}
+"""Every action, with the scope it needs (None: none; sign-in has its own CSRF cookie)."""
+FORM = {"attribute": "location", "value": "x", "mode": "none", "confirm": "x", "name": "x"}
+
+
+def _url(path: str) -> str:
+    return re.sub(r"\{attribute\}", "location", re.sub(r"\{[a-z_]+_id\}", "zz_unknown", path))
+
+
+def test_every_page_route_has_a_row(app: Any) -> None:
+    """A Memory page route added without a row here fails: every action's CSRF and scope
+    are probed below."""
+    routes = app_routes(app, memory_page=True)
+    assert routes == READS | POSTS.keys()
+
+
+def test_every_action_needs_the_csrf_token(web: Page) -> None:
+    """Each action posted without the session's CSRF token is a 403 (before any lookup)."""
+    for (_, path), _scope in sorted(POSTS.items()):
+        if path == "/memory/sign-in":
+            continue
+        r = web.client.post(_url(path), data=FORM)
+        assert r.status_code == 403, (path, r.status_code)
+
+
+def test_every_action_needs_its_scope(reader_page: Page) -> None:
+    """Each action that needs a scope is a 403 naming it for a `read` token, whatever the id."""
+    for (_, path), scope in sorted(POSTS.items()):
+        if scope is None:
+            continue
+        r = reader_page.post(_url(path), FORM)
+        assert r.status_code == 403 and f"lacks the &#39;{scope}&#39; scope" in r.text, path
