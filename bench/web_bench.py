@@ -8,33 +8,34 @@ conflict notes, measured too). Each figure is printed beside a floor measured in
 /healthz` (a Neo4j round trip through the same server), so a loaded machine shows as a
 high floor rather than as slow pages.
 
-Usage (NEO4J_URI, else a local Neo4j started for this run in a temporary directory):
+Usage (start a Neo4j of your own for it, e.g. `WORLDSTATE_DATA_DIR=/tmp/wb worldstate neo4j
+start`, which prints its URI):
 
-    .venv/bin/python bench/web_bench.py [LOCOMO_FILE] [--n 40]
+    NEO4J_URI=bolt://127.0.0.1:PORT .venv/bin/python bench/web_bench.py [LOCOMO_FILE] [--n 40]
 
 LOCOMO_FILE defaults to ../shared/data/locomo/30.json (measurement data, never committed).
-The server is the real app (`create_app`) under uvicorn on a free loopback port, with
-the in-process curator and no embedder (the page reads no vectors).
+The server is `worldstate serve` in its own process on a free loopback port, with its
+in-process curator and no embedder (the page reads no vectors).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import subprocess
 import sys
-import threading
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import httpx
-import uvicorn
 
-from api.http.app import create_app
-from api.http.settings import Settings
 from bench.measure import p, timed
 from bench.search_bench import neo4j
 from committer.apply import Committer
@@ -48,18 +49,37 @@ CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 BUDGET_DEMO, BUDGET_BIG = 150.0, 300.0
 
 
-def serve(driver: object) -> tuple[str, uvicorn.Server, threading.Thread]:
-    """The app on a free loopback port, in a thread; returns its URL."""
-    settings = Settings(embedder="none", curator_poll_seconds=0.05)
+@contextmanager
+def serve(uri: str) -> Iterator[str]:
+    """`worldstate serve` (this checkout) as a subprocess on a free loopback port, so the
+    timing client never shares a process (and its GIL) with the server; yields its URL."""
     port = pick_free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(settings, driver), host="127.0.0.1", port=port, log_level="error")  # type: ignore[arg-type]
+    env = {
+        **os.environ,
+        "NEO4J_URI": uri,
+        "WORLDSTATE_EMBEDDER": "none",
+        "WORLDSTATE_CURATOR_POLL_SECONDS": "0.05",
+    }
+    cmd = [sys.executable, "-c", "from api.cli.main import main; main()", "serve"]
+    proc = subprocess.Popen(
+        [*cmd, "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.05)
-    return f"http://127.0.0.1:{port}", server, thread
+    url = f"http://127.0.0.1:{port}"
+    try:
+        while True:
+            assert proc.poll() is None, "serve exited"
+            with suppress(httpx.HTTPError):
+                if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
+                    break
+            time.sleep(0.2)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(30)
 
 
 def sign_in(url: str, token: str) -> httpx.Client:
@@ -119,8 +139,10 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1000, help="history rows of the big entity")
     args = parser.parse_args()
     owner = f"bench-web-{uuid.uuid4().hex[:8]}"
-    with neo4j() as driver:
-        url, server, thread = serve(driver)
+    uri = os.environ.get("NEO4J_URI")
+    if not uri:
+        raise SystemExit("set NEO4J_URI (e.g. from `worldstate neo4j start`)")
+    with neo4j() as driver, serve(uri) as url:
         committer = Committer(driver)
         token, _ = committer.create_token(owner, ["read", "write", "curate", "admin"])
         began = time.perf_counter()
@@ -212,8 +234,6 @@ def main() -> None:
         print(f"pages over budget: {worst.count('OVER')} of {len(worst)}")
         committer.erase_owner(owner, owner)
         committer.erase_owner(owner + "-big", owner + "-big")
-        server.should_exit = True
-        thread.join(10)
 
 
 if __name__ == "__main__":
