@@ -23,8 +23,10 @@ from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from api.http import errors
 from api.web.deps import SignInNeeded, Viewer
 from api.web.timewords import day, moment, window
+from graph.errors import WorldstateError
 
 HERE = Path(__file__).parent
 templates = Jinja2Templates(directory=HERE / "templates")
@@ -105,7 +107,11 @@ def see_other(url: str) -> RedirectResponse:
 
 
 async def problem_of(request: Request, exc: Exception) -> tuple[int, str, str]:
-    """`(status, title, detail)` of `exc` from the app's error table (api/http/errors.py)."""
+    """`(status, title, detail)` of `exc`: the one error table (`api.http.errors.problem_of`)
+    for ours; for anything else (validation, a bug), the app's own handler's answer."""
+    if isinstance(exc, WorldstateError):
+        found = errors.problem_of(exc)
+        return found.status, found.title, found.detail
     handler = None
     for cls in type(exc).__mro__:
         handler = request.app.exception_handlers.get(cls)
