@@ -211,7 +211,7 @@ def split(
 ) -> HTMLResponse | RedirectResponse:
     """Split: move the chosen facts to a new entity called `name` (CONTRACT §5)."""
     owner = viewer.need("curate")
-    body = SplitIn(fact_ids=fact_ids, name=name.strip() or "-", aliases=[])
+    body = SplitIn(fact_ids=fact_ids, name=name.strip(), aliases=[])
     back = f"/memory/entities/{entity_id}"
     if not confirmed:
         current = rest_entities.get_entity(entity_id, scope_of(reader, viewer), reader, AsOf.at())

@@ -86,6 +86,19 @@ def test_split_moves_the_chosen_facts(web: Page, rest: Any) -> None:
     assert [f["value"] for f in left] == [paris["value"]]
 
 
+def test_split_without_a_name_is_refused(web: Page, rest: Any) -> None:
+    """A split with a blank name is a 422 naming `name`, and nothing moves (it once made an
+    entity called "-")."""
+    e, _ = _paris(rest)
+    job = rest.fact(e["id"], attribute="employer", value="Analytical Engines")["fact"]
+    r = web.post(
+        f"/memory/entities/{e['id']}/split",
+        {"name": " ", "fact_ids": [job["id"]], "confirmed": "true"},
+    )
+    assert r.status_code == 422 and "name" in r.text
+    assert len(rest.get(f"/v1/entities/{e['id']}/facts").json()["items"]) == 2
+
+
 def test_search_by_alias_and_kind_marks_archived_and_merged(web: Page, rest: Any) -> None:
     """Entities: `q` matches an alias accent-insensitively; `kind` filters."""
     _paris(rest)
