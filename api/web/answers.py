@@ -34,7 +34,7 @@ def describe(effects: EffectsOut, names: dict[str, str] | None = None) -> list[s
 
     Returns:
         One sentence per thing done, e.g. "recorded location = Berlin (2024-06-01 → open)",
-        "superseded Paris (2024-01-01 → 2024-06-01)", "forgot Paris: it held
+        "superseded Paris (2024-01-01 → 2024-06-01)", "ended Paris: it held
         2024-01-01 → 2026-12-01", "retracted Berlin: it was never true", "Paris holds
         again (2024-06-01 → open)"; "nothing changed" when there was nothing.
     """
@@ -83,10 +83,10 @@ def _ended(
         ):
             used.add(r.id)
             if e.op == "invalidated":
-                return f"forgot {value}: it held {_span(r)}"
+                return f"ended {value}: it held {_span(r)}"
             return f"{e.op} {value} ({_span(r)})"
     if e.op == "invalidated":
-        return f"forgot {value}: it never held ({_span(f)} was all in the future)"
+        return f"ended {value}: it never held ({_span(f)} was all in the future)"
     if e.op == "retracted":
         return f"retracted {value} ({_span(f)}): it was never true"
     if e.op == "coalesced":

@@ -4,15 +4,28 @@ browser would drive the page's forms, and a signed-in page per test owner."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
+from api.http.app import create_app
+from api.http.settings import Settings
 from committer.apply import Committer
 from tests.api.conftest import Api, make_api
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
+
+
+@pytest.fixture(scope="session")
+def app(neo4j_driver: Any) -> Iterator[Any]:
+    """An app of the Memory page's tests alone (the REST suites change their shared app's
+    state, e.g. its token cache, while they run); the curator is driven by the tests."""
+    settings = Settings(curator_in_process=False, embedder="none", prefetch_deadline_ms=2000)
+    application = create_app(settings, neo4j_driver)
+    with TestClient(application):
+        yield application
 
 
 class Page:

@@ -251,7 +251,7 @@ def test_end_to_end(live: str, browser: Any, neo4j_server: Any, owner: str) -> N
     page.get_by_role("button", name="Forget location").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Forget a fact?")
     page.get_by_role("button", name="Forget", exact=True).click()
-    expect(page.locator(".flash")).to_contain_text("forgot Madrid: it held")
+    expect(page.locator(".flash")).to_contain_text("ended Madrid: it held")
     omar = _entity_id(live, h, "Omar")
     assert "location" not in _rest_facts(live, h, omar)
     assert "location" not in _shown(page)

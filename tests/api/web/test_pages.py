@@ -50,7 +50,7 @@ def test_forget_and_retract_answer_in_words(web: Page, rest: Any) -> None:
     assert "retracted Berlin" in said and "Paris holds again (2024-01-01 → open)" in said
     current = rest.get(f"/v1/entities/{e['id']}/facts").json()["items"]
     said = _flash(web.post(f"/memory/facts/{current[0]['id']}/forget", {"confirmed": "true"}).text)
-    assert said.startswith("forgot Paris: it held 2024-01-01 → 20")
+    assert said.startswith("ended Paris: it held 2024-01-01 → 20")
     assert rest.get(f"/v1/entities/{e['id']}/facts").json()["items"] == []
     assert paris["value"] == "Paris"
 
