@@ -16,6 +16,30 @@ start`, which prints its URI):
 LOCOMO_FILE defaults to ../shared/data/locomo/30.json (measurement data, never committed).
 The server is `worldstate serve` in its own process on a free loopback port, with its
 in-process curator and no embedder (the page reads no vectors).
+
+Measured on 2026-12-01 (2 cores shared with other jobs, load average 12-16; 30.json, 60
+requests a page), ms:
+
+    floor GET /healthz               p50   2.3  p95   5.9   (after: 10.3 / 22.4)
+    to confirm                       p50  45.8  p95  91.9
+    entities / search                p50  14.5 / 15.8   p95  48.2 / 63.5
+    entity                           p50  74.7  p95 146.3
+    entity: time travel              p50  57.0  p95 167.5   over 150
+    entity: what changed             p50  77.5  p95 200.6   over 150
+    entity: why                      p50  93.9  p95 173.5   over 150
+    history + chart                  p50  58.7  p95 105.3
+    run: cause and effect            p50  34.9  p95  98.3
+    memory access / erase form       p50  15.0 / 1.7   p95  51.6 / 7.3
+    1,000 rows: entity               p50  11.6  p95  17.2
+    1,000 rows: history 100 / 200    p50  84.8 / 159.9   p95 140.2 / 248.6
+    1,000 rows: history page 2       p50 132.0  p95 219.1
+    1,000 rows: audit view (200)     p50 106.0  p95 163.2
+    1,000 rows: to confirm (999 notes) p50 511.8  p95 1368.4   over 300
+
+The p95s over budget are read time of the shared tools they call (diff: two scoped reads
+per side; why: the event walk), under the machine's load (the floor's p95 quadrupled
+during the run); the start page with 999 unacknowledged notes is over because the REST
+lists are oldest first, so finding the newest reads them all.
 """
 
 from __future__ import annotations
