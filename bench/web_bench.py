@@ -13,11 +13,12 @@ start`, which prints its URI):
 
     NEO4J_URI=bolt://127.0.0.1:PORT .venv/bin/python bench/web_bench.py [LOCOMO_FILE] [--n 40]
 
-LOCOMO_FILE defaults to ../shared/data/locomo/30.json (measurement data, never committed).
+LOCOMO_FILE defaults to the README demo's conversation, docs/demo/conversation.json; any
+LoCoMo-format file works (the figures below were measured on LoCoMo's conversation 30).
 The server is `worldstate serve` in its own process on a free loopback port, with its
 in-process curator and no embedder (the page reads no vectors).
 
-Measured on 2026-12-01 (2 cores shared with other jobs, load average 12-16; 30.json, 60
+Measured on 2026-12-01 (2 cores shared with other jobs, load average 12-16; LoCoMo 30, 60
 requests a page), ms:
 
     floor GET /healthz               p50   2.3  p95   5.9   (after: 10.3 / 22.4)
@@ -68,7 +69,7 @@ from curator.locomo import load_locomo
 from graph.local.server import pick_free_port
 
 ROOT = Path(__file__).resolve().parents[1]
-DEMO = ROOT.parent / "shared" / "data" / "locomo" / "30.json"
+DEMO = ROOT / "docs" / "demo" / "conversation.json"
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 BUDGET_DEMO, BUDGET_BIG = 150.0, 300.0
 

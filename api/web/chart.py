@@ -36,6 +36,8 @@ LEFT, RIGHT, TOP, BOTTOM = 196, 36, 80, 72
 LANE = TOP - 10
 """The baseline of the lane above the plot where values of boxes too narrow to hold
 their label are written, at the box's left edge."""
+LANE_CHARS = 16
+"""Longest label written in the lane (longer ones end with "…")."""
 THIN = 8.0
 """Boxes narrower than this (px) are drawn flat (no hatching) with a hairline edge."""
 STEP_MAX, PLOT_MIN, PLOT_MAX = 30.0, 90.0, 1400.0
@@ -115,7 +117,7 @@ def render(
     def y(i: float) -> float:
         return TOP + plot_h - i * step
 
-    boxes = []
+    boxes: list[Box] = []
     for r in rows:
         top = index[r.retracted_at] if r.retracted_at else n
         x1 = LEFT + plot_w if r.valid_to is None or r.valid_to > LATEST else x(r.valid_to)
@@ -189,7 +191,7 @@ def _legend() -> str:
         ("retracted", "no longer believed (retracted)"),
     ]
     out = ['<g class="legend" aria-hidden="true">']
-    xpos = LEFT
+    xpos: float = LEFT
     for style, text in items:
         out.append(f'<rect class="box {style}" x="{xpos}" y="12" width="18" height="14"/>')
         out.append(f'<text x="{xpos + 24}" y="24" class="tick">{text}</text>')
@@ -251,7 +253,7 @@ def _labels(boxes: list[Box], now_x: float | None) -> tuple[list[str], list[str]
     for i, b in order:
         if i in done or not b.open_top:
             continue
-        text = b.label if len(b.label) <= 16 else b.label[:15] + "…"
+        text = b.label if len(b.label) <= LANE_CHARS else b.label[: LANE_CHARS - 1] + "…"
         box = (b.x0, LANE - FONT, b.x0 + len(text) * CHAR + 6, LANE + 2)
         if box[2] > WIDTH or not _fits(box, taken):
             continue
@@ -326,7 +328,7 @@ def _y_axis(steps: list[datetime], y: Callable[[float], float], step: float, plo
     shown = [i for i in range(len(steps)) if i % every == 0]
     if shown[-1] != len(steps) - 1 and step * (len(steps) - 1 - shown[-1]) >= FONT + 4:
         shown.append(len(steps) - 1)
-    for i, text in zip(shown, tick_texts([steps[i] for i in shown])):
+    for i, text in zip(shown, tick_texts([steps[i] for i in shown]), strict=True):
         py = y(i)
         out.append(
             f'<line class="grid" x1="{LEFT}" y1="{py:.1f}" x2="{LEFT + plot_w}" y2="{py:.1f}"/>'

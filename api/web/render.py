@@ -29,6 +29,8 @@ from api.web.timewords import day, moment, window
 from graph.errors import WorldstateError
 
 HERE = Path(__file__).parent
+FIRST_ERROR = 400
+"""HTTP statuses from here on are errors, shown as the error page."""
 templates = Jinja2Templates(directory=HERE / "templates")
 templates.env.filters["moment"] = moment
 templates.env.filters["day"] = day
@@ -149,7 +151,7 @@ class PageRoute(APIRoute):
                     request, viewer, "error.html", status=status, title=title, detail=detail
                 )
             except Exception as exc:
-                if isinstance(exc, StarletteHTTPException) and exc.status_code < 400:
+                if isinstance(exc, StarletteHTTPException) and exc.status_code < FIRST_ERROR:
                     raise
                 status, title, detail = await problem_of(request, exc)
                 viewer = getattr(request.state, "viewer", None)

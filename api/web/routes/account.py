@@ -69,7 +69,7 @@ def set_access(
     in), and an empty list lets nothing through."""
     owner = viewer.need("admin")
     extra = [s.strip() for s in more_sources.split(",") if s.strip()]
-    body = MemoryAccessIn(mode=mode, areas=areas, sources=[*sources, *extra])  # type: ignore[arg-type]
+    body = MemoryAccessIn(mode=mode, areas=areas, sources=[*sources, *extra])
     committer = request.app.state.committer
     chat = chat.strip()
     if chat:
@@ -80,7 +80,8 @@ def set_access(
         where = "the profile default"
     text = f"memory access of {where} is now {stored.mode}"
     if stored.mode == "restricted":
-        text += f" (areas: {', '.join(stored.areas) or 'none'}; sources: {', '.join(stored.sources) or 'none'})"
+        named = ", ".join(stored.areas) or "none"
+        text += f" (areas: {named}; sources: {', '.join(stored.sources) or 'none'})"
     viewer.flash(text)
     return see_other("/memory/access" + (f"?chat={quote(chat)}" if chat else ""))
 

@@ -9,6 +9,7 @@ read back from the write's effects ("superseded Paris (2024-01-01 → 2024-06-01
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
@@ -40,7 +41,7 @@ def _ask(
     title: str,
     lines: list[str],
     action: str,
-    fields: dict[str, str | list[str]],
+    fields: Mapping[str, str | list[str]],
     button: str,
     back: str,
 ) -> HTMLResponse:

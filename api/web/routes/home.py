@@ -91,7 +91,9 @@ def keep(proposal_id: PathId, viewer: PosterDep, request: Request) -> RedirectRe
         viewer.flash(f"kept: {kept.proposal.attribute} had nothing to end")
     else:
         viewer.flash(
-            f"kept {fact.attribute} = {fact.value if fact.value is not None else 'a relationship'} ({window(fact.valid_from, fact.valid_to)})"
+            f"kept {fact.attribute} = "
+            f"{fact.value if fact.value is not None else 'a relationship'} "
+            f"({window(fact.valid_from, fact.valid_to)})"
         )
     return see_other("/memory")
 

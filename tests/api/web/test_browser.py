@@ -149,7 +149,7 @@ def _wait_run(live: str, h: dict[str, str], run_id: str) -> None:
     raise AssertionError(f"run {run_id} not curated in 60 s")
 
 
-def test_end_to_end(live: str, browser: Any, neo4j_server: Any, owner: str) -> None:
+def test_end_to_end(live: str, browser: Any, neo4j_server: Any, owner: str) -> None:  # noqa: PLR0915 - one walk through the page, step by step
     """Sign in; import a conversation and see its proposals; keep one and discard another
     (never proposed again); time travel on both axes matches REST; the history chart; forget
     a fact; a chat set to none; sign out. The browser asks no other host for anything."""
