@@ -32,6 +32,7 @@ from api.http.routes import (
     syncs,
 )
 from api.http.settings import Settings
+from api.web import mount as mount_memory_page
 from committer.apply import Committer
 from curator.worker import CuratorWorker
 from graph.embedding import build_embedder, warm
@@ -128,5 +129,6 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         owners,
     ):
         app.include_router(module.router)
+    mount_memory_page(app)
     openapi.install(app)
     return app
