@@ -40,6 +40,7 @@ from graph.records import (
     run_key,
 )
 from graph.time import FAR_FUTURE, utcnow
+from graph.transactions import DEFAULT_RETRY, RetryPolicy
 from graph.write.writer import Writer, WriteTx, new_id
 
 MAX_ATTEMPTS = 5
@@ -94,12 +95,18 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands)
         embedder: embeds each new row in the transaction that writes it (CONTRACT §6
             semantic recall; committer/search_index.py), or None: rows get their search
             text only.
+        policy: how long a commit is retried while the store does not answer or under
+            contention (graph/transactions.py; `Settings.retry_policy()`).
     """
 
     def __init__(
-        self, driver: Driver, database: str | None = None, embedder: Embedder | None = None
+        self,
+        driver: Driver,
+        database: str | None = None,
+        embedder: Embedder | None = None,
+        policy: RetryPolicy = DEFAULT_RETRY,
     ):
-        self._writer = Writer(driver, database, embedder)
+        self._writer = Writer(driver, database, embedder, policy)
 
     # --- owners, entities, tokens --------------------------------------------------------
 

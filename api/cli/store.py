@@ -52,7 +52,9 @@ def open_store(settings: Settings, *, start_local: bool) -> Iterator[Driver]:
     child = None
     if settings.neo4j_uri:
         password = settings.neo4j_password.get_secret_value() if settings.neo4j_password else None
-        driver = connect(settings.neo4j_uri, settings.neo4j_user, password)
+        driver = connect(
+            settings.neo4j_uri, settings.neo4j_user, password, settings.store_timeouts()
+        )
     else:
         running = find_running(local.data_dir)
         if running is None:
@@ -74,7 +76,7 @@ def open_store(settings: Settings, *, start_local: bool) -> Iterator[Driver]:
                 raise typer.Exit(1) from exc
             child = running if start_local else None
             typer.echo(f"Neo4j ready at {running.uri}", err=True)
-        driver = connect(running.uri)
+        driver = connect(running.uri, timeouts=settings.store_timeouts())
     try:
         ensure_schema(driver, settings.neo4j_database, vector_dimensions=settings.vector_dimensions)
         yield driver
@@ -113,10 +115,11 @@ def curator(
     with open_store(settings, start_local=False) as driver:
         embedder = build_embedder(settings)
         warm(embedder)  # before the first claim: a run's lease must not pay for loading it
+        policy = settings.retry_policy()
         worker = CuratorWorker.from_settings(
-            Committer(driver, settings.neo4j_database, embedder),
+            Committer(driver, settings.neo4j_database, embedder, policy),
             settings,
-            Reader(driver, settings.neo4j_database),
+            Reader(driver, settings.neo4j_database, policy=policy),
         )
         if once:
             typer.echo(f"curated {worker.drain()} runs")

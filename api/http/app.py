@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
@@ -12,6 +11,8 @@ from fastapi.responses import JSONResponse
 from neo4j import Driver
 
 from api.http import errors
+from api.http.abuse import AbuseLimits
+from api.http.bounded import BoundedCalls, DeadlineMissed, Overloaded, StoreDeadline
 from api.http.deps import PrincipalDep, TokenCache
 from api.http.limits import BodyLimit
 from api.chat.prefetch.warm import Warmer
@@ -69,7 +70,8 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         finally:
             worker.stop()
             warmer.stop()
-            app.state.prefetch_pool.shutdown(wait=False, cancel_futures=True)
+            app.state.prefetch_pool.shutdown()
+            app.state.health_pool.shutdown()
 
     app = FastAPI(
         title="worldstate",
@@ -78,14 +80,20 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         description="A bitemporal memory service for AI assistants.",
     )
     app.state.settings = settings
-    app.state.reader = Reader(driver, settings.neo4j_database)
+    policy = settings.retry_policy()
+    app.state.reader = Reader(driver, settings.neo4j_database, policy=policy)
     app.state.prefetch_reader = Reader(
         driver, settings.neo4j_database, retry=False, timeout=settings.prefetch_deadline_ms / 1000
     )
     app.state.embedder = build_embedder(settings)
-    app.state.committer = Committer(driver, settings.neo4j_database, app.state.embedder)
+    app.state.committer = Committer(driver, settings.neo4j_database, app.state.embedder, policy)
     app.state.token_cache = TokenCache(app.state.reader)
-    app.state.prefetch_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="prefetch")
+    app.state.abuse = AbuseLimits(settings.rate_limit_per_minute, settings.bad_tokens_per_minute)
+    # Prefetch and health checks wait on the wall clock (api/http/bounded.py): 8 threads,
+    # at most 64 calls queued or still running (abandoned ones included).
+    app.state.prefetch_pool = BoundedCalls(workers=8, max_pending=64, name="prefetch")
+    app.state.health_pool = BoundedCalls(workers=2, max_pending=8, name="health")
+    app.state.health_reader = Reader(driver, settings.neo4j_database, retry=False)
     # The warmer's reader shares prefetch's pool but has no deadline: planning
     # prefetch's query takes longer than a turn may (api/chat/prefetch/warm.py).
     app.state.warmer = Warmer(
@@ -94,12 +102,41 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
     errors.install(app)
 
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(StoreDeadline, seconds=settings.request_store_seconds)
+
+    async def store_answers() -> str | None:
+        """None when Neo4j ran `RETURN 1` within the health timeout, else why not."""
+        try:
+            await app.state.health_pool.call(
+                settings.health_timeout_seconds, app.state.health_reader.ping
+            )
+        except (DeadlineMissed, Overloaded):
+            return f"the store did not answer within {settings.health_timeout_seconds:.1f} s"
+        except Exception as exc:  # noqa: BLE001 - any failure of the store means "not healthy"
+            return f"the store cannot be reached ({type(exc).__name__})"
+        return None
 
     @app.get("/healthz", tags=["health"])
-    def healthz() -> JSONResponse:
-        """Liveness and store reachability: 200 `{status: "ok"}` or 503 problem+json."""
-        app.state.reader.ping()
+    async def healthz() -> JSONResponse:
+        """Liveness and store reachability, answered within 1 s (CONTRACT §15): 200
+        `{status: "ok"}`, or 503 problem+json when Neo4j did not answer `RETURN 1` within
+        `WORLDSTATE_HEALTH_TIMEOUT_SECONDS` (0.8 s)."""
+        why = await store_answers()
+        if why is not None:
+            return errors.problem(503, "Store unavailable", why)
         return JSONResponse({"status": "ok"})
+
+    @app.get("/readyz", tags=["health"])
+    async def readyz() -> JSONResponse:
+        """Readiness, answered within 1 s: 200 `{status: "ready"}` once prefetch's warm-up
+        has answered at least once (api/chat/prefetch/warm.py) and Neo4j answers now;
+        else 503 problem+json saying which is missing."""
+        if not app.state.warmer.warmed:
+            return errors.problem(503, "Not ready", "prefetch's warm-up has not finished yet")
+        why = await store_answers()
+        if why is not None:
+            return errors.problem(503, "Not ready", why)
+        return JSONResponse({"status": "ready"})
 
     @app.get("/v1/me", tags=["health"])
     def me(principal: PrincipalDep) -> JSONResponse:

@@ -13,6 +13,7 @@ from fastapi import Depends, HTTPException, Path, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from api.chat import tools
+from api.http.abuse import AbuseLimits
 from api.http.schemas.core import Timestamp
 from graph.errors import StoreUnavailable
 from graph.names import token_hash
@@ -97,6 +98,13 @@ class TokenCache:
                 self._entries[digest] = (now, token)
         return token
 
+    def cached(self, digest: str) -> TokenRecord | None:
+        """Return the token with this hash if this process verified it before (fresh or
+        not), without asking the store."""
+        with self._lock:
+            hit = self._entries.get(digest)
+        return None if hit is None else hit[1]
+
     def forget_owner(self, owner: str) -> None:
         """Drop every cached token of `owner` (its tokens were just erased, CONTRACT §9)."""
         with self._lock:
@@ -104,14 +112,15 @@ class TokenCache:
                 del self._entries[digest]
 
 
-def get_principal(
-    request: Request,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> Principal:
-    """Resolve `Authorization: Bearer <token>` to its owner and scopes.
+def authenticate(request: Request, credentials: HTTPAuthorizationCredentials | None) -> Principal:
+    """Resolve `Authorization: Bearer <token>` to its owner and scopes, under the abuse
+    limits (api/http/abuse.py).
 
     Raises:
-        HTTPException: 401 when the header is missing or the token unknown or revoked.
+        HTTPException: 401 when the header is missing or the token unknown or revoked;
+            429 (with `Retry-After`) when the token spent its requests of the last minute,
+            or the client presented too many bad tokens and this one is not known here.
+        StoreUnavailable: the token is not cached and the store cannot be reached.
     """
     if credentials is None or credentials.scheme.lower() != "bearer":
         raise HTTPException(
@@ -119,12 +128,52 @@ def get_principal(
             "Send Authorization: Bearer <token> (see `worldstate token create`).",
             headers={"WWW-Authenticate": "Bearer"},
         )
-    token = request.app.state.token_cache.lookup(token_hash(credentials.credentials))
+    cache: TokenCache = request.app.state.token_cache
+    limits: AbuseLimits = request.app.state.abuse
+    client = request.client.host if request.client else "unknown"
+    digest = token_hash(credentials.credentials)
+    if cache.cached(digest) is None:
+        limits.check_client(client)
+    token = cache.lookup(digest)
     if token is None:
+        limits.bad_token(client)
         raise HTTPException(
             401, "The bearer token is unknown or revoked.", headers={"WWW-Authenticate": "Bearer"}
         )
+    limits.admit(token.id)
     return Principal(token.owner, frozenset(token.scopes))
+
+
+def cached_principal(
+    request: Request, credentials: HTTPAuthorizationCredentials | None
+) -> Principal | None:
+    """The caller as this process verified it before, from memory only (no store call,
+    no limit counted), or None: for a turn that missed its deadline before its token was
+    checked (api/chat/routes/prefetch.py)."""
+    if credentials is None:
+        return None
+    token = request.app.state.token_cache.cached(token_hash(credentials.credentials))
+    return None if token is None else Principal(token.owner, frozenset(token.scopes))
+
+
+BearerDep = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
+"""The raw `Authorization: Bearer` credentials, unverified (for `authenticate`)."""
+
+
+def get_principal(request: Request, credentials: BearerDep) -> Principal:
+    """The caller, resolved by `authenticate` (401, 429 or 503 otherwise)."""
+    return authenticate(request, credentials)
+
+
+def has_scope(principal: Principal, scope: str) -> str:
+    """Return the principal's owner when its token has `scope` (or `admin`).
+
+    Raises:
+        HTTPException: 403 naming the missing scope.
+    """
+    if scope not in principal.scopes and "admin" not in principal.scopes:
+        raise HTTPException(403, f"This token lacks the {scope!r} scope.")
+    return principal.owner
 
 
 PrincipalDep = Annotated[Principal, Depends(get_principal)]
@@ -138,9 +187,7 @@ def require(scope: str) -> object:
     """
 
     def check(principal: PrincipalDep) -> str:
-        if scope not in principal.scopes and "admin" not in principal.scopes:
-            raise HTTPException(403, f"This token lacks the {scope!r} scope.")
-        return principal.owner
+        return has_scope(principal, scope)
 
     return Depends(check)
 

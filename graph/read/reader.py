@@ -15,8 +15,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, TypeVar
 
-from neo4j import Driver, unit_of_work
-from neo4j.exceptions import ClientError, ServiceUnavailable, SessionExpired
+from neo4j import Driver
 
 from graph.read.groups import AccessReads
 from graph.read.audit import AuditReads
@@ -24,7 +23,7 @@ from graph.cypher import memory_access as ac
 from graph.cypher import entities as ec
 from graph.cypher import facts as fc
 from graph.cypher import runs as rc
-from graph.errors import NotFound, QueryTimedOut, StoreUnavailable
+from graph.errors import NotFound
 from graph.read.lifecycle import LifecycleReads
 from graph.read.prefetch import PrefetchReads
 from graph.read.pull import PullReads
@@ -40,7 +39,9 @@ from graph.records import (
 from graph.read.proposals import ReviewReads
 from graph.scope import SHARED_ENTITY_IDS, Scope, params
 from graph.read.search import SearchReads
+from graph.store_errors import store_errors
 from graph.time import FAR_FUTURE, AsOf, from_store, utcnow
+from graph.transactions import DEFAULT_RETRY, RetryPolicy, run_transaction
 
 T = TypeVar("T")
 
@@ -54,8 +55,10 @@ class Reader(
         driver: a connected neo4j driver.
         database: the Neo4j database name, or None for the default.
         timeout: per-transaction timeout in seconds (None = server default).
-        retry: retry transient failures (the driver's managed transactions, up to 30 s);
-            False for a caller with a deadline of its own, such as prefetch.
+        retry: retry failed reads within `policy` (graph/transactions.py); False for a
+            caller with a deadline of its own, such as prefetch: one attempt.
+        policy: the retry budgets (`Settings` gives them; defaults: 1 s while the store
+            does not answer, 30 s of contention).
     """
 
     def __init__(
@@ -64,11 +67,13 @@ class Reader(
         database: str | None = None,
         timeout: float | None = None,
         retry: bool = True,
+        policy: RetryPolicy = DEFAULT_RETRY,
     ):
         self._driver = driver
         self._database = database
         self._timeout = timeout
         self._retry = retry
+        self._policy = policy
         self._tx: Any = None
 
     @contextmanager
@@ -81,25 +86,26 @@ class Reader(
             QueryTimedOut: the transaction ran past this reader's timeout.
         """
         with (
-            _store_errors(),
+            store_errors(),
             self._driver.session(database=self._database, default_access_mode="READ") as s,
             s.begin_transaction(timeout=self._timeout) as tx,
         ):
-            bound = Reader(self._driver, self._database, self._timeout, self._retry)
+            bound = Reader(self._driver, self._database, self._timeout, self._retry, self._policy)
             bound._tx = tx
             yield bound
 
     def _read(self, work: Callable[[Any], T]) -> T:
         if self._tx is not None:
-            return work(self._tx)
-        with (
-            _store_errors(),
-            self._driver.session(database=self._database, default_access_mode="READ") as s,
-        ):
-            if self._retry:
-                return s.execute_read(unit_of_work(timeout=self._timeout)(work))
-            with s.begin_transaction(timeout=self._timeout) as tx:
-                return work(tx)
+            with store_errors():
+                return work(self._tx)
+        return run_transaction(
+            self._driver,
+            self._database,
+            "READ",
+            work,
+            timeout=self._timeout,
+            policy=self._policy if self._retry else None,
+        )
 
     def _rows(self, query: str, **params: Any) -> list[Any]:
         def work(tx: Any) -> list[Any]:
@@ -315,20 +321,6 @@ class Reader(
             StoreUnavailable: Neo4j did not answer.
         """
         self._rows("RETURN 1 AS one")
-
-
-@contextmanager
-def _store_errors() -> Iterator[None]:
-    """Translate the driver's failures: unreachable -> `StoreUnavailable`, a transaction
-    past its timeout -> `QueryTimedOut`; any other error passes unchanged."""
-    try:
-        yield
-    except (ServiceUnavailable, SessionExpired, OSError) as exc:
-        raise StoreUnavailable(str(exc)) from exc
-    except ClientError as exc:
-        if "TransactionTimedOut" in (exc.code or ""):
-            raise QueryTimedOut(str(exc)) from exc
-        raise
 
 
 __all__ = ["FAR_FUTURE", "Reader", "run_key"]

@@ -14,8 +14,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from neo4j import Driver, ManagedTransaction
-from neo4j.exceptions import ServiceUnavailable, SessionExpired
+from neo4j import Driver, ManagedTransaction, Transaction
 
 from graph.write.groups import AccessWrites
 from graph.write.audit import AuditWrites
@@ -25,7 +24,7 @@ from graph.cypher import facts as fc
 from graph.cypher import runs as rc
 from graph.embedding import Embedder
 from graph.write.erasure import ErasureWrites
-from graph.errors import Conflict, NotFound, StoreUnavailable
+from graph.errors import Conflict, NotFound
 from graph.records import (
     EntityRecord,
     FactRecord,
@@ -38,6 +37,7 @@ from graph.write.proposals import ReviewWrites
 from graph.scope import params as own
 from graph.write.search import SearchWrites
 from graph.time import FAR_FUTURE, epoch_parts, from_store
+from graph.transactions import DEFAULT_RETRY, RetryPolicy, run_transaction
 
 T = TypeVar("T")
 TICK = timedelta(microseconds=1)
@@ -50,7 +50,7 @@ class WriteTx(ReviewWrites, AccessWrites, ErasureWrites, AuditWrites, SearchWrit
     embeds the rows it creates in the same transaction; graph code never calls it.
     """
 
-    def __init__(self, tx: ManagedTransaction, embedder: Embedder | None = None):
+    def __init__(self, tx: Transaction | ManagedTransaction, embedder: Embedder | None = None):
         self._tx = tx
         self.embedder = embedder
 
@@ -439,29 +439,41 @@ class Writer:
         driver: a connected driver.
         database: the Neo4j database, or None for the default.
         embedder: handed to every `WriteTx` (see there), or None for none.
+        policy: the retry budgets (graph/transactions.py; `Settings` gives them).
     """
 
     def __init__(
-        self, driver: Driver, database: str | None = None, embedder: Embedder | None = None
+        self,
+        driver: Driver,
+        database: str | None = None,
+        embedder: Embedder | None = None,
+        policy: RetryPolicy = DEFAULT_RETRY,
     ):
         self._driver = driver
         self._database = database
         self._embedder = embedder
+        self._policy = policy
 
     def transaction(self, work: Callable[[WriteTx], T]) -> T:
         """Run `work` in one write transaction and return its result.
 
-        The driver retries `work` on transient errors (deadlocks, leader switches), so
-        `work` must not have side effects outside the transaction.
+        `work` is retried on transient errors (deadlocks) and while the store does not
+        answer, within the policy's budgets (graph/transactions.py), so it must not have
+        side effects outside the transaction. A commit whose answer was lost is not
+        retried (it may have landed).
 
         Raises:
-            StoreUnavailable: Neo4j could not be reached.
+            StoreUnavailable: Neo4j could not be reached within the budget, or the answer
+                to the commit was lost.
+            QueryTimedOut: the transaction ran past Neo4j's transaction timeout.
         """
-        try:
-            with self._driver.session(database=self._database) as session:
-                return session.execute_write(lambda tx: work(WriteTx(tx, self._embedder)))
-        except (ServiceUnavailable, SessionExpired, OSError) as exc:
-            raise StoreUnavailable(str(exc)) from exc
+        return run_transaction(
+            self._driver,
+            self._database,
+            "WRITE",
+            lambda tx: work(WriteTx(tx, self._embedder)),
+            policy=self._policy,
+        )
 
 
 LINK_FIELDS = ("replaces", "supersedes", "coalesces")
