@@ -78,15 +78,22 @@ class TokenCache:
         self._entries: dict[str, tuple[float, TokenRecord]] = {}
         self._lock = threading.Lock()
 
-    def lookup(self, digest: str) -> TokenRecord | None:
-        """Return the live token with this hash, from the cache when fresh."""
+    def lookup(self, digest: str, reader: Reader | None = None) -> TokenRecord | None:
+        """Return the live token with this hash, from the cache when fresh.
+
+        Args:
+            digest: the token's sha256 hex hash.
+            reader: the reader to ask the store with (default: the cache's own); prefetch
+                passes its own, which does not retry, so a turn never waits on the store
+                past its deadline.
+        """
         now = self._clock()
         with self._lock:
             hit = self._entries.get(digest)
         if hit is not None and now - hit[0] < self._ttl:
             return hit[1]
         try:
-            token = self._reader.token(digest)
+            token = (reader or self._reader).token(digest)
         except StoreUnavailable:
             if hit is not None:
                 return hit[1]
@@ -112,9 +119,14 @@ class TokenCache:
                 del self._entries[digest]
 
 
-def authenticate(request: Request, credentials: HTTPAuthorizationCredentials | None) -> Principal:
+def authenticate(
+    request: Request,
+    credentials: HTTPAuthorizationCredentials | None,
+    reader: Reader | None = None,
+) -> Principal:
     """Resolve `Authorization: Bearer <token>` to its owner and scopes, under the abuse
-    limits (api/http/abuse.py).
+    limits (api/http/abuse.py). `reader` asks the store for a token not cached (default:
+    the token cache's own, `TokenCache.lookup`).
 
     Raises:
         HTTPException: 401 when the header is missing or the token unknown or revoked;
@@ -134,7 +146,7 @@ def authenticate(request: Request, credentials: HTTPAuthorizationCredentials | N
     digest = token_hash(credentials.credentials)
     if cache.cached(digest) is None:
         limits.check_client(client)
-    token = cache.lookup(digest)
+    token = cache.lookup(digest, reader)
     if token is None:
         limits.bad_token(client)
         raise HTTPException(

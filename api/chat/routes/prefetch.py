@@ -51,9 +51,10 @@ async def post_prefetch(body: PrefetchIn, request: Request, credentials: BearerD
     owners: list[str] = []
 
     def turn() -> prefetch.Prefetch:
-        owners.append(has_scope(authenticate(request, credentials), "read"))
+        reader = request.app.state.prefetch_reader
+        owners.append(has_scope(authenticate(request, credentials, reader), "read"))
         return prefetch.build(
-            request.app.state.prefetch_reader,
+            reader,
             owners[0],
             body.chat_id,
             body.message,
