@@ -22,6 +22,7 @@ from committer.decisions import ReviewCommands
 from committer.entity_changes import EntityCommands
 from committer.erasure import ErasureCommands
 from committer.owners import ensure_owner, live_entity, new_entity
+from committer.portability import PortabilityCommands
 from committer.proposals import Assertion, Reviewed
 from committer.filing import record_run
 from committer.rules.plan import Predecessor, plan_end, plan_retract
@@ -86,7 +87,9 @@ SOURCES = ("user_stated", "user_edit", "inferred", "untrusted", "integration")
 admits every `integration:<name>`, graph/scope.py)."""
 
 
-class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands):
+class Committer(
+    ReviewCommands, AccessCommands, ErasureCommands, EntityCommands, PortabilityCommands
+):
     """The only writer of facts (CONTRACT §1).
 
     Args:

@@ -13,6 +13,7 @@ import typer
 
 from api.cli import backup as backup_commands
 from api.cli import mcp as mcp_command
+from api.cli import owners as _owners  # noqa: F401 - registers `owner export` and `owner import`
 from api.cli import store as commands
 from api.cli.embeddings import embeddings_app
 from api.http.settings import Settings

@@ -111,7 +111,9 @@ class BoundedCalls:
 class StoreDeadline:
     """ASGI middleware: every request gets one deadline over all its store calls
     (`graph.transactions.store_deadline`), so a route that reads three times still answers
-    503 within its budget when Neo4j is unreachable (CONTRACT §15).
+    503 within its budget when Neo4j is unreachable (CONTRACT §15). The time the app took
+    to start its answer is sent as `Server-Timing: app;dur=<ms>` (W3C Server Timing), so a
+    client can tell the service's time from the network's and its own.
 
     Args:
         app: the wrapped ASGI app.
@@ -127,5 +129,17 @@ class StoreDeadline:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        began = time.monotonic()
+
+        async def timed_send(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                took = (time.monotonic() - began) * 1000
+                headers = [
+                    *message.get("headers", []),
+                    (b"server-timing", f"app;dur={took:.1f}".encode()),
+                ]
+                message = {**message, "headers": headers}
+            await send(message)
+
         with store_deadline(self.seconds):
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, timed_send)

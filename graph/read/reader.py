@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from neo4j import Driver
 
+from graph.read.export import ExportReads
 from graph.read.groups import AccessReads
 from graph.read.audit import AuditReads
 from graph.cypher import memory_access as ac
@@ -47,7 +48,14 @@ T = TypeVar("T")
 
 
 class Reader(
-    ReviewReads, AccessReads, LifecycleReads, PullReads, AuditReads, SearchReads, PrefetchReads
+    ReviewReads,
+    AccessReads,
+    LifecycleReads,
+    PullReads,
+    AuditReads,
+    SearchReads,
+    PrefetchReads,
+    ExportReads,
 ):
     """Read-only access to one owner's memory (and what is shared with it).
 

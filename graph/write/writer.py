@@ -34,6 +34,7 @@ from graph.records import (
     chat_key,
 )
 from graph.write.proposals import ReviewWrites
+from graph.write.restore import RestoreWrites
 from graph.scope import params as own
 from graph.write.search import SearchWrites
 from graph.time import FAR_FUTURE, epoch_parts, from_store
@@ -43,7 +44,9 @@ T = TypeVar("T")
 TICK = timedelta(microseconds=1)
 
 
-class WriteTx(ReviewWrites, AccessWrites, ErasureWrites, AuditWrites, SearchWrites):
+class WriteTx(
+    ReviewWrites, AccessWrites, ErasureWrites, AuditWrites, SearchWrites, RestoreWrites
+):
     """Write primitives inside one transaction. Every query is scoped by `owner`.
 
     `embedder` is the process's embedder (or None), carried for the committer, which
