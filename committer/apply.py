@@ -29,7 +29,7 @@ from committer.rules.plan import Predecessor, plan_end, plan_retract
 from committer.trail import Trail
 from graph.attributes import DEFAULT, REGISTRY
 from graph.embedding import Embedder
-from graph.errors import Conflict, InvalidInput
+from graph.errors import Conflict, InvalidInput, TooBusy
 from graph.names import token_hash
 from graph.records import (
     MEMORY_MODES,
@@ -50,6 +50,8 @@ RETRY_BASE_SECONDS = 5.0
 """First retry delay of a released run; it doubles per try."""
 RETRY_MAX_SECONDS = 300.0
 """Longest retry delay of a released run."""
+RUN_QUEUE_RETRY_SECONDS = 30.0
+"""`Retry-After` of a run refused because the owner's queue is full."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,6 +294,7 @@ class Committer(
         surface: str | None,
         payload: str,
         canonical: str | None = None,
+        max_waiting: int = 0,
     ) -> tuple[RunRecord, bool]:
         """Queue a finished run for the curator; idempotent on run id (CONTRACT §4).
 
@@ -303,6 +306,8 @@ class Committer(
             payload: the run as JSON text (messages, observations).
             canonical: the form compared for idempotency (e.g. with times in UTC, so the
                 same instant written in another offset is the same run); default payload.
+            max_waiting: a new run is refused while the owner has this many runs queued
+                or being curated (0: no bound); a run posted again is never refused.
 
         Returns:
             (the stored run, True if this call queued it).
@@ -310,11 +315,20 @@ class Committer(
         Raises:
             Conflict: the run id was posted before with different content, or is a
                 sync's id (CONTRACT §10: both are event ids).
+            TooBusy: `max_waiting` runs of the owner are waiting (retry later).
         """
         digest = hashlib.sha256((canonical or payload).encode()).hexdigest()
 
         def work(w: WriteTx) -> tuple[RunRecord, bool]:
             ensure_owner(w, owner)
+            if max_waiting and not w.run_exists(owner, run_id):
+                waiting = w.runs_waiting(owner)
+                if waiting >= max_waiting:
+                    raise TooBusy(
+                        f"{waiting} runs of this owner wait for the curator (bound "
+                        f"{max_waiting}, WORLDSTATE_RUNS_QUEUED_PER_OWNER); post again later",
+                        RUN_QUEUE_RETRY_SECONDS,
+                    )
             taken = w.event(owner, run_id)
             if taken is not None and taken.kind != "run":
                 raise Conflict(

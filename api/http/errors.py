@@ -6,6 +6,7 @@ Bad input is 4xx naming the field; the store being down is 503; nothing else is 
 from __future__ import annotations
 
 import logging
+import math
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -20,6 +21,7 @@ from graph.errors import (
     MemoryOff,
     NotFound,
     StoreUnavailable,
+    TooBusy,
     WorldstateError,
 )
 
@@ -72,6 +74,12 @@ def install(app: FastAPI) -> None:
     async def memory_off(_: Request, exc: MemoryOff) -> JSONResponse:
         return problem(403, "Forbidden", memory_off_detail(exc))
 
+    @app.exception_handler(TooBusy)
+    async def too_busy(_: Request, exc: TooBusy) -> JSONResponse:
+        response = problem(429, "Too many requests", exc.detail)
+        response.headers["Retry-After"] = str(max(1, math.ceil(exc.retry_after)))
+        return response
+
     @app.exception_handler(StoreUnavailable)
     async def unavailable(_: Request, exc: StoreUnavailable) -> JSONResponse:
         log.warning("store unavailable: %s", exc)
@@ -106,6 +114,7 @@ def install(app: FastAPI) -> None:
             404: "Not found",
             405: "Method not allowed",
             413: "Request too large",
+            429: "Too many requests",
         }
         response = problem(exc.status_code, titles.get(exc.status_code, "Error"), str(exc.detail))
         if exc.headers:

@@ -44,9 +44,7 @@ T = TypeVar("T")
 TICK = timedelta(microseconds=1)
 
 
-class WriteTx(
-    ReviewWrites, AccessWrites, ErasureWrites, AuditWrites, SearchWrites, RestoreWrites
-):
+class WriteTx(ReviewWrites, AccessWrites, ErasureWrites, AuditWrites, SearchWrites, RestoreWrites):
     """Write primitives inside one transaction. Every query is scoped by `owner`.
 
     `embedder` is the process's embedder (or None), carried for the committer, which
@@ -261,6 +259,10 @@ class WriteTx(
         if not row["created"] and row["r"]["digest"] != digest:
             raise Conflict(f"run {run_id!r} was already posted with different content")
         return rc.run_from_record(row["r"]), bool(row["created"])
+
+    def runs_waiting(self, owner: str) -> int:
+        """Count the owner's runs queued or being curated."""
+        return int(self._run(rc.RUNS_WAITING, owner=owner)[0]["waiting"])
 
     def claim_run(
         self, worker: str, now: datetime, lease: timedelta, max_attempts: int
