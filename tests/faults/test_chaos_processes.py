@@ -1,0 +1,210 @@
+"""Processes killed mid-work (issue 13 chaos table): curator workers SIGKILLed mid-run
+while runs flow, and an API process SIGKILLed mid-commit. Real processes over the fault
+tests' own Neo4j (claims take any owner's runs, so never the suite's shared one)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from committer.apply import Committer
+from curator.worker import CuratorWorker
+from graph.read.reader import Reader
+from tests.faults.harness import ROOT, OwnNeo4j, cli_env, serve, token, wait_for
+
+pytestmark = pytest.mark.slow
+AT = "2024-03-01T09:00:00+00:00"
+
+
+@contextlib.contextmanager
+def worker(store: OwnNeo4j, log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """A `worldstate curator` process with a 2 s lease, stalling 0.4 s after each claim
+    (so a kill at a random moment usually lands mid-run); SIGKILLed at the end."""
+    env = cli_env(
+        curator_lease_seconds="2",
+        curator_poll_seconds="0.05",
+        curator_test_pause_after_claim_seconds="0.4",
+    ) | {"NEO4J_URI": store.uri}
+    with log.open("ab") as out:
+        popen = subprocess.Popen(
+            [sys.executable, "-c", "from api.cli.main import main; main()", "curator"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        yield popen
+    finally:
+        if popen.poll() is None:
+            popen.kill()
+        popen.wait(10)
+
+
+def submit(committer: Committer, owner: str, i: int) -> None:
+    payload = {
+        "id": f"run-{i}",
+        "chat_id": "c1",
+        "surface": "test",
+        "observations": [],
+        "messages": [
+            {
+                "id": "m0",
+                "role": "user",
+                "speaker": None,
+                "text": f"I love tango number {i}.",
+                "at": AT,
+            }
+        ],
+    }
+    committer.submit_run(
+        owner, run_id=f"run-{i}", chat_id="c1", surface="test", payload=json.dumps(payload)
+    )
+
+
+def test_curator_workers_killed_twenty_times_apply_every_run_once(
+    faulty_store: OwnNeo4j, tmp_path: Path
+) -> None:
+    """Runs are posted without pause while one of two worker processes is SIGKILLed 20
+    times at random moments (and started again): every run ends `done`, each applied
+    exactly once: one proposal and one fact per run, none lost, none doubled."""
+    owner = f"owner-{uuid.uuid4().hex}"
+    with faulty_store.driver() as driver:
+        committer = Committer(driver)
+        reader = Reader(driver)
+        CuratorWorker(committer).drain()  # what earlier tests left queued
+        posted = 0
+        stop_posting = threading.Event()
+
+        def post() -> None:
+            nonlocal posted
+            while not stop_posting.is_set():
+                submit(committer, owner, posted)
+                posted += 1
+                time.sleep(0.1)
+
+        poster = threading.Thread(target=post)
+        kills = 0
+        began = time.monotonic()
+        with worker(faulty_store, tmp_path / "steady.log"):
+            poster.start()
+            try:
+                while kills < 20:
+                    with worker(faulty_store, tmp_path / "victim.log") as victim:
+                        wait_for(
+                            lambda: "running;" in (tmp_path / "victim.log").read_text(),
+                            120,
+                            "the worker to start",
+                        )
+                        time.sleep(random.uniform(0.2, 1.5))
+                        os.kill(victim.pid, signal.SIGKILL)
+                        kills += 1
+            finally:
+                stop_posting.set()
+                poster.join(30)
+            wait_for(
+                lambda: all(reader.run(owner, f"run-{i}").status == "done" for i in range(posted)),
+                180,
+                "every run to be done",
+            )
+        elapsed = time.monotonic() - began
+        runs = [reader.run(owner, f"run-{i}") for i in range(posted)]
+        records, _, _ = driver.execute_query(
+            "MATCH (f:Fact) WHERE f.owner = $owner AND f.attribute = 'likes' "
+            "RETURN f.value AS v, count(*) AS n",
+            owner=owner,
+        )
+        facts = {r["v"]: r["n"] for r in records}
+        records, _, _ = driver.execute_query(
+            "MATCH (p:Proposal) WHERE p.owner = $owner RETURN p.run_id AS run, count(*) AS n",
+            owner=owner,
+        )
+        proposals = {r["run"]: r["n"] for r in records}
+    taken_over = sum(1 for r in runs if r.attempts > 1)
+    print(
+        f"\ncurator: {kills} SIGKILLs in {elapsed:.0f} s, {posted} runs posted meanwhile; "
+        f"done {sum(r.status == 'done' for r in runs)}/{posted}, taken over after a kill "
+        f"{taken_over}, committed once {sum(r.committed == 1 for r in runs)}, facts "
+        f"{sum(facts.values())} ({sum(n > 1 for n in facts.values())} doubled), proposals "
+        f"{sum(proposals.values())} ({sum(n > 1 for n in proposals.values())} doubled)"
+    )
+    assert {(r.status, r.committed) for r in runs} == {("done", 1)}
+    assert facts == {f"tango number {i}": 1 for i in range(posted)}
+    assert proposals == {f"run-{i}": 1 for i in range(posted)}
+    assert taken_over > 0  # kills landed mid-run
+
+
+def test_api_killed_mid_commit_is_all_or_nothing(faulty_store: OwnNeo4j, tmp_path: Path) -> None:
+    """A sync of 1,500 observations is one commit; the API process is SIGKILLed while it
+    runs, at several moments. Each time the store holds all 1,500 facts of it or none,
+    and a sync posted again after a restart lands whole, once."""
+    owner = f"owner-{uuid.uuid4().hex}"
+    secret = token(faulty_store.uri, owner)
+    env = cli_env(curator_in_process="false") | {"NEO4J_URI": faulty_store.uri}
+    n = 1_500
+    outcomes: list[int] = []
+    for attempt, delay in enumerate((0.3, 1.0, 2.0, 4.0)):
+        body = {
+            "id": f"sync-{attempt}",
+            "integration": "hr",
+            "at": "2024-01-01T00:00:00Z",
+            "observations": [
+                {
+                    "entity": {"name": f"Person {attempt}-{i}", "kind": "person"},
+                    "attribute": "employee_no",
+                    "value": f"{attempt}-{i}",
+                }
+                for i in range(n)
+            ],
+        }
+        with serve(tmp_path / f"serve-{attempt}.log", env) as server:
+            sent = threading.Thread(
+                target=_post_quietly, args=(server.url, secret, body), daemon=True
+            )
+            sent.start()
+            time.sleep(delay)
+            server.popen.kill()
+            server.popen.wait(10)
+        outcomes.append(_count(faulty_store, owner, f"{attempt}-"))
+    with serve(tmp_path / "serve-again.log", env) as server, server.client(secret, 300) as c:
+        r = c.post("/v1/syncs", json=body)
+        assert r.status_code in (200, 201), r.text
+    again = _count(faulty_store, owner, "3-")
+    print(
+        f"\nAPI SIGKILLed mid-commit 4 times: facts of each sync {outcomes} (of {n}); "
+        f"the last sync posted again: {again}"
+    )
+    assert all(c in (0, n) for c in outcomes), outcomes
+    assert 0 in outcomes  # at least one kill landed before the commit
+    assert again == n
+
+
+def _post_quietly(url: str, secret: str, body: dict[str, object]) -> None:
+    with contextlib.suppress(httpx.HTTPError):
+        httpx.post(
+            url + "/v1/syncs", json=body, headers={"Authorization": f"Bearer {secret}"}, timeout=300
+        )
+
+
+def _count(store: OwnNeo4j, owner: str, prefix: str) -> int:
+    with store.driver() as driver:
+        records, _, _ = driver.execute_query(
+            "MATCH (f:Fact) WHERE f.owner = $owner AND f.attribute = 'employee_no' "
+            "AND f.value STARTS WITH $prefix RETURN count(f) AS n",
+            owner=owner,
+            prefix=prefix,
+        )
+    return int(records[0]["n"])
