@@ -1,10 +1,15 @@
-"""The one place a neo4j driver is built (a narrow driver seam, STYLE)."""
+"""The narrow driver seam (STYLE): the one place a neo4j driver is built, and the one place
+its failures become the graph exception root (graph/errors.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from neo4j import Driver, GraphDatabase
+
+from graph.store_errors import store_errors
+
+__all__ = ["StoreTimeouts", "connect", "store_errors"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 
 from graph.embedding import Embedder, EmbedderUnavailable
 from graph.read.reader import Reader
+from graph.read.search import Hit, words
 from graph.records import EntityRecord, FactRecord
 from graph.scope import Scope
-from graph.read.search import Hit, words
 from graph.time import AsOf
 
 RRF_K = 60

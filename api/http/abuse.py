@@ -2,7 +2,8 @@
 
 Sliding-window counters from the `limits` library, kept in this process's memory (each
 process of a scaled-out deployment counts its own requests). Both answer 429 with
-`Retry-After` (RFC 9110 §10.2.3, whole seconds) when a budget is spent:
+`Retry-After` (RFC 9110 §10.2.3, whole seconds; `graph.errors.TooBusy` in the one error
+table, api/http/errors.py) when a budget is spent:
 
 * `WORLDSTATE_RATE_LIMIT_PER_MINUTE` requests per token and minute, every route;
 * `WORLDSTATE_BAD_TOKENS_PER_MINUTE` unknown or revoked tokens per client address and
@@ -16,26 +17,13 @@ submit_run`), since it counts what is in the store.
 
 from __future__ import annotations
 
-import math
 import time
 
-from fastapi import HTTPException
 from limits import RateLimitItemPerMinute
 from limits.storage import MemoryStorage
 from limits.strategies import SlidingWindowCounterRateLimiter
 
-
-class TooManyRequests(HTTPException):
-    """429 with `Retry-After` (whole seconds, at least 1).
-
-    Args:
-        retry_after: seconds until a request would be admitted.
-        detail: what the caller can do about it.
-    """
-
-    def __init__(self, retry_after: float, detail: str):
-        seconds = max(1, math.ceil(retry_after))
-        super().__init__(429, detail, headers={"Retry-After": str(seconds)})
+from graph.errors import TooBusy
 
 
 class AbuseLimits:
@@ -57,26 +45,26 @@ class AbuseLimits:
         """Count one request of a verified token.
 
         Raises:
-            TooManyRequests: the token spent its requests of the last minute.
+            TooBusy: the token spent its requests of the last minute.
         """
         if self._token_on and not self._limiter.hit(self._per_token, token_id):
-            raise TooManyRequests(
-                self._wait(self._per_token, token_id),
+            raise TooBusy(
                 f"This token made more than {self._per_token.amount} requests in a minute "
                 "(WORLDSTATE_RATE_LIMIT_PER_MINUTE); retry after the Retry-After seconds.",
+                self._wait(self._per_token, token_id),
             )
 
     def check_client(self, client: str) -> None:
         """Refuse a client that presented too many bad tokens lately (call before a lookup).
 
         Raises:
-            TooManyRequests: the client is over its bad-token budget.
+            TooBusy: the client is over its bad-token budget.
         """
         if self._bad_on and not self._limiter.test(self._bad, client):
-            raise TooManyRequests(
-                self._wait(self._bad, client),
+            raise TooBusy(
                 "Too many unknown or revoked tokens from this address; retry after the "
                 "Retry-After seconds with a valid token.",
+                self._wait(self._bad, client),
             )
 
     def bad_token(self, client: str) -> None:

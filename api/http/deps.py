@@ -9,13 +9,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Path, Query, Request
+from fastapi import Depends, Path, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from api.chat import tools
 from api.http.abuse import AbuseLimits
 from api.http.schemas.core import Timestamp
-from graph.errors import StoreUnavailable
+from graph.errors import Forbidden, StoreUnavailable, Unauthenticated
+from graph.fields import ChatId
 from graph.names import token_hash
 from graph.read.reader import Reader
 from graph.records import TokenRecord
@@ -120,71 +121,91 @@ class TokenCache:
 
 
 def authenticate(
-    request: Request,
-    credentials: HTTPAuthorizationCredentials | None,
+    tokens: TokenCache,
+    authorization: str | None,
+    *,
+    limits: AbuseLimits | None = None,
+    client: str = "unknown",
     reader: Reader | None = None,
 ) -> Principal:
-    """Resolve `Authorization: Bearer <token>` to its owner and scopes, under the abuse
-    limits (api/http/abuse.py). `reader` asks the store for a token not cached (default:
-    the token cache's own, `TokenCache.lookup`).
+    """Resolve an `Authorization: Bearer <token>` header value to its owner and scopes: the
+    one reading of a bearer token, for REST, the Memory page and MCP (CONTRACT §7).
+
+    Args:
+        tokens: the process's token cache.
+        authorization: the header's value, or None.
+        limits: the abuse limits to count against (api/http/abuse.py), or None.
+        client: the caller's address, for the bad-token budget.
+        reader: asks the store for a token not cached (default: the cache's own);
+            prefetch passes its own, which does not retry past its deadline.
 
     Raises:
-        HTTPException: 401 when the header is missing or the token unknown or revoked;
-            429 (with `Retry-After`) when the token spent its requests of the last minute,
-            or the client presented too many bad tokens and this one is not known here.
-        StoreUnavailable: the token is not cached and the store cannot be reached.
+        Unauthenticated: no bearer token, or one that is unknown or revoked (401).
+        TooBusy: the token spent its requests of the last minute, or the client presented
+            too many bad tokens and this one was not verified here before (429).
+        StoreUnavailable: the token could not be checked (503).
     """
-    if credentials is None or credentials.scheme.lower() != "bearer":
-        raise HTTPException(
-            401,
-            "Send Authorization: Bearer <token> (see `worldstate token create`).",
-            headers={"WWW-Authenticate": "Bearer"},
-        )
-    cache: TokenCache = request.app.state.token_cache
-    limits: AbuseLimits = request.app.state.abuse
-    client = request.client.host if request.client else "unknown"
-    digest = token_hash(credentials.credentials)
-    if cache.cached(digest) is None:
+    scheme, _, secret = (authorization or "").partition(" ")
+    if scheme.lower() != "bearer" or not secret.strip():
+        raise Unauthenticated("Send Authorization: Bearer <token> (see `worldstate token create`).")
+    digest = token_hash(secret.strip())
+    if limits is not None and tokens.cached(digest) is None:
         limits.check_client(client)
-    token = cache.lookup(digest, reader)
+    token = tokens.lookup(digest, reader)
     if token is None:
-        limits.bad_token(client)
-        raise HTTPException(
-            401, "The bearer token is unknown or revoked.", headers={"WWW-Authenticate": "Bearer"}
-        )
-    limits.admit(token.id)
+        if limits is not None:
+            limits.bad_token(client)
+        raise Unauthenticated("The bearer token is unknown or revoked.")
+    if limits is not None:
+        limits.admit(token.id)
     return Principal(token.owner, frozenset(token.scopes))
 
 
-def cached_principal(
-    request: Request, credentials: HTTPAuthorizationCredentials | None
-) -> Principal | None:
+def authenticate_request(request: Request, reader: Reader | None = None) -> Principal:
+    """`authenticate` for a REST request: its header, this app's token cache and abuse
+    limits, the TCP peer as the client."""
+    return authenticate(
+        request.app.state.token_cache,
+        request.headers.get("authorization"),
+        limits=request.app.state.abuse,
+        client=request.client.host if request.client else "unknown",
+        reader=reader,
+    )
+
+
+def cached_principal(request: Request) -> Principal | None:
     """The caller as this process verified it before, from memory only (no store call,
     no limit counted), or None: for a turn that missed its deadline before its token was
     checked (api/chat/routes/prefetch.py)."""
-    if credentials is None:
+    scheme, _, secret = (request.headers.get("authorization") or "").partition(" ")
+    if scheme.lower() != "bearer" or not secret.strip():
         return None
-    token = request.app.state.token_cache.cached(token_hash(credentials.credentials))
+    token = request.app.state.token_cache.cached(token_hash(secret.strip()))
     return None if token is None else Principal(token.owner, frozenset(token.scopes))
 
 
 BearerDep = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
-"""The raw `Authorization: Bearer` credentials, unverified (for `authenticate`)."""
+"""Declares the bearer scheme in OpenAPI (the header is read by `authenticate`)."""
 
 
-def get_principal(request: Request, credentials: BearerDep) -> Principal:
-    """The caller, resolved by `authenticate` (401, 429 or 503 otherwise)."""
-    return authenticate(request, credentials)
+def get_principal(request: Request, _: BearerDep) -> Principal:
+    """The caller of a REST request (`_` declares the bearer scheme in OpenAPI).
+
+    Raises:
+        Unauthenticated: 401 when the header is missing or the token unknown or revoked.
+        TooBusy: 429 past the abuse limits.
+    """
+    return authenticate_request(request)
 
 
 def has_scope(principal: Principal, scope: str) -> str:
     """Return the principal's owner when its token has `scope` (or `admin`).
 
     Raises:
-        HTTPException: 403 naming the missing scope.
+        Forbidden: 403 naming the missing scope.
     """
     if scope not in principal.scopes and "admin" not in principal.scopes:
-        raise HTTPException(403, f"This token lacks the {scope!r} scope.")
+        raise Forbidden(f"This token lacks the {scope!r} scope.")
     return principal.owner
 
 
@@ -195,7 +216,7 @@ def require(scope: str) -> object:
     """A dependency that returns the owner id when the token has `scope` (or `admin`).
 
     Raises:
-        HTTPException: 403 naming the missing scope.
+        Forbidden: 403 naming the missing scope.
     """
 
     def check(principal: PrincipalDep) -> str:
@@ -232,13 +253,10 @@ KnownAtDep = Annotated[datetime | None, Depends(known_at_param)]
 
 
 ChatIdQuery = Annotated[
-    str | None,
-    Query(
-        min_length=1,
-        max_length=200,
-        description="the chat asking: its memory access (CONTRACT §7) applies; none = the owner",
-    ),
+    ChatId | None,
+    Query(description="the chat asking: its memory access (CONTRACT §7) applies; none = the owner"),
 ]
+"""`?chat_id=`: the one declaration of a chat id in a query (graph.fields.ChatId bounds)."""
 
 
 def get_scope(

@@ -1,4 +1,5 @@
-"""Errors as RFC 9457 problem+json, mapped once here (CONTRACT §9; STYLE: one exception root).
+"""Errors as RFC 9457 problem+json, mapped once here for REST and MCP (CONTRACT §9; STYLE:
+one exception root, one error table).
 
 Bad input is 4xx naming the field; the store being down is 503; nothing else is 5xx.
 """
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import math
+from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -22,6 +24,7 @@ from graph.errors import (
     NotFound,
     StoreUnavailable,
     TooBusy,
+    Unauthenticated,
     WorldstateError,
 )
 
@@ -29,10 +32,66 @@ log = logging.getLogger("worldstate.api")
 PROBLEM = "application/problem+json"
 
 
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One RFC 9457 problem: HTTP status, title, a detail a person can act on, extra
+    members (`errors` for a 422, naming the fields), and response headers (`Retry-After`
+    for a 429)."""
+
+    status: int
+    title: str
+    detail: str
+    extra: dict[str, Any] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+UNAVAILABLE = "The memory store cannot be reached; retry shortly."
+
+
+def problem_of(exc: WorldstateError) -> Problem:
+    """The one error table (STYLE "One error table"): REST answers it as problem+json, MCP
+    as the tool error's text (api/mcp/server.py). CONTRACT §9: bad input is 4xx naming the
+    field, the store being down is 503."""
+    match exc:
+        case NotFound():
+            return Problem(404, "Not found", f"No {exc.kind} with id {exc.ident!r}.")
+        case InvalidInput():
+            return Problem(
+                422,
+                "Invalid request",
+                f"{exc.field}: {exc.detail}",
+                {"errors": [{"field": exc.field, "message": exc.detail}]},
+            )
+        case Conflict():
+            return Problem(409, "Conflict", exc.detail)
+        case Unauthenticated():
+            return Problem(401, "Unauthorized", exc.detail)
+        case Forbidden():
+            return Problem(403, "Forbidden", exc.detail)
+        case MemoryOff():
+            return Problem(403, "Forbidden", memory_off_detail(exc))
+        case TooBusy():
+            wait = str(max(1, math.ceil(exc.retry_after)))
+            return Problem(429, "Too many requests", exc.detail, headers={"Retry-After": wait})
+        case StoreUnavailable():
+            return Problem(503, "Store unavailable", UNAVAILABLE)
+        case _:
+            return Problem(400, "Bad request", str(exc))
+
+
 def problem(status: int, title: str, detail: str, **extra: Any) -> JSONResponse:
-    """Return a problem+json response (RFC 9457) with `type`, `title`, `status`, `detail`."""
+    """Return a problem+json response (RFC 9457) with `type`, `title`, `status`, `detail`;
+    a 401 carries `WWW-Authenticate: Bearer`."""
     body = {"type": "about:blank", "title": title, "status": status, "detail": detail, **extra}
-    return JSONResponse(body, status_code=status, media_type=PROBLEM)
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=headers)
+
+
+def respond(p: Problem) -> JSONResponse:
+    """A `Problem` as a problem+json response."""
+    response = problem(p.status, p.title, p.detail, **p.extra)
+    response.headers.update(p.headers)
+    return response
 
 
 def _field(error: dict[str, Any]) -> str:
@@ -51,45 +110,11 @@ def install(app: FastAPI) -> None:
         detail = "; ".join(f"{e['field']}: {e['message']}" for e in errors)
         return problem(422, "Invalid request", detail, errors=errors)
 
-    @app.exception_handler(NotFound)
-    async def not_found(_: Request, exc: NotFound) -> JSONResponse:
-        return problem(404, "Not found", f"No {exc.kind} with id {exc.ident!r}.")
-
-    @app.exception_handler(InvalidInput)
-    async def invalid(_: Request, exc: InvalidInput) -> JSONResponse:
-        detail = f"{exc.field}: {exc.detail}"
-        return problem(
-            422, "Invalid request", detail, errors=[{"field": exc.field, "message": exc.detail}]
-        )
-
-    @app.exception_handler(Conflict)
-    async def conflict(_: Request, exc: Conflict) -> JSONResponse:
-        return problem(409, "Conflict", exc.detail)
-
-    @app.exception_handler(Forbidden)
-    async def forbidden(_: Request, exc: Forbidden) -> JSONResponse:
-        return problem(403, "Forbidden", exc.detail)
-
-    @app.exception_handler(MemoryOff)
-    async def memory_off(_: Request, exc: MemoryOff) -> JSONResponse:
-        return problem(403, "Forbidden", memory_off_detail(exc))
-
-    @app.exception_handler(TooBusy)
-    async def too_busy(_: Request, exc: TooBusy) -> JSONResponse:
-        response = problem(429, "Too many requests", exc.detail)
-        response.headers["Retry-After"] = str(max(1, math.ceil(exc.retry_after)))
-        return response
-
-    @app.exception_handler(StoreUnavailable)
-    async def unavailable(_: Request, exc: StoreUnavailable) -> JSONResponse:
-        log.warning("store unavailable: %s", exc)
-        return problem(
-            503, "Store unavailable", "The memory store cannot be reached; retry shortly."
-        )
-
     @app.exception_handler(WorldstateError)
-    async def other(_: Request, exc: WorldstateError) -> JSONResponse:
-        return problem(400, "Bad request", str(exc))
+    async def ours(_: Request, exc: WorldstateError) -> JSONResponse:
+        if isinstance(exc, StoreUnavailable):
+            log.warning("store unavailable: %s", exc)
+        return respond(problem_of(exc))
 
     @app.exception_handler(UnicodeEncodeError)
     async def bad_text(_: Request, exc: UnicodeEncodeError) -> JSONResponse:

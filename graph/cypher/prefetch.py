@@ -23,19 +23,23 @@ from __future__ import annotations
 import re
 
 from graph import scope
+from graph.cypher._fragments import AS_OF, KNOWN, LIVE_ENTITY, micros, on, valid_micros
 from graph.cypher.memory_access import MEMORY_ACCESS
 
 MENTION_INDEX = "entity_mentions"
 """The full-text index on `Entity.search_names` and `Entity.owner` (keyword analyzer)."""
 
-_ROW = """[VAR.id, VAR.entity_id, VAR.attribute, VAR.value, VAR.object_id, VAR.source,
-  (VAR.valid_from.epochSeconds - CASE WHEN VAR.valid_from.nanosecond > 0
-    AND VAR.valid_from < datetime({epochSeconds: 0}) THEN 1 ELSE 0 END) * 1000000
-    + VAR.valid_from.microsecond,
-  (VAR.valid_to.epochSeconds - CASE WHEN VAR.valid_to.nanosecond > 0
-    AND VAR.valid_to < datetime({epochSeconds: 0}) THEN 1 ELSE 0 END) * 1000000
-    + VAR.valid_to.microsecond,
-  VAR.recorded_at.epochSeconds * 1000000 + VAR.recorded_at.microsecond"""
+_ROW = (
+    """[VAR.id, VAR.entity_id, VAR.attribute, VAR.value, VAR.object_id, VAR.source,
+  """
+    + valid_micros("valid_from")
+    + """,
+  """
+    + valid_micros("valid_to")
+    + """,
+  """
+    + micros("recorded_at")
+)
 """A compact fact row, a LIST (no keys to send and decode): id, entity_id, attribute,
 value, object_id, source, valid_from, valid_to, recorded_at, the times as integer
 microseconds since the epoch (decoding a DATETIME costs the Python driver ~0.2 ms,
@@ -85,18 +89,12 @@ def _row(var: str, extra: str = "") -> str:
 
 def _as_of(var: str) -> str:
     """CONTRACT §2 visibility at ($valid_at, $known_at) for a fact bound to `var`."""
-    return (
-        f"{var}.retracted_at > $known_at AND {var}.recorded_at <= $known_at"
-        f" AND {var}.valid_from <= $valid_at AND {var}.valid_to > $valid_at"
-    )
+    return on(AS_OF, var)
 
 
 def _live(var: str) -> str:
     """An entity that exists at $known_at, is not archived, and is not (yet) merged away."""
-    return (
-        f"{var}.created_at <= $known_at AND NOT coalesce({var}.archived, false)"
-        f" AND ({var}.merged_into IS NULL OR {var}.merged_at > $known_at)"
-    )
+    return on(LIVE_ENTITY, var) + " AND NOT coalesce(" + var + ".archived, false)"
 
 
 PREFETCH = (
@@ -118,7 +116,9 @@ CALL (self_id) {
   WITH self_id, e, CASE WHEN coalesce(e.names_since, e.created_at) <= $known_at
        THEN e.search_names
        ELSE head([(e)-[:HAD_NAMES]->(v:EntityNames)
-                  WHERE v.recorded_at <= $known_at AND v.retracted_at > $known_at
+                  WHERE """
+    + on(KNOWN, "v")
+    + """
                   | v.search_names]) END AS names
   WITH self_id, e, reduce(p = -1, k IN coalesce(names, []) |
        CASE WHEN $mentions.positions[k] IS NOT NULL AND (p < 0 OR $mentions.positions[k] < p)

@@ -16,17 +16,15 @@ from typing import Any
 
 from graph.cypher import portability as pc
 from graph.portable import FORMAT, KINDS, RELATIONS, VERSION, encode, node_line, rel_line
+from graph.read.base import ReadBase
 from graph.time import utcnow
 
 PAGE = 1_000
 """Nodes per page (per READ transaction)."""
 
 
-class ExportReads:
+class ExportReads(ReadBase):
     """Pages of an owner's nodes and relationships, for `export_lines`."""
-
-    def _rows(self, query: str, **params: Any) -> list[Any]:  # pragma: no cover - Reader's
-        raise NotImplementedError
 
     def export_page(
         self, owner: str, label: str, after: str, limit: int

@@ -10,46 +10,39 @@ means the owner's own memory, full access, no shares. A write attempted through
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, TypeVar
 
-from neo4j import Driver
-
-from graph.read.export import ExportReads
-from graph.read.groups import AccessReads
-from graph.read.audit import AuditReads
-from graph.cypher import memory_access as ac
 from graph.cypher import entities as ec
 from graph.cypher import facts as fc
+from graph.cypher import memory_access as ac
 from graph.cypher import runs as rc
 from graph.errors import NotFound
+from graph.read.audit import AuditReads
+from graph.read.export import ExportReads
+from graph.read.groups import GroupReads
 from graph.read.lifecycle import LifecycleReads
 from graph.read.prefetch import PrefetchReads
+from graph.read.proposals import ProposalReads
 from graph.read.pull import PullReads
+from graph.read.search import SearchReads
 from graph.records import (
     EntityRecord,
     FactRecord,
     MemoryAccess,
     RunRecord,
     TokenRecord,
-    chat_key,
     run_key,
 )
-from graph.read.proposals import ReviewReads
 from graph.scope import SHARED_ENTITY_IDS, Scope, params
-from graph.read.search import SearchReads
-from graph.store_errors import store_errors
 from graph.time import FAR_FUTURE, AsOf, from_store, utcnow
-from graph.transactions import DEFAULT_RETRY, RetryPolicy, run_transaction
 
 T = TypeVar("T")
 
 
 class Reader(
-    ReviewReads,
-    AccessReads,
+    ProposalReads,
+    GroupReads,
     LifecycleReads,
     PullReads,
     AuditReads,
@@ -57,80 +50,9 @@ class Reader(
     PrefetchReads,
     ExportReads,
 ):
-    """Read-only access to one owner's memory (and what is shared with it).
-
-    Args:
-        driver: a connected neo4j driver.
-        database: the Neo4j database name, or None for the default.
-        timeout: per-transaction timeout in seconds (None = server default).
-        retry: retry failed reads within `policy` (graph/transactions.py); False for a
-            caller with a deadline of its own, such as prefetch: one attempt.
-        policy: the retry budgets (`Settings` gives them; defaults: 1 s while the store
-            does not answer, 30 s of contention).
-    """
-
-    def __init__(
-        self,
-        driver: Driver,
-        database: str | None = None,
-        timeout: float | None = None,
-        retry: bool = True,
-        policy: RetryPolicy = DEFAULT_RETRY,
-    ):
-        self._driver = driver
-        self._database = database
-        self._timeout = timeout
-        self._retry = retry
-        self._policy = policy
-        self._tx: Any = None
-
-    @contextmanager
-    def snapshot(self) -> Iterator[Reader]:
-        """Yield a Reader whose every query runs in one READ transaction (one consistent
-        view, fewer round trips: prefetch uses it). No retries inside.
-
-        Raises:
-            StoreUnavailable: Neo4j could not be reached.
-            QueryTimedOut: the transaction ran past this reader's timeout.
-        """
-        with (
-            store_errors(),
-            self._driver.session(database=self._database, default_access_mode="READ") as s,
-            s.begin_transaction(timeout=self._timeout) as tx,
-        ):
-            bound = Reader(self._driver, self._database, self._timeout, self._retry, self._policy)
-            bound._tx = tx
-            yield bound
-
-    def _read(self, work: Callable[[Any], T]) -> T:
-        if self._tx is not None:
-            with store_errors():
-                return work(self._tx)
-        return run_transaction(
-            self._driver,
-            self._database,
-            "READ",
-            work,
-            timeout=self._timeout,
-            policy=self._policy if self._retry else None,
-        )
-
-    def _rows(self, query: str, **params: Any) -> list[Any]:
-        def work(tx: Any) -> list[Any]:
-            return list(tx.run(query, params))
-
-        return self._read(work)
-
-    def _facts(self, query: str, **params: Any) -> list[FactRecord]:
-        """Run a query whose `row` column is a fact row (graph.cypher.facts.FACT_COLUMNS)."""
-        return [fc.fact_from_record(r["row"]) for r in self._rows(query, **params)]
-
-    def run_query(self, query: str, **params: Any) -> list[dict[str, Any]]:
-        """Run an arbitrary query in a READ transaction and return its records as dicts.
-
-        For diagnostics and tests: a write in `query` fails with a Neo4j client error.
-        """
-        return [r.data() for r in self._rows(query, **params)]
+    """Read-only access to one owner's memory (and what is shared with it): the facade of
+    the read side, built from its parts on one base (graph.read.base.ReadBase, whose
+    arguments it takes)."""
 
     # --- owners and tokens -------------------------------------------------------------
 
@@ -145,22 +67,6 @@ class Reader(
         return rc.token_from_record(rows[0]["k"]) if rows else None
 
     # --- entities ----------------------------------------------------------------------
-
-    def entity(
-        self, owner: str | Scope, entity_id: str, known_at: datetime | None = None
-    ) -> EntityRecord:
-        """Return one entity the scope may see, as known at `known_at` (default now).
-
-        Raises:
-            NotFound: no such entity for this scope (another owner's unshared entity, or
-                one not yet created at `known_at`, looks the same, CONTRACT §7).
-        """
-        rows = self._rows(
-            ec.ENTITY_BY_ID, **params(owner), entity_id=entity_id, known_at=known_at or utcnow()
-        )
-        if not rows:
-            raise NotFound("entity", entity_id)
-        return self.as_known(ec.entity_from_record(rows[0]["e"]), known_at)
 
     def entities_by_ids(self, owner: str | Scope, entity_ids: list[str]) -> dict[str, EntityRecord]:
         """Return the entities among `entity_ids` the scope may see, keyed by id (the
@@ -307,9 +213,7 @@ class Reader(
             The chat's own setting, else the owner's profile default, else `full`
             (`MemoryAccess.origin` says which). An unknown owner or chat reads as `full`.
         """
-        key = None if chat_id is None else chat_key(owner, chat_id)
-        row = self._rows(ac.MEMORY_ACCESS, owner=owner, chat_key=key)[0]
-        return ac.access_from_record(row["profile"], row["chat"])
+        return ac.effective_access(self._rows, owner, chat_id)
 
     def scope(
         self, owner: str, chat_id: str | None = None, known_at: datetime | None = None

@@ -13,13 +13,11 @@ from datetime import datetime
 from typing import Any
 
 from graph.cypher import portability as pc
+from graph.write.base import WriteBase
 
 
-class RestoreWrites:
+class RestoreWrites(WriteBase):
     """Import steps inside one transaction."""
-
-    def _run(self, query: str, **params: Any) -> list[Any]:  # pragma: no cover - WriteTx's
-        raise NotImplementedError
 
     def owned_besides_tokens(self, owner: str) -> int:
         """Count the owner's nodes other than its tokens (an import target must have none)."""

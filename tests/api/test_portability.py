@@ -18,13 +18,13 @@ from typing import Any
 import pytest
 
 from committer.apply import Committer
-from committer.portability import ID_PATTERN, remap_id
+from committer.portability import remap_id
 from graph.cypher.erasure import OWNED_LABELS
 from graph.errors import Conflict, InvalidInput
 from graph.portable import BY_LABEL, KINDS
 from tests.api.conftest import Api, make_api
 from tests.api.test_merges_api import observe, suggestions
-from tests.api.test_proposals_api import UNTRUSTED, me, pending, run
+from tests.api.test_proposals_api import UNTRUSTED, pending, run
 
 ALL = ("read", "write", "curate", "admin")
 
@@ -213,4 +213,4 @@ def test_import_refuses_an_owner_with_memory_and_a_cut_file(api: Api, neo4j_driv
 def test_every_owned_label_is_a_kind_of_the_export() -> None:
     """A label added to erasure's list must be added to the export's table too."""
     assert set(OWNED_LABELS) <= set(BY_LABEL)
-    assert [k.label for k in KINDS][0] == "Owner"
+    assert KINDS[0].label == "Owner"

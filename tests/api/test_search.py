@@ -223,8 +223,14 @@ def test_bad_parameters_are_422_naming_the_field(api: Api) -> None:
 
 
 def test_limit_and_determinism(api: Api) -> None:
-    """`limit` caps the items; the same query on the same store answers the same."""
+    """`limit` caps the items; the same query on the same owner's memory answers the same
+    (BM25 scores left out: Lucene scores with index-wide statistics, which other owners'
+    writes on a shared Neo4j move; the ranking must not)."""
     ana_with_facts(api)
     first = search(api, "Ana", limit=3)
     assert len(first["items"]) == 3
-    assert search(api, "Ana", limit=3) == first
+
+    def stable(answer: dict[str, Any]) -> list[dict[str, Any]]:
+        return [{k: v for k, v in i.items() if k != "fulltext_score"} for i in answer["items"]]
+
+    assert stable(search(api, "Ana", limit=3)) == stable(first)

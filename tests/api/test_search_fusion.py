@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 import pytest
 
 from api.chat.search import RRF_K, candidates, fulltext_ranks, fuse
-from graph.records import EntityRecord, FactRecord
 from graph.read.search import Hit
+from graph.records import EntityRecord, FactRecord
 from graph.time import FAR_FUTURE
 
 T = datetime(2024, 1, 1, tzinfo=UTC)

@@ -2,7 +2,7 @@
 being curated and their rows stored, without vectors; `worldstate embeddings backfill`
 fills the vectors in once the endpoint is back. A real `serve` (curator in process) over
 the fault tests' own Neo4j, and the local OpenAI-compatible endpoint of
-tests/api/fake_embeddings.py."""
+tests/fakes/openai.py."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.api.fake_embeddings import KEY, MODEL, FakeEmbeddings
+from tests.fakes.openai import EMBED_MODEL, KEY, FakeOpenAI
 from tests.faults.harness import ROOT, OwnNeo4j, cli_env, serve, token, wait_for
 
 pytestmark = pytest.mark.slow
@@ -40,11 +40,11 @@ def test_endpoint_failing_mid_import_stores_rows_and_backfill_embeds_them(
     healthy again, leaves no row without a vector."""
     owner = f"owner-{uuid.uuid4().hex}"
     secret = token(faulty_store.uri, owner)
-    with FakeEmbeddings() as fake:
+    with FakeOpenAI() as fake:
         endpoint = {
             "embedder": "openai",
             "embedding_url": fake.base_url,
-            "embedding_model": MODEL,
+            "embedding_model": EMBED_MODEL,
             "embedding_api_key": KEY,
             "embedding_dimensions": "384",
             "embedding_timeout_seconds": "2",
@@ -53,7 +53,7 @@ def test_endpoint_failing_mid_import_stores_rows_and_backfill_embeds_them(
         with serve(tmp_path / "serve.log", env) as server, server.client(secret, 120) as c:
             for i in range(RUNS):
                 if i == FAIL_FROM:
-                    fake.status = 500
+                    fake.embeddings_status = 500
                 body = {
                     "id": f"run-{i}",
                     "chat_id": "c1",
@@ -72,7 +72,7 @@ def test_endpoint_failing_mid_import_stores_rows_and_backfill_embeds_them(
                     f"run-{i} to be curated",
                 )
         rows, bare = vectors(faulty_store, owner)
-        fake.status = 200
+        fake.embeddings_status = 200
         done = subprocess.run(
             [
                 sys.executable,

@@ -32,15 +32,14 @@ AT = "2024-03-01T09:00:00+00:00"
 @contextlib.contextmanager
 def worker(store: OwnNeo4j, log: Path) -> Iterator[subprocess.Popen[bytes]]:
     """A `worldstate curator` process with a 2 s lease, stalling 0.4 s after each claim
-    (so a kill at a random moment usually lands mid-run); SIGKILLed at the end."""
-    env = cli_env(
-        curator_lease_seconds="2",
-        curator_poll_seconds="0.05",
-        curator_test_pause_after_claim_seconds="0.4",
-    ) | {"NEO4J_URI": store.uri}
+    (tests/curator/paused_worker.py: a kill at a random moment usually lands mid-run);
+    SIGKILLed at the end."""
+    env = cli_env(curator_lease_seconds="2", curator_poll_seconds="0.05") | {
+        "NEO4J_URI": store.uri
+    }
     with log.open("ab") as out:
         popen = subprocess.Popen(
-            [sys.executable, "-c", "from api.cli.main import main; main()", "curator"],
+            [sys.executable, "-m", "tests.curator.paused_worker", "0.4"],
             cwd=ROOT,
             env=env,
             stdout=out,

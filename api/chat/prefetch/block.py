@@ -24,6 +24,7 @@ from typing import Any
 from api.chat.prefetch.mentions import mention_keys
 from api.chat.prefetch.rank import personalized_pagerank
 from graph.attributes import REGISTRY
+from graph.fields import z
 from graph.read.prefetch import PrefetchLimits, PrefetchView, Row
 from graph.read.reader import Reader
 from graph.scope import Scope
@@ -154,10 +155,6 @@ def compose(
 # --- text --------------------------------------------------------------------------------
 
 
-def _z(value: datetime) -> str:
-    return value.isoformat().replace("+00:00", "Z")
-
-
 def _day(value: datetime) -> str:
     return value.date().isoformat()
 
@@ -203,9 +200,9 @@ def _item(kind: str, row: Row, value: str, **extra: Any) -> dict[str, Any]:
         "attribute": row.attribute,
         "value": value,
         "object_id": row.object_id,
-        "valid_from": _z(row.valid_from),
-        "valid_to": None if row.vt >= _FAR_FUTURE_US else _z(row.valid_to),
-        "recorded_at": _z(row.recorded_at),
+        "valid_from": z(row.valid_from),
+        "valid_to": None if row.vt >= _FAR_FUTURE_US else z(row.valid_to),
+        "recorded_at": z(row.recorded_at),
         "source": row.source,
         "tag": tag(row.source),
         **extra,

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import logging
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, Request
 
 from api.chat.prefetch import block as prefetch
 from api.http.bounded import DeadlineMissed, Overloaded
-from api.http.deps import BearerDep, authenticate, cached_principal, has_scope
+from api.http.deps import BearerDep, authenticate_request, cached_principal, has_scope
 from api.http.schemas.core import PrefetchIn, PrefetchOut
-from graph.errors import QueryTimedOut
+from graph.errors import Forbidden, QueryTimedOut, StoreUnavailable, TooBusy, Unauthenticated
 from graph.time import to_utc, utcnow
 
 router = APIRouter(prefix="/v1", tags=["prefetch"])
@@ -30,7 +30,7 @@ log = logging.getLogger("worldstate.prefetch")
 
 
 @router.post("/prefetch", response_model=PrefetchOut)
-async def post_prefetch(body: PrefetchIn, request: Request, credentials: BearerDep) -> PrefetchOut:
+async def post_prefetch(body: PrefetchIn, request: Request, _: BearerDep) -> PrefetchOut:
     """Return `{block, items, degraded}` for `message` as of `at` (default now).
 
     Body: `{chat_id, message, at?, max_chars?, max_items?}`. The block is headed
@@ -52,7 +52,7 @@ async def post_prefetch(body: PrefetchIn, request: Request, credentials: BearerD
 
     def turn() -> prefetch.Prefetch:
         reader = request.app.state.prefetch_reader
-        owners.append(has_scope(authenticate(request, credentials, reader), "read"))
+        owners.append(has_scope(authenticate_request(request, reader), "read"))
         return prefetch.build(
             reader,
             owners[0],
@@ -67,11 +67,11 @@ async def post_prefetch(body: PrefetchIn, request: Request, credentials: BearerD
         answer = await request.app.state.prefetch_pool.call(
             settings.prefetch_deadline_ms / 1000, turn
         )
-    except HTTPException:
+    except (Unauthenticated, Forbidden, TooBusy):
         raise
     except (DeadlineMissed, QueryTimedOut):  # ours, or the transaction's (same deadline)
         replan = None
-        known = cached_principal(request, credentials)
+        known = cached_principal(request)
         owner = (
             owners[0]
             if owners
@@ -90,6 +90,9 @@ async def post_prefetch(body: PrefetchIn, request: Request, credentials: BearerD
         return PrefetchOut(block="", items=[], degraded=True)
     except Overloaded:
         log.warning("prefetch: every place is held by calls still running; answering degraded")
+        return PrefetchOut(block="", items=[], degraded=True)
+    except StoreUnavailable:
+        log.warning("prefetch: the store cannot be reached; answering degraded")
         return PrefetchOut(block="", items=[], degraded=True)
     except Exception:
         log.exception("prefetch failed; answering degraded")

@@ -11,8 +11,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 
 from api.chat import tools
-from api.http.deps import AsOfDep, ReaderDep, ScopeDep
 from api.chat.schemas.search import SearchOut
+from api.http.deps import AsOfDep, ReaderDep, ScopeDep
 
 router = APIRouter(prefix="/v1", tags=["search"])
 

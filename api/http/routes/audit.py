@@ -6,12 +6,12 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from api.http.schemas.audit import EffectPublic, EffectsOut, EventPublic, WhyOut
 from api.http.deps import PathId, ReaderDep, ScopeDep
+from api.http.schemas.audit import EffectPublic, EffectsOut, EventPublic, WhyOut
 from api.http.schemas.core import CorroborationPublic, FactPublic
+from graph.fields import MAX_PAGE
 
 router = APIRouter(prefix="/v1", tags=["audit"])
-MAX_PAGE = 500
 
 
 @router.get("/facts/{fact_id}/why", response_model=WhyOut)
