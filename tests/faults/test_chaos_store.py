@@ -52,9 +52,10 @@ def test_acknowledged_writes_survive_kill_9(faulty_serve: Serve, restarted: OwnN
 
 
 def test_four_writers_while_neo4j_is_killed_twice(faulty_serve: Serve, restarted: OwnNeo4j) -> None:
-    """4 writer threads assert facts for at least 20 s while Neo4j is SIGKILLed twice and
-    started again: every acknowledged write is present, none twice, and every refusal is
-    a 503. Prints the chaos table's row."""
+    """4 writer threads assert facts for at least 20 s (5 s of acknowledged writes before
+    each kill and after the last restart) while Neo4j is SIGKILLed twice and started
+    again: every acknowledged write is present, none twice, and every refusal is a 503.
+    Prints the chaos table's row."""
     owner = f"owner-{uuid.uuid4().hex}"
     secret = token(restarted.uri, owner)
     with faulty_serve.client(secret) as client:
@@ -93,12 +94,22 @@ def test_four_writers_while_neo4j_is_killed_twice(faulty_serve: Serve, restarted
     for t in threads:
         t.start()
     restarts = []
+
+    def acked_now() -> int:
+        with lock:
+            return len(acked)
+
     try:
         for _ in range(2):
-            time.sleep(3)
+            # Writes flow for 5 s (acknowledged ones included), then Neo4j is killed.
+            seen = acked_now()
+            wait_for(lambda seen=seen: acked_now() > seen, 180, "writes to be acknowledged")
+            time.sleep(5)
             restarted.kill()
             restarts.append(restarted.start())
-        time.sleep(max(3.0, 20 - (time.monotonic() - began)))
+        seen = acked_now()
+        wait_for(lambda: acked_now() > seen, 180, "writes after the second restart")
+        time.sleep(max(5.0, 20 - (time.monotonic() - began)))
     finally:
         done.set()
         for t in threads:
