@@ -84,7 +84,7 @@ def test_endpoint_failing_mid_import_stores_rows_and_backfill_embeds_them(
                 owner,
             ],
             cwd=ROOT,
-            env=env,
+            env=env | {"WORLDSTATE_EMBEDDING_TIMEOUT_SECONDS": "60"},  # a busy machine
             capture_output=True,
             text=True,
             timeout=300,
