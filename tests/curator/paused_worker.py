@@ -31,7 +31,7 @@ def run(argv: list[str]) -> None:
     """Run `worldstate curator` with the paused worker; argv[0] is the stall in seconds."""
     PausedWorker.PAUSE = float(argv[0])
     worker.CuratorWorker = PausedWorker  # type: ignore[misc]  # the double, before api imports it
-    from api.cli.main import main  # must import after the swap above
+    from api.cli.main import main  # noqa: PLC0415  # must import after the swap above
 
     sys.argv = ["worldstate", "curator", *argv[1:]]
     main()
