@@ -14,6 +14,7 @@ Usage: .venv/bin/python bench/portability_bench.py [--facts 1000000] [--work DIR
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import shutil
@@ -125,10 +126,8 @@ def big(work: Path, facts: int) -> list[str]:
             )
             peak = 0.0
             while proc.poll() is None:
-                try:
+                with contextlib.suppress(OSError):
                     peak = max(peak, rss_mb(proc.pid))
-                except OSError:
-                    pass
                 time.sleep(0.1)
             seconds = time.perf_counter() - began
             assert proc.returncode == 0, proc.stderr.read() if proc.stderr else ""

@@ -13,9 +13,9 @@ from neo4j import Driver
 from api.chat.prefetch.warm import Warmer
 from api.chat.routes import prefetch as prefetch_route
 from api.chat.routes import pull, search
-from api.http import errors
+from api.http import errors, health, openapi
 from api.http.abuse import AbuseLimits
-from api.http.bounded import BoundedCalls, DeadlineMissed, Overloaded, StoreDeadline
+from api.http.bounded import BoundedCalls, StoreDeadline
 from api.http.deps import PrincipalDep, TokenCache
 from api.http.limits import BodyLimit
 from api.http.routes import (
@@ -51,7 +51,8 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
 
     Returns:
         The app. On start-up it creates the schema idempotently, loads the embedder
-        (`WORLDSTATE_EMBEDDER`, graph/embedding.py) and, unless
+        (`WORLDSTATE_EMBEDDER`, graph/embedding/; a model file failing its sha256 check
+        stops the start-up) and, unless
         `WORLDSTATE_CURATOR_IN_PROCESS=false`, starts a curator worker thread.
     """
 
@@ -97,46 +98,17 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
     # The warmer's reader shares prefetch's pool but has no deadline: planning
     # prefetch's query takes longer than a turn may (api/chat/prefetch/warm.py).
     app.state.warmer = Warmer(
-        Reader(driver, settings.neo4j_database, retry=False), settings.prefetch_keepalive_seconds
+        Reader(driver, settings.neo4j_database, retry=False),
+        settings.prefetch_keepalive_seconds,
+        max_chars=settings.prefetch_max_chars,
+        max_items=settings.prefetch_max_items,
     )
     errors.install(app)
 
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(StoreDeadline, seconds=settings.request_store_seconds)
 
-    async def store_answers() -> str | None:
-        """None when Neo4j ran `RETURN 1` within the health timeout, else why not."""
-        try:
-            await app.state.health_pool.call(
-                settings.health_timeout_seconds, app.state.health_reader.ping
-            )
-        except (DeadlineMissed, Overloaded):
-            return f"the store did not answer within {settings.health_timeout_seconds:.1f} s"
-        except Exception as exc:  # noqa: BLE001 - any failure of the store means "not healthy"
-            return f"the store cannot be reached ({type(exc).__name__})"
-        return None
-
-    @app.get("/healthz", tags=["health"])
-    async def healthz() -> JSONResponse:
-        """Liveness and store reachability, answered within 1 s (CONTRACT §15): 200
-        `{status: "ok"}`, or 503 problem+json when Neo4j did not answer `RETURN 1` within
-        `WORLDSTATE_HEALTH_TIMEOUT_SECONDS` (0.8 s)."""
-        why = await store_answers()
-        if why is not None:
-            return errors.problem(503, "Store unavailable", why)
-        return JSONResponse({"status": "ok"})
-
-    @app.get("/readyz", tags=["health"])
-    async def readyz() -> JSONResponse:
-        """Readiness, answered within 1 s: 200 `{status: "ready"}` once prefetch's warm-up
-        has answered at least once (api/chat/prefetch/warm.py) and Neo4j answers now;
-        else 503 problem+json saying which is missing."""
-        if not app.state.warmer.warmed:
-            return errors.problem(503, "Not ready", "prefetch's warm-up has not finished yet")
-        why = await store_answers()
-        if why is not None:
-            return errors.problem(503, "Not ready", why)
-        return JSONResponse({"status": "ready"})
+    health.install(app, settings)
 
     @app.get("/v1/me", tags=["health"])
     def me(principal: PrincipalDep) -> JSONResponse:
@@ -161,4 +133,5 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         owners,
     ):
         app.include_router(module.router)
+    openapi.install(app)
     return app

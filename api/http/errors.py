@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -46,9 +47,11 @@ class Problem:
 
 
 UNAVAILABLE = "The memory store cannot be reached; retry shortly."
+UNPARSED_BODY = "There was an error parsing the body"
+"""FastAPI's 400 for a body it cannot decode; answered as a 422 naming the body (CONTRACT §9)."""
 
 
-def problem_of(exc: WorldstateError) -> Problem:
+def problem_of(exc: WorldstateError) -> Problem:  # noqa: PLR0911  # one case per error: a table
     """The one error table (STYLE "One error table"): REST answers it as problem+json, MCP
     as the tool error's text (api/mcp/server.py). CONTRACT §9: bad input is 4xx naming the
     field, the store being down is 503."""
@@ -83,7 +86,7 @@ def problem(status: int, title: str, detail: str, **extra: Any) -> JSONResponse:
     """Return a problem+json response (RFC 9457) with `type`, `title`, `status`, `detail`;
     a 401 carries `WWW-Authenticate: Bearer`."""
     body = {"type": "about:blank", "title": title, "status": status, "detail": detail, **extra}
-    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    headers = {"WWW-Authenticate": "Bearer"} if status == HTTPStatus.UNAUTHORIZED else None
     return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=headers)
 
 
@@ -133,6 +136,13 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == HTTPStatus.BAD_REQUEST and exc.detail == UNPARSED_BODY:
+            return problem(
+                422,
+                "Invalid request",
+                "body: the body is not valid JSON in UTF-8",
+                errors=[{"field": "body", "message": "the body is not valid JSON in UTF-8"}],
+            )
         titles = {
             401: "Unauthorized",
             403: "Forbidden",

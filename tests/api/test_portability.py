@@ -157,7 +157,7 @@ def points_of(export: list[dict[str, Any]]) -> list[tuple[str, str]]:
                 if not stamp.startswith("9999"):
                     times.add(stamp)
     ordered = sorted(times)
-    picked = ordered[:: max(1, len(ordered) // 6)] + ["2021-03-01T00:00:00Z"]
+    picked = [*ordered[:: max(1, len(ordered) // 6)], "2021-03-01T00:00:00Z"]
     return [(v, k) for v in picked[::2] for k in picked]
 
 
@@ -207,7 +207,7 @@ def test_import_refuses_an_owner_with_memory_and_a_cut_file(api: Api, neo4j_driv
     with pytest.raises(InvalidInput):
         committer.import_owner(lines[:-1], f"owner-{uuid.uuid4().hex}")
     with pytest.raises(InvalidInput):
-        committer.import_owner(["{}"] + lines[1:], f"owner-{uuid.uuid4().hex}")
+        committer.import_owner(["{}", *lines[1:]], f"owner-{uuid.uuid4().hex}")
 
 
 def test_every_owned_label_is_a_kind_of_the_export() -> None:

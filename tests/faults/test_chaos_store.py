@@ -51,7 +51,9 @@ def test_acknowledged_writes_survive_kill_9(faulty_serve: Serve, restarted: OwnN
     assert sorted(f["value"] for f in facts) == sorted(f"v{i}" for i in range(40))
 
 
-def test_four_writers_while_neo4j_is_killed_twice(faulty_serve: Serve, restarted: OwnNeo4j) -> None:
+def test_four_writers_while_neo4j_is_killed_twice(  # noqa: PLR0915 - one scenario, in order
+    faulty_serve: Serve, restarted: OwnNeo4j
+) -> None:
     """4 writer threads assert facts for at least 20 s (5 s of acknowledged writes before
     each kill and after the last restart) while Neo4j is SIGKILLed twice and started
     again: every acknowledged write is present, none twice, and every refusal is a 503.

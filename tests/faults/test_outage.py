@@ -44,7 +44,7 @@ def figure(name: str, seconds: list[float]) -> str:
     )
 
 
-def test_outage_answers_within_its_bounds_and_recovers(
+def test_outage_answers_within_its_bounds_and_recovers(  # noqa: PLR0915 - one scenario
     faulty_serve: Serve, restarted: OwnNeo4j
 ) -> None:
     """Neo4j SIGKILLed under a running API: 100 prefetches one after another and 50 at
