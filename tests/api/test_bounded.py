@@ -64,7 +64,9 @@ def test_with_every_place_held_a_call_is_refused_at_once() -> None:
 
 
 def test_fifty_calls_at_once_answer_within_the_deadline() -> None:
-    """Fifty calls against a hung store all answer within the deadline plus 50 ms."""
+    """Fifty calls against a hung store all answer near the deadline, none queued behind
+    another (fifty in turn on eight threads would take 1 s and more); the 50 ms margin of
+    the promise is measured against a real server in tests/faults/test_outage.py."""
     pool = BoundedCalls(workers=8, max_pending=64, name="t")
     hang = threading.Event()
 
@@ -80,4 +82,4 @@ def test_fifty_calls_at_once_answer_within_the_deadline() -> None:
     took = asyncio.run(many())
     hang.set()
     pool.shutdown()
-    assert max(took) < 0.2, max(took)
+    assert max(took) < 0.4, max(took)
