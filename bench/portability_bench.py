@@ -5,8 +5,8 @@ asserted through the committer) and one with 1 M fact rows for one owner (1,000 
 rows written raw as in bench/store_bench.py). For each: `backup` and `restore`
 (neo4j-admin dump/load, graph/local/backup.py) into a fresh data dir, seconds and dump
 size. For the 1 M store: `worldstate owner export` as its own process, rows/s and its
-peak RSS, beside a floor measured in the same run (one streaming `MATCH ... RETURN f` of
-the same rows in this process); and the import of that file into a new owner, rows/s.
+peak RSS, beside a floor measured in the same run (the same keyset pages of the fact rows
+read in this process, nothing encoded); and the import of that file into a new owner, rows/s.
 
 Usage: .venv/bin/python bench/portability_bench.py [--facts 1000000] [--work DIR]
 """

@@ -97,7 +97,7 @@ def test_curator_workers_killed_twenty_times_apply_every_run_once(
                 time.sleep(random.uniform(0.3, 1.2))
                 os.kill(victim.pid, signal.SIGKILL)
                 kills += 1
-        rescuer = CuratorWorker(committer, lease_seconds=30)
+        rescuer = CuratorWorker(committer, lease_seconds=30, max_attempts=100)
         wait_for(
             lambda: (
                 rescuer.drain() >= 0
