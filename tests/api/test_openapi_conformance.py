@@ -53,7 +53,9 @@ class Seed:
 def own_app(neo4j_driver: Driver) -> Iterator[Any]:
     """An app of this module's own: Schemathesis runs the ASGI app's lifespan (start-up and
     shut-down) around its calls, which must not stop the shared app's pools and curator."""
-    application = create_app(Settings(curator_in_process=False), neo4j_driver)
+    application = create_app(
+        Settings(curator_in_process=False, rate_limit_per_minute=1_000_000), neo4j_driver
+    )
     with TestClient(application):
         yield application
 
