@@ -19,6 +19,7 @@ from committer.entity_changes import EntityChangeCommands
 from committer.erasure import ErasureCommands
 from committer.groups import GroupCommands
 from committer.owners import ensure_owner, live_entity, new_entity
+from committer.portability import PortabilityCommands
 from committer.proposals import Assertion
 from committer.rules.plan import plan_end
 from committer.rules.retract import gather_predecessors, plan_retract
@@ -63,7 +64,12 @@ admits every `integration:<name>`, graph/scope.py)."""
 
 
 class Committer(
-    DecisionCommands, GroupCommands, ErasureCommands, EntityChangeCommands, RunCommands
+    DecisionCommands,
+    GroupCommands,
+    ErasureCommands,
+    EntityChangeCommands,
+    RunCommands,
+    PortabilityCommands,
 ):
     """The only writer of facts (CONTRACT §1): the facade of the command groups, on one base
     (committer.base.CommitterBase, whose arguments it takes)."""

@@ -83,6 +83,10 @@ class RunWrites(WriteBase):
         """
         return [int(r["stripe"]) for r in self._run(rc.CLAIMABLE_STRIPES, t=now, n=sample)]
 
+    def runs_waiting(self, owner: str) -> int:
+        """Count the owner's runs queued or being curated."""
+        return int(self._run(rc.RUNS_WAITING, owner=owner)[0]["waiting"])
+
     def claim_run(
         self, worker: str, now: datetime, lease: timedelta, max_attempts: int, stripe: int = 0
     ) -> RunRecord | None:

@@ -21,6 +21,7 @@ from neo4j import Driver
 from api.chat.prefetch.block import LIMITS
 from committer.apply import Committer
 from committer.proposals import Assertion
+from graph.cypher.portability import EXPORT_RELATIONS
 from graph.errors import WorldstateError
 from graph.read.reader import Reader
 from graph.scope import Scope
@@ -78,6 +79,8 @@ class _ModeCheckingSession:
 
 
 W = dict[str, Any]
+_ANY_RELATION = sorted(EXPORT_RELATIONS)[0]
+"""A relationship type the export pages through (graph/cypher/portability.py)."""
 """The seeded world a call reads: owner, scope, entity, fact ids."""
 
 
@@ -98,6 +101,8 @@ CALLS: dict[str, Callable[[Reader, W], Any]] = {
     "entity_names": lambda r, w: r.entity_names(w["owner"]),
     "entity_rows": lambda r, w: r.entity_rows(w["scope"], [w["ana"]], utcnow(), None),
     "event": lambda r, w: r.event(w["owner"], "run-none"),
+    "export_page": lambda r, w: r.export_page(w["owner"], "Entity", "", 10),
+    "export_relations": lambda r, w: r.export_relations(w["owner"], _ANY_RELATION, "", 10),
     "fact": lambda r, w: r.fact(w["owner"], w["fact"]),
     "facts": lambda r, w: r.facts(w["owner"], w["ana"], AsOf.at()),
     "facts_of_entities": lambda r, w: r.facts_of_entities(w["owner"], [w["ana"]], AsOf.at()),
@@ -110,6 +115,7 @@ CALLS: dict[str, Callable[[Reader, W], Any]] = {
     "neighbors": lambda r, w: r.neighbors(w["scope"], w["ana"], 2, AsOf.at()),
     "notification": lambda r, w: r.notification(w["owner"], "ntf_none"),
     "notifications": lambda r, w: r.notifications(w["owner"]),
+    "owner_last_tx": lambda r, w: r.owner_last_tx(w["owner"]),
     "owner_attributes": lambda r, w: r.owner_attributes(w["owner"], ["location"], AsOf.at()),
     "ping": lambda r, w: r.ping(),
     "prefetch_scope": lambda r, w: r.prefetch_scope(w["owner"], "c", utcnow()),
@@ -186,12 +192,12 @@ def test_reader_methods_run_in_read_transactions(
 
 
 def test_commits_run_in_write_transactions(neo4j_driver: Driver, owner: str) -> None:
-    """The committer opens WRITE sessions and commits through the driver's managed write
-    transactions (retried by the driver on leader switches), never a READ session."""
+    """The committer opens WRITE sessions only, one explicit transaction each (retried on
+    leader switches by graph/transactions.py), never a READ session."""
     driver = ModeCheckingDriver(neo4j_driver, "WRITE")
     committer = Committer(driver)  # type: ignore[arg-type]
     ana = committer.create_entity(owner, name="Ana", kind="person")
     committer.assert_fact(owner, Assertion(entity_id=ana.id, attribute="location", value="Porto"))
     kinds = [kind for kind, _ in driver.seen]
-    assert kinds.count("session") == kinds.count("execute_write") >= 2
-    assert "begin_transaction" not in kinds
+    assert kinds.count("session") == kinds.count("begin_transaction") >= 2
+    assert "execute_read" not in kinds
