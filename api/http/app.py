@@ -39,6 +39,7 @@ from committer.apply import Committer
 from curator.worker import CuratorWorker
 from graph.embedding import build_embedder, warm
 from graph.read.reader import Reader
+from graph.read.vectors import VectorCache
 from graph.schema import ensure_schema
 
 log = logging.getLogger("worldstate.api")
@@ -84,7 +85,12 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
     )
     app.state.settings = settings
     policy = settings.retry_policy()
-    app.state.reader = Reader(driver, settings.neo4j_database, policy=policy)
+    vectors = (
+        VectorCache(settings.search_cache_rows, settings.search_cache_owner_rows)
+        if settings.search_cache_rows > 0
+        else None
+    )
+    app.state.reader = Reader(driver, settings.neo4j_database, policy=policy, vectors=vectors)
     app.state.prefetch_reader = Reader(
         driver, settings.neo4j_database, retry=False, timeout=settings.prefetch_deadline_ms / 1000
     )

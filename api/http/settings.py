@@ -29,6 +29,11 @@ class Settings(CuratorSettings):
     prefetch_keepalive_seconds: float = 5.0
     """Prefetch runs for nobody this often, keeping its connection and plans warm
     (api/chat/prefetch/warm.py); 0 warms once at start-up only."""
+    search_cache_rows: int = 100_000
+    """Fact vectors held in the API process for semantic search, in all (about 1.5 KB each
+    at 384 dimensions; graph/read/vectors.py); 0 turns the cache off."""
+    search_cache_owner_rows: int = 20_000
+    """An owner with more fact rows than this is searched through the vector index."""
     max_body_bytes: int = 2_000_000
     """Requests larger than this are refused with 413 (CONTRACT §9)."""
     neo4j_connect_timeout_seconds: float = 1.0
