@@ -57,11 +57,12 @@ def serve_ours(conn: Connection, uri: str, vectors: dict[str, list[float]]) -> N
     from api.chat.prefetch.block import build
     from api.chat.search import search
     from graph.read.reader import Reader
+    from graph.read.vectors import VectorCache
     from graph.scope import Scope
     from graph.time import AsOf
 
     driver = connect(uri)
-    reader = Reader(driver)
+    reader = Reader(driver, vectors=VectorCache())  # as the API builds it (api/http/app.py)
     embedder = FixedEmbedder(vectors)
     while True:
         command = conn.recv()
