@@ -76,15 +76,15 @@ retracted after it (a retraction is the only change a row may undergo). Seeks
 
 NEAREST_OF = (
     """
-UNWIND $ids AS fid
-MATCH (f:Fact {id: fid})
+UNWIND $candidates AS c
+MATCH (f:Fact {id: c.id})
 WHERE f.owner = $owner AND f.embedding_model = $model AND """
     + on(AS_OF, "f")
     + """
   AND """
     + FACT_VISIBLE
     + """
-WITH f, vector.similarity.cosine(f.embedding, $vector) AS score
+WITH f, c.score AS score
 ORDER BY score DESC, f.id
 LIMIT $k
 MATCH (e:Entity {id: f.entity_id})
@@ -94,10 +94,10 @@ RETURN """
 ORDER BY score DESC, row.id
 """
 )
-"""READ. $ids (candidate fact ids the cache picked), $vector, $k, $model, $known_at,
-$valid_at, **scope params -> row, e, score: of the candidates, those the scope sees at the
-as-of point, scored as SEMANTIC_EXACT scores them ((1 + cosine) / 2), best $k first, ties
-by id. Seeks the `fact_id` constraint's index once per candidate."""
+"""READ. $candidates (list of {id, score}: the rows the cache picked, with their
+(1 + cosine) / 2 to the query), $k, $model, $known_at, $valid_at, **scope params -> row,
+e, score: of the candidates, those the scope sees at the as-of point, best $k first, ties
+by id. Seeks the `fact_id` constraint's index once per candidate; vectors are not read."""
 
 BUMP_SEARCH_REV = """
 MATCH (o:Owner {id: $owner})

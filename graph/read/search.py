@@ -39,10 +39,10 @@ ANN_MIN = 100
 """... and for at least this many."""
 ANN_MAX = 1_000
 """... and for at most this many (the index's cost grows with it)."""
-CACHE_FACTOR = 4
+CACHE_FACTOR = 2
 """From an owner's cached vectors (graph/read/vectors.py), this many times the rows wanted
 are checked against the store ..."""
-CACHE_MIN = 50
+CACHE_MIN = 20
 """... and at least this many."""
 MAX_TERMS = 32
 """Words of a query past this are left out of the full-text query."""
@@ -181,11 +181,21 @@ class SearchReads(ReadBase):
             held = self._owner_vectors(scope.owner, model)
             if held is not None:
                 count = max(limit * CACHE_FACTOR, CACHE_MIN)
-                ids, visible = held.candidates(vector, as_of.known_at, as_of.valid_at, count)
-                rows = self._rows(vc.NEAREST_OF, ids=ids, k=limit, **base) if ids else []
+                picked, visible = held.candidates(vector, as_of.known_at, as_of.valid_at, count)
+                candidates = [{"id": i, "score": score} for i, score in picked]
+                rows = (
+                    self._rows(
+                        vc.NEAREST_OF,
+                        candidates=candidates,
+                        k=limit,
+                        **{k: v for k, v in base.items() if k != "vector"},
+                    )
+                    if candidates
+                    else []
+                )
                 # Complete when enough candidates pass the scope's filter (every row left
                 # out is farther than each candidate), or when every visible row was one.
-                if len(rows) >= limit or len(ids) == visible:
+                if len(rows) >= limit or len(picked) == visible:
                     return [_hit(r["row"], r["e"], r["score"], as_of) for r in rows], "cache"
                 rows = self._rows(sc.SEMANTIC_EXACT, k=limit, **base)
                 return [_hit(r["row"], r["e"], r["score"], as_of) for r in rows], "exact"

@@ -160,11 +160,12 @@ def test_candidates_are_the_nearest_rows_visible_at_the_as_of_point() -> None:
         ],
     )
     at = datetime(2024, 3, 1, tzinfo=UTC)
-    assert held.candidates([1.0, 0.0], at, at, 2) == (["near", "mid"], 3)
+    picked, visible = held.candidates([1.0, 0.0], at, at, 2)
+    assert [i for i, _ in picked] == ["near", "mid"] and visible == 3
+    assert [s for _, s in picked] == pytest.approx([1.0, (1 + 0.5**0.5) / 2])
     before = datetime(2024, 1, 15, tzinfo=UTC)
-    assert held.candidates([1.0, 0.0], before, at, 2) == (["near", "retracted"], 4)
+    picked, visible = held.candidates([1.0, 0.0], before, at, 2)
+    assert [i for i, _ in picked] == ["near", "retracted"] and visible == 4
     changed = held.updated("t", [_record("near", [], (t[0], t[2], t[0], far))])
-    assert changed.candidates([1.0, 0.0], datetime(2024, 3, 15, tzinfo=UTC), at, 5)[0] == [
-        "mid",
-        "far",
-    ]
+    picked, _ = changed.candidates([1.0, 0.0], datetime(2024, 3, 15, tzinfo=UTC), at, 5)
+    assert [i for i, _ in picked] == ["mid", "far"]
