@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import signal
 import time
 from collections.abc import Callable, Iterator
@@ -108,8 +109,21 @@ def serve(
     from api.http.app import create_app
 
     settings = Settings()
+    log_to_stderr()
     with open_store(settings, start_local=True) as driver:
         uvicorn.run(create_app(settings, driver), host=host, port=port, log_level="info")
+
+
+def log_to_stderr(level: int = logging.INFO) -> None:
+    """Show the service's own log lines (loggers `worldstate.*`: time to ready, degraded
+    turns, a restarted local Neo4j) on stderr, formatted like uvicorn's. The driver's and
+    other libraries' loggers are left as they are."""
+    logger = logging.getLogger("worldstate")
+    if not logger.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(levelname)-9s %(name)s: %(message)s"))
+        logger.addHandler(handler)
+    logger.setLevel(level)
 
 
 def curator(
