@@ -249,7 +249,8 @@ def import_locomo(
     file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="LoCoMo JSON file")],
     owner: Annotated[str, typer.Option(help="the owner whose memory receives it")],
     api: Annotated[
-        str, typer.Option(help="base URL of a running `worldstate serve`")
+        str,
+        typer.Option(envvar="WORLDSTATE_API", help="base URL of a running `worldstate serve`"),
     ] = "http://127.0.0.1:8000",
     token: Annotated[
         str | None,
