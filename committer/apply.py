@@ -20,13 +20,14 @@ from committer.groups import AccessCommands
 from committer.batch import Batch, CommitResult, start_of
 from committer.decisions import ReviewCommands
 from committer.entity_changes import EntityCommands
+from committer.episodes import EpisodeCommands
 from committer.erasure import ErasureCommands
 from committer.owners import ensure_owner, live_entity, new_entity
-from committer.proposals import Assertion, Reviewed
+from committer.proposals import Assertion, Reviewed, Said
 from committer.filing import record_run
 from committer.rules.plan import Predecessor, plan_end, plan_retract
 from committer.trail import Trail
-from graph.attributes import DEFAULT, REGISTRY
+from graph.attributes import areas
 from graph.embedding import Embedder
 from graph.errors import Conflict, InvalidInput
 from graph.names import token_hash
@@ -85,7 +86,9 @@ SOURCES = ("user_stated", "user_edit", "inferred", "untrusted", "integration")
 admits every `integration:<name>`, graph/scope.py)."""
 
 
-class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands):
+class Committer(
+    ReviewCommands, AccessCommands, ErasureCommands, EntityCommands, EpisodeCommands
+):
     """The only writer of facts (CONTRACT §1).
 
     Args:
@@ -297,6 +300,10 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands)
         Returns:
             (the stored run, True if this call queued it).
 
+        A run of a chat whose memory access is `none` is stored without its content
+        (payload `{}`; CONTRACT §7, §12: that chat's messages are never stored); the
+        digest still makes a repost with other content a conflict.
+
         Raises:
             Conflict: the run id was posted before with different content, or is a
                 sync's id (CONTRACT §10: both are event ids).
@@ -311,13 +318,14 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands)
                     f"id {run_id!r} is already the id of a {taken.kind}; a run's "
                     "event id is its run id, so runs and syncs need distinct ids"
                 )
+            closed = w.memory_access(owner, chat_id).mode == "none"
             return w.create_run(
                 owner,
                 key=run_key(owner, run_id),
                 run_id=run_id,
                 chat_id=chat_id,
                 surface=surface,
-                payload=payload,
+                payload="{}" if closed else payload,
                 digest=digest,
                 now=utcnow(),
             )
@@ -407,13 +415,23 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands)
 
         return self._writer.transaction(work)
 
-    def apply_run(self, run: RunRecord, reviewed: Sequence[Reviewed], *, worker: str) -> RunOutcome:
-        """Store a claimed run's reviewed proposals and mark it done, in one transaction.
+    def apply_run(
+        self,
+        run: RunRecord,
+        reviewed: Sequence[Reviewed],
+        *,
+        worker: str,
+        said: Sequence[Said] = (),
+    ) -> RunOutcome:
+        """Store a claimed run's episodes and reviewed proposals and mark it done, in one
+        transaction.
 
-        Low-risk proposals are committed, the rest held pending for the person, and
-        suppressed ones dropped (CONTRACT §3, `committer.filing.record_run`). Either all
-        of it lands and the run is `done`, or nothing does (CONTRACT §4: nothing is
-        applied twice; proposals are idempotent on id).
+        Each message the curator handed over (`said`, secrets already redacted) is kept as
+        an episode (CONTRACT §12); low-risk proposals are committed, the rest held pending
+        for the person, and suppressed ones dropped (CONTRACT §3,
+        `committer.filing.record_run`). Either all of it lands and the run is `done`, or
+        nothing does (CONTRACT §4: nothing is applied twice; proposals and episodes are
+        idempotent on id).
 
         Raises:
             Conflict: the run is no longer being curated under `worker`'s lease (it lapsed
@@ -425,7 +443,7 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands)
             self_id, _ = ensure_owner(w, run.owner)
             t = w.begin_commit(run.owner, utcnow())
             review = record_run(
-                w, run.owner, self_id, run, reviewed, t, Trail(w, run.owner, t), worker
+                w, run.owner, self_id, run, reviewed, t, Trail(w, run.owner, t), worker, said
             )
             outcome = RunOutcome(review.proposals, review.committed, review.held, review.entity_ids)
             if not w.finish_run(
@@ -492,7 +510,7 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands)
         """
         if mode not in MEMORY_MODES:
             raise InvalidInput("mode", f"must be one of {', '.join(MEMORY_MODES)}")
-        known_areas = {spec.area for spec in REGISTRY.values()} | {DEFAULT.area}
+        known_areas = areas()
         for area in areas:  # a typo would silently let nothing through (fail-closed)
             if area not in known_areas:
                 raise InvalidInput(

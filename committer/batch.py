@@ -64,6 +64,7 @@ def _provenance(prov: Provenance) -> dict[str, Any]:
         "confidence": prov.confidence,
         "run_id": prov.run_id,
         "message_id": prov.message_id,
+        "speaker_id": prov.speaker_id,
     }
 
 
@@ -359,4 +360,5 @@ def _record(owner: str, row: dict[str, Any], t: datetime) -> FactRecord:
         confidence=float(row["confidence"]),
         run_id=row["run_id"],
         message_id=row["message_id"],
+        speaker_id=row.get("speaker_id"),
     )

@@ -25,7 +25,8 @@ from datetime import datetime
 from typing import Any
 
 from committer.curation import Applied, apply_proposals, lookup, name_form
-from committer.proposals import EntityRef, Proposal, Provenance, Reviewed
+from committer.episodes import record_episodes
+from committer.proposals import EntityRef, Proposal, Provenance, Reviewed, Said
 from committer.rules.normalize import value_norm
 from committer.trail import Trail
 from graph.errors import Conflict, NotFound
@@ -139,24 +140,31 @@ def record_run(
     t: datetime,
     trail: Trail,
     worker: str | None = None,
+    said: Sequence[Said] = (),
 ) -> RunReview:
-    """Store a run's reviewed proposals: commit the low-risk ones, hold the rest (§3).
+    """Store a run's messages as episodes and its reviewed proposals: commit the low-risk
+    ones, hold the rest (CONTRACT §3, §12).
 
-    Suppressed proposals are dropped first. Held ones get a `proposal` notification in
-    the run's chat. Idempotent on proposal id. Recorded as the chain run -> message ->
-    proposal, run -> curation (by `worker`) -> proposal -> decision -> commit (§8).
+    The messages (`said`, already redacted by the curator) become episodes first
+    (committer/episodes.py), so each proposal's row names who said it (`speaker_id`).
+    Suppressed proposals are dropped. Held ones get a `proposal` notification in the
+    run's chat. Idempotent on proposal and episode id. Recorded as the chain run ->
+    message (naming its episode) -> proposal, run -> curation (by `worker`) -> proposal
+    -> decision -> commit (§8).
     """
     run_event = trail.event(
         "run", event_id=run.id, at=run.created_at, chat_id=run.chat_id, surface=run.surface
     )
     curation = trail.event("curation", actor=worker, run_id=run.id, causes=[run_event])
-    said = _messages(run)
+    filed = record_episodes(w, owner, self_id, run, said, t)
+    reviewed = [_spoken_by(r, filed.speakers) for r in reviewed]
+    messages = _messages(run)
 
     def causes(r: Reviewed) -> list[str | None]:
         mid = r.proposal.provenance.message_id
         if mid is None:
             return [curation]
-        at, role = said.get(mid, (None, None))
+        at, role = messages.get(mid, (None, None))
         message = trail.event(
             "message",
             event_id=message_event_id(owner, run.id, mid),
@@ -165,11 +173,24 @@ def record_run(
             run_id=run.id,
             message_id=mid,
             role=role,
+            episode_id=filed.episodes.get(mid),
             causes=[run_event],
         )
         return [curation, message]
 
     return store_reviewed(w, owner, self_id, run.chat_id, reviewed, t, trail, causes)
+
+
+def _spoken_by(r: Reviewed, speakers: dict[str, str | None]) -> Reviewed:
+    """`r` with the person who said its message on its provenance (CONTRACT §12)."""
+    prov = r.proposal.provenance
+    speaker = speakers.get(prov.message_id) if prov.message_id is not None else None
+    if speaker is None or prov.speaker_id == speaker:
+        return r
+    proposal = r.proposal.model_copy(
+        update={"provenance": prov.model_copy(update={"speaker_id": speaker})}
+    )
+    return r.model_copy(update={"proposal": proposal})
 
 
 def message_event_id(owner: str, run_id: str, message_id: str) -> str:
@@ -350,7 +371,12 @@ def keep(
     decision = trail.event(
         "decision", actor=by, decision="keep", proposal_id=proposal_id, causes=[proposal_id]
     )
-    applied = apply_proposals(w, owner, self_id, [as_proposal(rec)], t, trail, [decision])[0]
+    proposal = as_proposal(rec)
+    if rec.run_id is not None and rec.message_id is not None:
+        speaker = w.message_speakers(owner, rec.run_id, [rec.message_id]).get(rec.message_id)
+        prov = proposal.provenance.model_copy(update={"speaker_id": speaker})
+        proposal = proposal.model_copy(update={"provenance": prov})
+    applied = apply_proposals(w, owner, self_id, [proposal], t, trail, [decision])[0]
     done = w.decide_proposal(
         owner,
         proposal_id,

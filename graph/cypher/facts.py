@@ -17,7 +17,7 @@ from graph.time import from_micros, from_store
 
 FACT_COLUMNS = """{
   .id, .owner, .entity_id, .attribute, .value, .object_id, .value_norm, .cardinality,
-  .status, .source, .evidence, .reason, .confidence, .run_id, .message_id,
+  .status, .source, .evidence, .reason, .confidence, .run_id, .message_id, .speaker_id,
   valid_from_us: (VAR.valid_from.epochSeconds - CASE WHEN VAR.valid_from.nanosecond > 0
     AND VAR.valid_from < datetime({epochSeconds: 0}) THEN 1 ELSE 0 END) * 1000000
     + VAR.valid_from.microsecond,
@@ -215,13 +215,14 @@ SET f.id = r.id,
     f.reason = r.reason,
     f.confidence = r.confidence,
     f.run_id = r.run_id,
-    f.message_id = r.message_id
+    f.message_id = r.message_id,
+    f.speaker_id = r.speaker_id
 RETURN count(f) AS created
 """
 """WRITE. $owner, $t, $far, $rows (list of maps: id, entity_id, attribute, value,
 object_id, value_norm, cardinality, valid_from_s/_ns, valid_to_s/_ns (graph.time.
-epoch_parts), status, source, evidence, reason, confidence, run_id, message_id)
--> created (count).
+epoch_parts), status, source, evidence, reason, confidence, run_id, message_id,
+speaker_id) -> created (count).
 
 Creates each row with its fields set one by one; LINK_ROWS adds its edges.
 """
@@ -361,6 +362,7 @@ def fact_from_record(node: Any) -> FactRecord:
         confidence=float(node.get("confidence", 1.0)),
         run_id=node.get("run_id"),
         message_id=node.get("message_id"),
+        speaker_id=node.get("speaker_id"),
     )
 
 

@@ -20,6 +20,7 @@ from neo4j.exceptions import ClientError, ServiceUnavailable, SessionExpired
 
 from graph.read.groups import AccessReads
 from graph.read.audit import AuditReads
+from graph.read.episodes import EpisodeReads
 from graph.cypher import memory_access as ac
 from graph.cypher import entities as ec
 from graph.cypher import facts as fc
@@ -46,7 +47,14 @@ T = TypeVar("T")
 
 
 class Reader(
-    ReviewReads, AccessReads, LifecycleReads, PullReads, AuditReads, SearchReads, PrefetchReads
+    ReviewReads,
+    AccessReads,
+    LifecycleReads,
+    PullReads,
+    AuditReads,
+    SearchReads,
+    PrefetchReads,
+    EpisodeReads,
 ):
     """Read-only access to one owner's memory (and what is shared with it).
 

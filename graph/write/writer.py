@@ -24,6 +24,7 @@ from graph.cypher import entities as ec
 from graph.cypher import facts as fc
 from graph.cypher import runs as rc
 from graph.embedding import Embedder
+from graph.write.episodes import EpisodeWrites
 from graph.write.erasure import ErasureWrites
 from graph.errors import Conflict, NotFound, StoreUnavailable
 from graph.records import (
@@ -33,6 +34,7 @@ from graph.records import (
     RunRecord,
     TokenRecord,
     chat_key,
+    run_key,
 )
 from graph.write.proposals import ReviewWrites
 from graph.scope import params as own
@@ -43,7 +45,9 @@ T = TypeVar("T")
 TICK = timedelta(microseconds=1)
 
 
-class WriteTx(ReviewWrites, AccessWrites, ErasureWrites, AuditWrites, SearchWrites):
+class WriteTx(
+    ReviewWrites, AccessWrites, ErasureWrites, AuditWrites, SearchWrites, EpisodeWrites
+):
     """Write primitives inside one transaction. Every query is scoped by `owner`.
 
     `embedder` is the process's embedder (or None), carried for the committer, which
@@ -258,6 +262,11 @@ class WriteTx(ReviewWrites, AccessWrites, ErasureWrites, AuditWrites, SearchWrit
         if not row["created"] and row["r"]["digest"] != digest:
             raise Conflict(f"run {run_id!r} was already posted with different content")
         return rc.run_from_record(row["r"]), bool(row["created"])
+
+    def run(self, owner: str, run_id: str) -> RunRecord | None:
+        """Return a run of `owner` (its payload included), or None."""
+        rows = self._run(rc.RUN_BY_ID, owner=owner, key=run_key(owner, run_id))
+        return rc.run_from_record(rows[0]["r"]) if rows else None
 
     def claim_run(
         self, worker: str, now: datetime, lease: timedelta, max_attempts: int

@@ -1,0 +1,295 @@
+"""Episodes, what was said (CONTRACT §12): kept with their run, forgotten on request.
+
+`record_episodes` runs inside the transaction that files a curated run
+(`committer.filing.record_run`): each message the curator handed over (`Said`, secrets
+already replaced by `[redacted]`) becomes an immutable `Episode` with its speaker's person
+entity, its search text and, embedded in one call for the whole run, its vector. The
+episode's id derives from (owner, run, position, part), so a run filed twice (a lease
+taken over) never duplicates what was said.
+
+`EpisodeCommands` (a mixin of `committer.apply.Committer`) forgets one episode or a whole
+run's, in one transaction recorded as one `action` event. With `facts`, it also retracts
+(CONTRACT §2.2 retract: it was never true) every current row whose only evidence is the
+forgotten messages: a row another message, a REST edit or an integration also stated
+stays. What the retracted rows had pushed out comes back, unless its own only evidence
+was forgotten too, in which case what *it* had pushed out comes back, and so on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from committer.batch import Batch
+from committer.curation import resolve
+from committer.proposals import EntityRef, Said
+from committer.rules.plan import Predecessor, plan_retract
+from committer.search_index import embed_texts
+from committer.trail import Trail
+from graph.errors import Conflict, NotFound
+from graph.records import FactRecord, RunRecord
+from graph.time import to_utc, utcnow
+from graph.write.writer import Writer, WriteTx
+
+PENDING_RUN = ("queued", "curating")
+"""Run statuses whose episodes are not written yet: forgetting them now would not hold."""
+
+
+def episode_id(owner: str, run_id: str, seq: int, part: str) -> str:
+    """The id of an episode: the same message (and part) of the same run, the same id."""
+    key = f"{owner}|{run_id}|{seq}|{part}"
+    return "epi_" + hashlib.sha256(key.encode()).hexdigest()[:24]
+
+
+@dataclass(frozen=True, slots=True)
+class Filed:
+    """What filing a run's episodes did.
+
+    Attributes:
+        speakers: message id -> the person entity who said it (None: nobody's words).
+        episodes: message id -> the id of its episode (its own words when it has two).
+    """
+
+    speakers: dict[str, str | None]
+    episodes: dict[str, str]
+
+
+def record_episodes(
+    w: WriteTx, owner: str, self_id: str, run: RunRecord, said: Sequence[Said], t: datetime
+) -> Filed:
+    """Write a curated run's messages as episodes at commit time `t` (CONTRACT §12).
+
+    A `user` message's speaker is the person the run names (found by kind and name, or
+    created, as the curator's proposals resolve it), or the owner's own entity; other
+    roles have none. Texts are embedded in one call (an embedder that fails leaves them
+    without vectors: `worldstate embeddings backfill` adds them later).
+
+    Args:
+        w: the open write transaction (owner locked).
+        owner: the owner id.
+        self_id: the owner's own person entity.
+        run: the run being filed.
+        said: its messages as the curator handed them over (already redacted).
+        t: the commit time.
+    """
+    if not said:
+        return Filed({}, {})
+    ids: dict[str | None, str] = {}
+    speakers: list[str | None] = []
+    for s in said:
+        if s.role != "user":
+            speakers.append(None)
+            continue
+        if s.speaker not in ids:
+            ref = EntityRef(name=s.speaker, kind="person") if s.speaker else EntityRef()
+            ids[s.speaker] = resolve(w, owner, self_id, ref, t)
+        speakers.append(ids[s.speaker])
+    names = w.entity_names(owner, sorted({i for i in speakers if i and i != self_id}))
+    texts = [
+        f"{names[sid]}: {s.text}" if sid in names else s.text
+        for s, sid in zip(said, speakers, strict=True)
+    ]
+    vectors = embed_texts(w.embedder, texts)
+    model = w.embedder.model if w.embedder is not None and vectors is not None else None
+    items: list[dict[str, Any]] = []
+    for i, (s, sid, text) in enumerate(zip(said, speakers, texts, strict=True)):
+        items.append(
+            {
+                "id": episode_id(owner, run.id, s.seq, s.part),
+                "chat_id": run.chat_id,
+                "run_id": run.id,
+                "message_id": s.message_id,
+                "seq": s.seq,
+                "part": s.part,
+                "surface": run.surface,
+                "role": s.role,
+                "speaker_id": sid,
+                "text": s.text,
+                "said_at": to_utc(s.said_at, "at"),
+                "source": s.source,
+                "search_text": text,
+                "embedding": None if vectors is None else vectors[i],
+            }
+        )
+    w.create_episodes(owner, items, t, model)
+    by_message: dict[str, str] = {}
+    who: dict[str, str | None] = {}
+    for item in items:
+        mid = item["message_id"]
+        if mid is not None and (mid not in by_message or item["part"] == "own"):
+            by_message[mid] = item["id"]
+            who[mid] = item["speaker_id"]
+    return Filed(who, by_message)
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetResult:
+    """What forgetting episodes did (CONTRACT §12 "Forget a conversation").
+
+    Attributes:
+        episodes: the episodes forgotten (their `retracted_at` is `recorded_at`).
+        retracted: fact rows retracted (with `facts`: their only evidence was forgotten).
+        restored: rows recorded again: values the retracted rows had pushed out.
+        kept: rows drawn from those messages that stay, corroborated by other evidence.
+        recorded_at: the commit's transaction time, aware UTC.
+        event_id: the `action` event that records it (CONTRACT §8).
+    """
+
+    episodes: tuple[str, ...]
+    retracted: tuple[str, ...]
+    restored: tuple[FactRecord, ...]
+    kept: tuple[str, ...]
+    recorded_at: datetime
+    event_id: str
+
+
+class EpisodeCommands:
+    """Forgetting what was said."""
+
+    _writer: Writer
+
+    def forget_episode(
+        self, owner: str, episode_id: str, *, facts: bool = False, by: str = "rest"
+    ) -> ForgetResult:
+        """Forget one episode: "forget that I said this" (CONTRACT §12), in one transaction.
+
+        Args:
+            owner: the owner id.
+            episode_id: the episode.
+            facts: also retract every current row whose only evidence is this message
+                (its part: a pasted part's rows are the untrusted ones).
+            by: who asks (`rest`, `chat:<id>`), the actor of the `action` event.
+
+        Raises:
+            NotFound: no such episode for this owner.
+            Conflict: it is forgotten already.
+        """
+
+        def work(w: WriteTx) -> ForgetResult:
+            t = w.begin_commit(owner, utcnow())
+            found = w.episode_run(owner, episode_id)
+            if found is None:
+                raise NotFound("episode", episode_id)
+            run_id, current = found
+            if not current:
+                raise Conflict(f"episode {episode_id!r} is already forgotten")
+            gone = w.current_episodes(owner, run_id, episode_id)
+            trail = Trail(w, owner, t)
+            act = trail.act(
+                "action",
+                actor=by,
+                action="forget_episodes",
+                run_id=run_id,
+                episode_id=episode_id,
+            )
+            mids = [e["message_id"] for e in gone if e["message_id"] is not None]
+            return _forget(w, owner, t, trail, act, run_id, gone, mids if facts else None)
+
+        return self._writer.transaction(work)
+
+    def forget_run_episodes(
+        self, owner: str, run_id: str, *, facts: bool = False, by: str = "rest"
+    ) -> ForgetResult:
+        """Forget every episode of a run (CONTRACT §12), in one transaction; with `facts`,
+        retract the rows whose only evidence is the run's messages.
+
+        Raises:
+            NotFound: no such run for this owner.
+            Conflict: the run is not curated yet (its episodes would be written later).
+        """
+
+        def work(w: WriteTx) -> ForgetResult:
+            t = w.begin_commit(owner, utcnow())
+            run = w.run(owner, run_id)
+            if run is None:
+                raise NotFound("run", run_id)
+            if run.status in PENDING_RUN:
+                raise Conflict(
+                    f"run {run_id!r} is {run.status}: its episodes are not written yet; "
+                    "forget them once it is done"
+                )
+            gone = w.current_episodes(owner, run_id)
+            trail = Trail(w, owner, t)
+            act = trail.act("action", actor=by, action="forget_episodes", run_id=run_id)
+            return _forget(w, owner, t, trail, act, run_id, gone, "run" if facts else None)
+
+        return self._writer.transaction(work)
+
+
+def _forget(
+    w: WriteTx,
+    owner: str,
+    t: datetime,
+    trail: Trail,
+    act: str,
+    run_id: str,
+    gone: list[dict[str, Any]],
+    messages: list[str] | str | None,
+) -> ForgetResult:
+    """Retract the episodes `gone` and, when `messages` is given (message ids, or "run"
+    for every message of the run), the rows whose only evidence they were."""
+    ids = [e["id"] for e in gone]
+    w.retract_episodes(owner, ids, t)
+    trail.forgot(ids)
+    if messages is None or messages == []:
+        trail.flush()
+        return ForgetResult(tuple(ids), (), (), (), t, act)
+    whole = messages == "run"
+    parts = {(e["message_id"], e["part"]) for e in gone}
+    roles = {e["message_id"]: e["role"] for e in gone}
+
+    def forgotten(item: Sequence[Any]) -> bool:
+        """An assertion drawn from a forgotten message: any of the run's, or the part of
+        it that was forgotten (in a user message, untrusted assertions come from its
+        pasted part, the others from the person's own words)."""
+        run, mid, source = item
+        if run != run_id or (source or "").startswith("integration:"):
+            return False
+        if whole:
+            return True
+        pasted = roles.get(mid) == "user" and source == "untrusted"
+        return (mid, "pasted" if pasted else "own") in parts
+
+    candidates = w.rows_of_messages(owner, run_id, None if whole else list(messages))
+    doomed = [c for c in candidates if all(forgotten(e) for e in c["evidence"])]
+    kept = tuple(c["id"] for c in candidates if c not in doomed)
+    batch = Batch(w, owner, t, trail)
+    doomed_ids = {c["id"] for c in doomed}
+    retracted: list[str] = []
+    restored: list[FactRecord] = []
+    for c in doomed:
+        row = w.fact(owner, c["id"])
+        lineage = w.lineage(owner, row.id)
+        rows = batch.rows(row.entity_id, row.attribute, min(start for start, _ in lineage))
+        rows = [r for r in rows if r.id == row.id or r.id not in doomed_ids]
+        preds = _predecessors(w, owner, row.id, forgotten)
+        plan = plan_retract(row, lineage, preds, rows)
+        restored.extend(batch.execute(plan, row.entity_id, row.attribute))
+        retracted.extend(plan.retract)
+    batch.flush()
+    return ForgetResult(tuple(ids), tuple(retracted), tuple(restored), kept, t, act)
+
+
+def _predecessors(w: WriteTx, owner: str, row_id: str, forgotten: Any) -> list[Predecessor]:
+    """The rows a retract of `row_id` may bring back (CONTRACT §2.2), with a predecessor
+    whose own only evidence is forgotten replaced by its own predecessors, one level
+    deeper (undoing both assertions brings back what held before either)."""
+    out: list[Predecessor] = []
+    seen = {row_id}
+    frontier = [(p, d) for p, d in w.predecessors(owner, row_id)]
+    while frontier:
+        evidence = w.evidence_of_rows(owner, [p.id for p, _ in frontier if p.id not in seen])
+        nxt: list[tuple[FactRecord, int]] = []
+        for pred, depth in frontier:
+            if pred.id in seen:
+                continue
+            seen.add(pred.id)
+            if evidence.get(pred.id) and all(forgotten(e) for e in evidence[pred.id]):
+                nxt.extend((p, depth + d) for p, d in w.predecessors(owner, pred.id))
+            else:
+                out.append(Predecessor(pred, depth))
+        frontier = nxt
+    return out
