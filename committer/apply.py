@@ -27,7 +27,7 @@ from committer.proposals import Assertion, Reviewed, Said
 from committer.filing import record_run
 from committer.rules.plan import Predecessor, plan_end, plan_retract
 from committer.trail import Trail
-from graph.attributes import areas
+from graph.attributes import known_areas
 from graph.embedding import Embedder
 from graph.errors import Conflict, InvalidInput
 from graph.names import token_hash
@@ -510,11 +510,11 @@ class Committer(
         """
         if mode not in MEMORY_MODES:
             raise InvalidInput("mode", f"must be one of {', '.join(MEMORY_MODES)}")
-        known_areas = areas()
+        known = known_areas()
         for area in areas:  # a typo would silently let nothing through (fail-closed)
-            if area not in known_areas:
+            if area not in known:
                 raise InvalidInput(
-                    "areas", f"unknown area {area!r}; known: {', '.join(sorted(known_areas))}"
+                    "areas", f"unknown area {area!r}; known: {', '.join(sorted(known))}"
                 )
         for source in sources:
             if source not in SOURCES and not (

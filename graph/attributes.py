@@ -87,7 +87,7 @@ CONVERSATION = "conversation"
 among its areas to let a chat read earlier conversations (graph/scope.py)."""
 
 
-def areas() -> frozenset[str]:
+def known_areas() -> frozenset[str]:
     """Every area a memory access may list (CONTRACT §7): the registry's, `general` (an
     attribute the registry does not know) and `conversation` (episodes)."""
     return frozenset({spec.area for spec in REGISTRY.values()} | {DEFAULT.area, CONVERSATION})

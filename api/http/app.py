@@ -20,6 +20,7 @@ from api.chat.routes import pull, search
 from api.http.routes import (
     audit,
     entities,
+    episodes,
     facts,
     groups,
     memory_access,
@@ -121,6 +122,7 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         splits,
         groups,
         audit,
+        episodes,
         owners,
     ):
         app.include_router(module.router)

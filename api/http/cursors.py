@@ -92,3 +92,68 @@ def decode_history(
         "not a cursor of this listing (another entity, attribute or "
         "include_retracted, or altered); ask again without cursor",
     )
+
+
+EPISODES_KIND = "episodes/1"
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeCursor:
+    """A decoded episode-list cursor: the as-of point every page reads, and the (said_at,
+    id) of the last episode served."""
+
+    valid_at: datetime
+    known_at: datetime
+    after: tuple[datetime, str]
+
+
+def encode_episodes(
+    query: list[Any], valid_at: datetime, known_at: datetime, said_at: datetime, last_id: str
+) -> str:
+    """The cursor of the page after (said_at, last_id) of an episode listing.
+
+    Args:
+        query: the listing's filters ([chat_id, run_id, q]); a cursor serves only them.
+        valid_at: the valid-time point the first page read (pinned).
+        known_at: the knowledge instant the first page read (pinned).
+        said_at: the last episode's `said_at`.
+        last_id: its id.
+    """
+    body = {
+        "k": EPISODES_KIND,
+        "q": query,
+        "v": _micros(valid_at),
+        "t": _micros(known_at),
+        "p": [_micros(said_at), last_id],
+    }
+    raw = json.dumps(body, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_episodes(cursor: str, query: list[Any]) -> EpisodeCursor:
+    """Decode a cursor given back for the episode listing with these filters.
+
+    Raises:
+        InvalidInput: (field `cursor`) not a cursor, altered, or from another listing.
+    """
+    try:
+        body = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        said, last_id = body["p"]
+        times = (said, body["v"], body["t"])
+        ok = (
+            body["k"] == EPISODES_KIND
+            and body["q"] == query
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in times)
+            and isinstance(last_id, str)
+        )
+        if ok:
+            return EpisodeCursor(
+                from_micros(body["v"]), from_micros(body["t"]), (from_micros(said), last_id)
+            )
+    except (ValueError, TypeError, KeyError, binascii.Error, OverflowError):
+        pass
+    raise InvalidInput(
+        "cursor",
+        "not a cursor of this listing (other chat_id, run_id or q, or altered); "
+        "ask again without cursor",
+    )

@@ -28,7 +28,7 @@ TEXT_INDEX = "episode_text"
 VECTOR_INDEX = "episode_embedding"
 """The vector index on `Episode.embedding` (cosine, unquantized, like `fact_embedding`)."""
 
-_MICROS = """(VAR.FIELD.epochSeconds - CASE WHEN VAR.FIELD.nanosecond > 0
+_micros = """(VAR.FIELD.epochSeconds - CASE WHEN VAR.FIELD.nanosecond > 0
     AND VAR.FIELD < datetime({epochSeconds: 0}) THEN 1 ELSE 0 END) * 1000000
     + VAR.FIELD.microsecond"""
 
@@ -37,7 +37,7 @@ EPISODE_COLUMNS = (
   .id, .owner, .chat_id, .run_id, .message_id, .seq, .part, .surface, .role, .speaker_id,
   .text, .source,
   said_at_us: """
-    + _MICROS.replace("FIELD", "said_at")
+    + _micros.replace("FIELD", "said_at")
     + """,
   recorded_at_us: VAR.recorded_at.epochSeconds * 1000000 + VAR.recorded_at.microsecond,
   retracted_at_us: VAR.retracted_at.epochSeconds * 1000000 + VAR.retracted_at.microsecond
@@ -59,8 +59,8 @@ def _as_of(var: str) -> str:
     )
 
 
-_VISIBLE = EPISODE_VISIBLE
-_SPEAKER = "OPTIONAL MATCH (sp:Entity {id: ep.speaker_id})\n"
+_visible = EPISODE_VISIBLE
+_speaker = "OPTIONAL MATCH (sp:Entity {id: ep.speaker_id})\n"
 
 CREATE_EPISODES = """
 UNWIND $episodes AS x
@@ -102,10 +102,10 @@ EPISODE_BY_ID = (
     """
 MATCH (ep:Episode {id: $episode_id})
 WHERE """
-    + _VISIBLE
+    + _visible
     + """
 """
-    + _SPEAKER
+    + _speaker
     + """RETURN """
     + _project("ep")
     + """ AS episode, sp.name AS speaker
@@ -115,7 +115,7 @@ WHERE """
 axis (a forgotten one shows its `retracted_at`, as a fact row does), if the scope may see
 it. Unique-constraint seek on Episode.id."""
 
-_PAGE_FILTER = (
+_page_filter = (
     """ep.owner = $owner AND """
     + _as_of("ep")
     + """
@@ -123,14 +123,14 @@ _PAGE_FILTER = (
   AND ($after_id IS NULL OR ep.said_at > $after_at
        OR (ep.said_at = $after_at AND ep.id > $after_id))
   AND """
-    + _VISIBLE
+    + _visible
 )
 
-_PAGE_TAIL = (
+_page_tail = (
     """
 WITH ep ORDER BY ep.said_at, ep.id LIMIT $limit
 """
-    + _SPEAKER
+    + _speaker
     + """RETURN """
     + _project("ep")
     + """ AS episode, sp.name AS speaker
@@ -144,8 +144,8 @@ MATCH (ep:Episode)
 USING INDEX ep:Episode(owner, retracted_at, said_at)
 WHERE ep.owner = $owner AND ep.retracted_at > $known_at AND ep.said_at <= $valid_at
   AND """
-    + _PAGE_FILTER
-    + _PAGE_TAIL
+    + _page_filter
+    + _page_tail
 )
 """READ. $owner, $valid_at, $known_at, $chat_id (or null), $after_at, $after_id (the last
 episode of the previous page, or null), $limit, **scope params -> episode, speaker: the
@@ -158,8 +158,8 @@ MATCH (ep:Episode)
 USING INDEX ep:Episode(owner, run_id)
 WHERE ep.owner = $owner AND ep.run_id = $run_id
   AND """
-    + _PAGE_FILTER
-    + _PAGE_TAIL
+    + _page_filter
+    + _page_tail
 )
 """READ. As EPISODES_PAGE, of one run ($run_id). NodeIndexSeek on `episode_owner_run`."""
 
@@ -170,15 +170,15 @@ CALL db.index.fulltext.queryNodes('"""
     + """', $lucene) YIELD node AS ep
 WITH ep
 WHERE ($run_id IS NULL OR ep.run_id = $run_id) AND """
-    + _PAGE_FILTER
-    + _PAGE_TAIL
+    + _page_filter
+    + _page_tail
 )
 """READ. As EPISODES_PAGE ($run_id or null), of the episodes whose text has every word of
 a search: $lucene (graph.read.episodes.episode_lucene with `every=True`, narrowed to
 $owner)."""
 
-_SCORED = (
-    _SPEAKER
+_scored = (
+    _speaker
     + """RETURN """
     + _project("ep")
     + """ AS episode, sp.name AS speaker, score, ep.search_text AS text,
@@ -198,11 +198,11 @@ WITH ep, score
 WHERE """
     + _as_of("ep")
     + """ AND """
-    + _VISIBLE
+    + _visible
     + """
 WITH ep, score ORDER BY score DESC, ep.id LIMIT $k
 """
-    + _SCORED
+    + _scored
 )
 """READ. $lucene (graph.read.episodes.episode_lucene: the words of the search, narrowed to
 $owner), $k, $valid_at, $known_at, $vector (the query's embedding, or null), $model,
@@ -219,11 +219,11 @@ WITH ep, score
 WHERE ep.embedding_model = $model AND """
     + _as_of("ep")
     + """ AND """
-    + _VISIBLE
+    + _visible
     + """
 WITH ep, score ORDER BY score DESC, ep.id LIMIT $k
 """
-    + _SCORED
+    + _scored
 )
 """READ. $vector, $ann (nodes asked of the index), $k, $model, $valid_at, $known_at, **scope
 params -> episode, speaker, score ((1 + cosine) / 2), text, semantic (= score): of the
@@ -243,12 +243,12 @@ CALL (eps) {
   UNWIND CASE WHEN size(eps) < $cap THEN eps ELSE [] END AS ep
   WITH ep
   WHERE ep.embedding_model = $model AND ep.recorded_at <= $known_at AND """
-    + _VISIBLE
+    + _visible
     + """
   WITH ep, vector.similarity.cosine(ep.embedding, $vector) AS score
   ORDER BY score DESC, ep.id LIMIT $k
   """
-    + _SPEAKER.replace("\n", "\n  ")
+    + _speaker.replace("\n", "\n  ")
     + """RETURN collect([ep """
     + EPISODE_COLUMNS.replace("VAR", "ep")
     + """, sp.name, score, ep.search_text]) AS hits
@@ -305,7 +305,7 @@ RETURN ep.message_id AS message_id, ep.speaker_id AS speaker_id
 message_id, speaker_id: who spoke each message (forgotten episodes included: a proposal
 kept later was still said by them)."""
 
-_EVIDENCE = """MATCH (f)-[:REPLACES|COALESCED|MOVED_FROM*0..]->(g:Fact)
+_evidence = """MATCH (f)-[:REPLACES|COALESCED|MOVED_FROM*0..]->(g:Fact)
 WITH f, collect(DISTINCT g) AS lineage
 WITH f, [g IN lineage | [g.run_id, g.message_id, g.source]]
        + reduce(out = [], g IN lineage |
@@ -323,7 +323,7 @@ WHERE f.owner = $owner AND f.run_id = $run_id AND f.retracted_at = $far
   AND ($message_ids IS NULL OR f.message_id IN $message_ids)
   AND NOT f.source STARTS WITH 'integration:'
 """
-    + _EVIDENCE
+    + _evidence
     + """
 RETURN f.id AS id, f.entity_id AS entity_id, f.attribute AS attribute, evidence
 ORDER BY f.entity_id, f.attribute, f.valid_from DESC, f.id
@@ -332,7 +332,7 @@ ORDER BY f.entity_id, f.attribute, f.valid_from DESC, f.id
 """READ (inside the committer's write transaction). $owner, $run_id, $message_ids (or null:
 every message of the run), $far -> id, entity_id, attribute, evidence: the current rows
 drawn from those messages (no integration's observation), each with its evidence (see
-`_EVIDENCE`). NodeIndexSeek on `fact_owner_run`."""
+`_evidence`). NodeIndexSeek on `fact_owner_run`."""
 
 EVIDENCE_OF_ROWS = (
     """
@@ -340,13 +340,13 @@ UNWIND $ids AS id
 MATCH (f:Fact {id: id})
 WHERE f.owner = $owner
 """
-    + _EVIDENCE
+    + _evidence
     + """
 RETURN f.id AS id, evidence
 """
 )
 """READ (inside the committer's write transaction). $owner, $ids -> id, evidence (see
-`_EVIDENCE`) of each row of the owner among $ids, on any axis."""
+`_evidence`) of each row of the owner among $ids, on any axis."""
 
 EPISODES_OF_MESSAGES = (
     """
@@ -354,10 +354,10 @@ MATCH (ep:Episode)
 USING INDEX ep:Episode(owner, run_id)
 WHERE ep.owner = $owner AND ep.run_id = $run_id AND ep.message_id = $message_id
   AND """
-    + _VISIBLE
+    + _visible
     + """
 """
-    + _SPEAKER
+    + _speaker
     + """RETURN """
     + _project("ep")
     + """ AS episode, sp.name AS speaker

@@ -27,6 +27,8 @@ from graph.cypher.memory_access import MEMORY_ACCESS
 
 MENTION_INDEX = "entity_mentions"
 """The full-text index on `Entity.search_names` and `Entity.owner` (keyword analyzer)."""
+EPISODE_INDEX = "episode_text"
+"""The full-text index on `Episode.search_text` and `Episode.owner` (graph/schema.py)."""
 
 _ROW = """[VAR.id, VAR.entity_id, VAR.attribute, VAR.value, VAR.object_id, VAR.source,
   (VAR.valid_from.epochSeconds - CASE WHEN VAR.valid_from.nanosecond > 0
@@ -35,9 +37,9 @@ _ROW = """[VAR.id, VAR.entity_id, VAR.attribute, VAR.value, VAR.object_id, VAR.s
   (VAR.valid_to.epochSeconds - CASE WHEN VAR.valid_to.nanosecond > 0
     AND VAR.valid_to < datetime({epochSeconds: 0}) THEN 1 ELSE 0 END) * 1000000
     + VAR.valid_to.microsecond,
-  VAR.recorded_at.epochSeconds * 1000000 + VAR.recorded_at.microsecond"""
+  VAR.recorded_at.epochSeconds * 1000000 + VAR.recorded_at.microsecond, VAR.speaker_id"""
 """A compact fact row, a LIST (no keys to send and decode): id, entity_id, attribute,
-value, object_id, source, valid_from, valid_to, recorded_at, the times as integer
+value, object_id, source, valid_from, valid_to, recorded_at, speaker_id, the times as integer
 microseconds since the epoch (decoding a DATETIME costs the Python driver ~0.2 ms,
 integers nothing). No evidence or reason: they can be 20,000 characters and the block
 never shows them."""
@@ -52,6 +54,7 @@ ROW_FIELDS = (
     "valid_from",
     "valid_to",
     "recorded_at",
+    "speaker_id",
 )
 """The positions of `_ROW`'s items (graph/read/prefetch.py reads them by position)."""
 
@@ -77,6 +80,16 @@ def fact_visible(var: str) -> str:
 def entity_visible(var: str) -> str:
     """`graph.scope.entity_visible` over `$scope` (see `_in_map`)."""
     return _in_map(scope.entity_visible(var))
+
+
+def episode_visible(var: str) -> str:
+    """`graph.scope.episode_visible` over `$scope` (see `_in_map`)."""
+    return _in_map(scope.episode_visible(var))
+
+
+_said_micros = """(VAR.said_at.epochSeconds - CASE WHEN VAR.said_at.nanosecond > 0
+    AND VAR.said_at < datetime({epochSeconds: 0}) THEN 1 ELSE 0 END) * 1000000
+    + VAR.said_at.microsecond"""
 
 
 def _row(var: str, extra: str = "") -> str:
@@ -245,7 +258,34 @@ CALL (self_id) {
     + _row("f", ", ve.name, ve.id = self_id, vo.name")
     + """) AS events
 }
-RETURN self_id, seeds, attrs, rels, incoming, neighbours, edges, prefs, events
+CALL (self_id, attrs, rels, incoming, prefs, events) {
+  UNWIND [r IN attrs + rels + incoming + prefs + events
+          WHERE r[9] IS NOT NULL AND r[9] <> self_id | r[9]] AS sid
+  WITH DISTINCT sid
+  MATCH (sp:Entity {id: sid})
+  WHERE """
+    + entity_visible("sp")
+    + """
+  RETURN collect([sp.id, sp.name]) AS speakers
+}
+CALL (self_id) {
+  UNWIND $recall.lucene AS q
+  CALL db.index.fulltext.queryNodes('"""
+    + EPISODE_INDEX
+    + """', q) YIELD node AS ep, score
+  WITH self_id, ep, score
+  WHERE ep.said_at <= $valid_at AND ep.recorded_at <= $known_at
+    AND ep.retracted_at > $known_at AND """
+    + episode_visible("ep")
+    + """
+  WITH self_id, ep, score ORDER BY score DESC, ep.id LIMIT $max_said
+  OPTIONAL MATCH (sp:Entity {id: ep.speaker_id})
+  RETURN collect([ep.id, left(ep.text, $said_chars), ep.speaker_id, sp.name,
+                  coalesce(ep.speaker_id = self_id, false), """
+    + _said_micros.replace("VAR", "ep")
+    + """, ep.chat_id, ep.run_id, ep.message_id, ep.source, ep.role]) AS said
+}
+RETURN self_id, seeds, attrs, rels, incoming, neighbours, edges, prefs, events, speakers, said
 """
 )
 """READ. $scope (the map `graph.scope.params(scope)`), $owner (the same owner), plus
@@ -256,7 +296,10 @@ mentioned entity's facts} (a map, like $scope: see `_in_map`), $valid_at, $known
 $max_entities, $max_facts (attribute rows per seed), $max_rows (relationship rows per
 seed and direction), $max_neighbours, $max_expand (neighbours whose incoming
 relationship rows are read for the ranking), $preference_attributes, $max_preferences,
-$event_attribute, $max_events.
+$event_attribute, $max_events; $recall: {lucene: at most one Lucene query over
+`episode_text` (the message's content words, narrowed to the owner:
+graph.read.episodes.episode_lucene), empty for none} (a map, like $scope), $max_said,
+$said_chars.
 
 Returns exactly one row (rows are `_ROW` lists):
   self_id: the owner's own entity id ('' when unknown);
@@ -276,7 +319,13 @@ Returns exactly one row (rows are `_ROW` lists):
     runs on, each row once);
   prefs: rows of the preference attributes + [subject name, subject is the owner];
   events: the latest $max_events rows of $event_attribute started by $valid_at
-    + [subject name, subject is the owner, object name or null].
+    + [subject name, subject is the owner, object name or null];
+  speakers: [[id, name]] of the visible entities who said the rows above (their
+    `speaker_id`), the owner's own left out;
+  said: the $max_said best full-text hits of the message among the episodes the scope
+    sees at the as-of point (CONTRACT §12, area `conversation`), best BM25 first, ties by
+    id: [id, text (its first $said_chars characters), speaker_id, speaker name, spoken by
+    the owner, said_at (micros), chat_id, run_id, message_id, source, role].
 
 `WITH DISTINCT f` between an index seek and the scope predicate: without it the planner
 turns the predicate's `f.owner = $owner OR f.entity_id IN $shared` into a union of two

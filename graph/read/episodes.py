@@ -178,13 +178,29 @@ class EpisodeReads:
         return [_hit(r) for r in rows]
 
     def episode_semantic(
-        self, scope: Scope, vector: list[float], model: str, as_of: AsOf, k: int
+        self,
+        scope: Scope,
+        vector: list[float],
+        model: str,
+        as_of: AsOf,
+        k: int,
+        exact_cap: int = EXACT_CAP,
     ) -> tuple[list[EpisodeHit], str]:
         """Return the `k` episodes nearest to `vector` that `scope` sees at `as_of`.
 
+        Args:
+            scope: who reads.
+            vector: the query's embedding, by the embedder named `model`.
+            model: only episodes embedded by this model are compared.
+            as_of: the point on both axes.
+            k: how many.
+            exact_cap: an owner with fewer episodes than this is ranked exactly at once
+                (0: always ask the vector index first).
+
         Returns:
-            (hits best first, ties by id; how: "exact" when the owner's episodes were
-            ranked exactly, "index" when the vector index's over-fetch answered).
+            (hits best first, ties by id; how: "small" when the owner's episodes were
+            ranked exactly at once, "index" when the vector index's over-fetch answered,
+            "exact" when they were ranked exactly after it did not).
         """
         base = {
             "vector": vector,
@@ -194,9 +210,10 @@ class EpisodeReads:
             "known_at": as_of.known_at,
             **params(scope),
         }
-        exact = self._rows(pc.EPISODES_EXACT, cap=EXACT_CAP, **base)[0]
-        if exact["complete"]:
-            return [_listed(h) for h in exact["hits"]], "exact"
+        if exact_cap > 0:
+            small = self._rows(pc.EPISODES_EXACT, cap=exact_cap, **base)[0]
+            if small["complete"]:
+                return [_listed(h) for h in small["hits"]], "small"
         ann = min(max(k * ANN_FACTOR, ANN_MIN), ANN_MAX)
         rows = self._rows(pc.EPISODES_NEAREST, ann=ann, **base)
         if len(rows) >= k:
