@@ -86,9 +86,7 @@ SOURCES = ("user_stated", "user_edit", "inferred", "untrusted", "integration")
 admits every `integration:<name>`, graph/scope.py)."""
 
 
-class Committer(
-    ReviewCommands, AccessCommands, ErasureCommands, EntityCommands, EpisodeCommands
-):
+class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands, EpisodeCommands):
     """The only writer of facts (CONTRACT §1).
 
     Args:

@@ -205,6 +205,10 @@ class Batch:
             fact_id = self._folded[fact_id]
         return fact_id
 
+    def standing(self, fact_id: str) -> FactRecord:
+        """The record of the row that stands for a row this batch recorded (`final`)."""
+        return self._records[self.final(fact_id)]
+
     def settle(self, result: CommitResult) -> CommitResult:
         """`result` with its row replaced by the row that stands for it (`final`)."""
         fact_id = self.final(result.fact.id)

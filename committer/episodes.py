@@ -270,7 +270,10 @@ def _forget(
         restored.extend(batch.execute(plan, row.entity_id, row.attribute))
         retracted.extend(plan.retract)
     batch.flush()
-    return ForgetResult(tuple(ids), tuple(retracted), tuple(restored), kept, t, act)
+    # A row restored for one retract and folded into a later one was never written.
+    standing = {r.id: r for r in (batch.standing(x.id) for x in restored)}
+    ended = tuple(i for i in retracted if batch.final(i) == i)
+    return ForgetResult(tuple(ids), ended, tuple(standing.values()), kept, t, act)
 
 
 def _predecessors(w: WriteTx, owner: str, row_id: str, forgotten: Any) -> list[Predecessor]:

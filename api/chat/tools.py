@@ -19,7 +19,14 @@ from datetime import datetime
 from typing import Any, Literal
 
 from api.chat import search as recall
-from api.chat.schemas.pull import ChangePublic, DiffOut, EntityFacts, LookupOut, Neighbor, NeighborsOut
+from api.chat.schemas.pull import (
+    ChangePublic,
+    DiffOut,
+    EntityFacts,
+    LookupOut,
+    Neighbor,
+    NeighborsOut,
+)
 from api.http.schemas.core import MAX_NAME, EntityPublic, FactPublic
 from api.chat.schemas.search import SearchOut
 from graph.read.diff import diff_rows

@@ -19,6 +19,7 @@ from typing import Any
 
 from graph.errors import InvalidInput
 from graph.read.lifecycle import HistoryKey
+from graph.records import EpisodeRecord
 from graph.time import EPOCH, from_micros
 
 KIND = "history/1"
@@ -99,32 +100,31 @@ EPISODES_KIND = "episodes/1"
 
 @dataclass(frozen=True, slots=True)
 class EpisodeCursor:
-    """A decoded episode-list cursor: the as-of point every page reads, and the (said_at,
-    id) of the last episode served."""
+    """A decoded episode-list cursor: the as-of point every page reads, and the sort key
+    (said_at, run id, seq, part) of the last episode served."""
 
     valid_at: datetime
     known_at: datetime
-    after: tuple[datetime, str]
+    after: tuple[datetime, str, int, str]
 
 
 def encode_episodes(
-    query: list[Any], valid_at: datetime, known_at: datetime, said_at: datetime, last_id: str
+    query: list[Any], valid_at: datetime, known_at: datetime, last: EpisodeRecord
 ) -> str:
-    """The cursor of the page after (said_at, last_id) of an episode listing.
+    """The cursor of the page after `last` in an episode listing.
 
     Args:
         query: the listing's filters ([chat_id, run_id, q]); a cursor serves only them.
         valid_at: the valid-time point the first page read (pinned).
         known_at: the knowledge instant the first page read (pinned).
-        said_at: the last episode's `said_at`.
-        last_id: its id.
+        last: the last episode served.
     """
     body = {
         "k": EPISODES_KIND,
         "q": query,
         "v": _micros(valid_at),
         "t": _micros(known_at),
-        "p": [_micros(said_at), last_id],
+        "p": [_micros(last.said_at), last.run_id, last.seq, last.part],
     }
     raw = json.dumps(body, separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
@@ -138,18 +138,18 @@ def decode_episodes(cursor: str, query: list[Any]) -> EpisodeCursor:
     """
     try:
         body = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        said, last_id = body["p"]
-        times = (said, body["v"], body["t"])
+        said, run_id, seq, part = body["p"]
+        numbers = (said, seq, body["v"], body["t"])
         ok = (
             body["k"] == EPISODES_KIND
             and body["q"] == query
-            and all(isinstance(x, int) and not isinstance(x, bool) for x in times)
-            and isinstance(last_id, str)
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in numbers)
+            and isinstance(run_id, str)
+            and part in ("own", "pasted")
         )
         if ok:
-            return EpisodeCursor(
-                from_micros(body["v"]), from_micros(body["t"]), (from_micros(said), last_id)
-            )
+            after = (from_micros(said), run_id, seq, part)
+            return EpisodeCursor(from_micros(body["v"]), from_micros(body["t"]), after)
     except (ValueError, TypeError, KeyError, binascii.Error, OverflowError):
         pass
     raise InvalidInput(

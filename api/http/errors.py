@@ -11,6 +11,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from graph.errors import (
@@ -27,6 +28,66 @@ log = logging.getLogger("worldstate.api")
 PROBLEM = "application/problem+json"
 
 
+class FieldError(BaseModel):
+    """One field at fault in a 422."""
+
+    field: str
+    message: str
+
+
+class Problem(BaseModel):
+    """An error, as RFC 9457 problem+json (CONTRACT §9): `detail` says what to do about it."""
+
+    type: str = "about:blank"
+    title: str
+    status: int
+    detail: str
+    errors: list[FieldError] | None = Field(
+        default=None, description="422 only: each field at fault and why"
+    )
+
+
+PROBLEMS = {
+    401: "no bearer token, or an unknown or revoked one",
+    403: "the token lacks the scope, or the chat's memory access is `none`",
+    404: "no such id for this owner (another owner's ids look the same)",
+    409: "the request collides with the state it would change",
+    422: "a parameter or body field is invalid (named in `errors`)",
+    503: "the memory store cannot be reached; retry shortly",
+}
+"""What each problem status means, for the OpenAPI document."""
+
+
+def problems(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """The `responses` of a route that may answer these problem statuses, documented as
+    `application/problem+json` with the `Problem` schema (401 and 503 always)."""
+    wanted = sorted({401, 503, *codes})
+    return {
+        code: {"model": Problem, "description": PROBLEMS[code], "content": {PROBLEM: {}}}
+        for code in wanted
+    }
+
+
+def document_problems(app: FastAPI) -> None:
+    """Have `app.openapi()` list each problem response under `application/problem+json`
+    alone (FastAPI files a response `model` under `application/json`)."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema:
+            return app.openapi_schema
+        schema = build()
+        for operations in schema.get("paths", {}).values():
+            for operation in operations.values():
+                for response in operation.get("responses", {}).values():
+                    content = response.get("content", {})
+                    if PROBLEM in content and "application/json" in content:
+                        content[PROBLEM] = content.pop("application/json")
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
 def problem(status: int, title: str, detail: str, **extra: Any) -> JSONResponse:
     """Return a problem+json response (RFC 9457) with `type`, `title`, `status`, `detail`."""
     body = {"type": "about:blank", "title": title, "status": status, "detail": detail, **extra}
@@ -41,7 +102,8 @@ def _field(error: dict[str, Any]) -> str:
 
 
 def install(app: FastAPI) -> None:
-    """Register the exception handlers on `app`."""
+    """Register the exception handlers on `app`, and document problem responses."""
+    document_problems(app)
 
     @app.exception_handler(RequestValidationError)
     async def validation(_: Request, exc: RequestValidationError) -> JSONResponse:

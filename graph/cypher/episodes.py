@@ -120,21 +120,23 @@ _page_filter = (
     + _as_of("ep")
     + """
   AND ($chat_id IS NULL OR ep.chat_id = $chat_id)
-  AND ($after_id IS NULL OR ep.said_at > $after_at
-       OR (ep.said_at = $after_at AND ep.id > $after_id))
+  AND ($after IS NULL OR ep.said_at > $after.said_at
+       OR (ep.said_at = $after.said_at AND (ep.run_id > $after.run_id
+           OR (ep.run_id = $after.run_id AND (ep.seq > $after.seq
+               OR (ep.seq = $after.seq AND ep.part > $after.part))))))
   AND """
     + _visible
 )
 
 _page_tail = (
     """
-WITH ep ORDER BY ep.said_at, ep.id LIMIT $limit
+WITH ep ORDER BY ep.said_at, ep.run_id, ep.seq, ep.part LIMIT $limit
 """
     + _speaker
     + """RETURN """
     + _project("ep")
     + """ AS episode, sp.name AS speaker
-ORDER BY episode.said_at_us, episode.id
+ORDER BY episode.said_at_us, episode.run_id, episode.seq, episode.part
 """
 )
 
@@ -147,10 +149,11 @@ WHERE ep.owner = $owner AND ep.retracted_at > $known_at AND ep.said_at <= $valid
     + _page_filter
     + _page_tail
 )
-"""READ. $owner, $valid_at, $known_at, $chat_id (or null), $after_at, $after_id (the last
-episode of the previous page, or null), $limit, **scope params -> episode, speaker: the
-episodes visible at the as-of point, oldest said first, then by id. NodeIndexSeekByRange
-on `episode_owner_asof`."""
+"""READ. $owner, $valid_at, $known_at, $chat_id (or null), $after ({said_at, run_id, seq,
+part} of the last episode of the previous page, or null), $limit, **scope params ->
+episode, speaker: the episodes visible at the as-of point, oldest said first, then in
+run order (run id, position, own words before a pasted part). NodeIndexSeekByRange on
+`episode_owner_asof`."""
 
 EPISODES_OF_RUN = (
     """

@@ -105,10 +105,11 @@ class EpisodeReads:
         chat_id: str | None = None,
         run_id: str | None = None,
         q: str | None = None,
-        after: tuple[datetime, str] | None = None,
+        after: tuple[datetime, str, int, str] | None = None,
         limit: int = 100,
     ) -> list[EpisodeRecord]:
-        """Return the episodes visible at `as_of` that the scope may see, oldest said first.
+        """Return the episodes visible at `as_of` that the scope may see, oldest said first,
+        then in run order.
 
         Args:
             scope: who reads.
@@ -118,7 +119,8 @@ class EpisodeReads:
             run_id: only this run's, or None.
             q: only those with every word of `q` (full-text, accents and case folded),
                 or None.
-            after: (said_at, id) of the last episode of the previous page, or None.
+            after: (said_at, run id, seq, part) of the last episode of the previous page (the
+                keyset of the order), or None.
             limit: page size.
         """
         base = {
@@ -126,8 +128,9 @@ class EpisodeReads:
             "known_at": as_of.known_at,
             "chat_id": chat_id,
             "run_id": run_id,
-            "after_at": after[0] if after else None,
-            "after_id": after[1] if after else None,
+            "after": None
+            if after is None
+            else {"said_at": after[0], "run_id": after[1], "seq": after[2], "part": after[3]},
             "limit": limit,
             **params(scope),
         }

@@ -192,7 +192,9 @@ class SearchReads:
         if exact_cap > 0:
             small = self._rows(sc.SEMANTIC_SMALL, k=limit, cap=exact_cap, **base)[0]
         if small["complete"]:
-            hits = [_hit(row, e, score, as_of, text, score) for row, e, score, text in small["hits"]]
+            hits = [
+                _hit(row, e, score, as_of, text, score) for row, e, score, text in small["hits"]
+            ]
             return hits, "small"
         k = min(max(limit * ANN_FACTOR, ANN_MIN), ANN_MAX)
         rows = self._rows(sc.SEMANTIC_NEAREST, k=k, **base)
@@ -226,9 +228,7 @@ class SearchReads:
             model=model,
             **params(scope),
         )
-        return [
-            _hit(r["row"], r["e"], r["score"], as_of, r["text"], r["semantic"]) for r in rows
-        ]
+        return [_hit(r["row"], r["e"], r["score"], as_of, r["text"], r["semantic"]) for r in rows]
 
 
 def _scored(r: Any, as_of: AsOf) -> Hit:

@@ -45,9 +45,7 @@ T = TypeVar("T")
 TICK = timedelta(microseconds=1)
 
 
-class WriteTx(
-    ReviewWrites, AccessWrites, ErasureWrites, AuditWrites, SearchWrites, EpisodeWrites
-):
+class WriteTx(ReviewWrites, AccessWrites, ErasureWrites, AuditWrites, SearchWrites, EpisodeWrites):
     """Write primitives inside one transaction. Every query is scoped by `owner`.
 
     `embedder` is the process's embedder (or None), carried for the committer, which

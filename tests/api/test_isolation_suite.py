@@ -169,7 +169,11 @@ def _seed_owner(api: Api, app: Any, tag: str, color: str) -> dict[str, Any]:
         "id": f"run-{tag}",
         "chat_id": "c-full",
         "messages": [
-            {"role": "assistant", "text": f"Noted: the user's favorite color is {color}.", "at": AT},
+            {
+                "role": "assistant",
+                "text": f"Noted: the user's favorite color is {color}.",
+                "at": AT,
+            },
             {"role": "user", "text": "Hello, just checking in.", "at": AT},
         ],
     }

@@ -28,9 +28,7 @@ T = datetime(2024, 1, 1, tzinfo=UTC)
 ANA = EntityRecord("ent_ana", "o", "Ana", "person", (), None, None, False, T)
 
 
-def hit(
-    fact_id: str, score: float, text: str | None = None, semantic: float | None = None
-) -> Hit:
+def hit(fact_id: str, score: float, text: str | None = None, semantic: float | None = None) -> Hit:
     fact = FactRecord(
         fact_id,
         "o",
@@ -64,7 +62,7 @@ def said(episode_id: str, score: float, text: str, semantic: float | None) -> Ep
 
 
 def test_content_words_leave_question_words_out() -> None:
-    """"where does Ana live" counts "ana" and "live"; a question of nothing but question
+    """ "where does Ana live" counts "ana" and "live"; a question of nothing but question
     words keeps them all (else nothing would count)."""
     assert content_words("Where does Ana live?") == ["ana", "live"]
     assert content_words("what did you do") == ["what", "did", "you", "do"]

@@ -70,7 +70,9 @@ def test_other_owners_crowding_the_index_fall_back_to_the_exact_ranking(
     )
     mine = located(committer, owner, "Ana", "Lisbon")
     [query] = embedder.embed(["Ana location Porto"])
-    hits, path = Reader(neo4j_driver).semantic(Scope(owner), query, MODEL, AsOf.at(), 5, exact_cap=0)
+    hits, path = Reader(neo4j_driver).semantic(
+        Scope(owner), query, MODEL, AsOf.at(), 5, exact_cap=0
+    )
     assert path == "exact"
     assert [(h.entity.id, h.fact.value) for h in hits] == [(mine, "Lisbon")]
     assert 0.5 < hits[0].score < 1.0

@@ -12,6 +12,7 @@ from fastapi import APIRouter, Query, Request
 
 from api.chat import tools
 from api.http.deps import AsOfDep, ReaderDep, ScopeDep
+from api.http.errors import problems
 from api.chat.schemas.search import SearchOut
 
 router = APIRouter(prefix="/v1", tags=["search"])
@@ -20,7 +21,7 @@ MAX_QUERY_CHARS = 1_000
 """Longest `q` (CONTRACT §9): longer is a 422 naming `q`."""
 
 
-@router.get("/search", response_model=SearchOut)
+@router.get("/search", response_model=SearchOut, responses=problems(403, 422))
 def search(
     request: Request,
     scope: ScopeDep,

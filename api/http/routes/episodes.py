@@ -12,6 +12,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from api.http.cursors import decode_episodes, encode_episodes
+from api.http.errors import problems
 from api.http.deps import AsOfDep, ChatIdQuery, CurateOwner, PathId, ReaderDep, ScopeDep
 from api.http.schemas.audit import EffectPublic, EpisodesForgotten
 from api.http.schemas.core import FactPublic
@@ -35,7 +36,7 @@ FactsQuery = Annotated[
 ]
 
 
-@router.get("/episodes", response_model=EpisodeList)
+@router.get("/episodes", response_model=EpisodeList, responses=problems(403, 422))
 def list_episodes(
     scope: ScopeDep,
     reader: ReaderDep,
@@ -72,12 +73,13 @@ def list_episodes(
     )
     nxt = None
     if len(page) > limit:
-        last = page[limit - 1]
-        nxt = encode_episodes(query, as_of.valid_at, as_of.known_at, last.said_at, last.id)
+        nxt = encode_episodes(query, as_of.valid_at, as_of.known_at, page[limit - 1])
     return EpisodeList(items=[EpisodePublic.of(e) for e in page[:limit]], next=nxt)
 
 
-@router.get("/episodes/{episode_id}", response_model=EpisodePublic)
+@router.get(
+    "/episodes/{episode_id}", response_model=EpisodePublic, responses=problems(403, 404, 422)
+)
 def get_episode(episode_id: PathId, scope: ScopeDep, reader: ReaderDep) -> EpisodePublic:
     """One episode by id, whatever its axes (a forgotten one shows its `retracted_at`, the
     audit view of CONTRACT §12). `chat_id`: that chat's memory access applies (an episode
@@ -87,7 +89,11 @@ def get_episode(episode_id: PathId, scope: ScopeDep, reader: ReaderDep) -> Episo
     return EpisodePublic.of(reader.episode(scope, episode_id))
 
 
-@router.delete("/episodes/{episode_id}", response_model=EpisodesForgotten)
+@router.delete(
+    "/episodes/{episode_id}",
+    response_model=EpisodesForgotten,
+    responses=problems(403, 404, 409, 422),
+)
 def forget_episode(
     episode_id: PathId,
     owner: CurateOwner,
@@ -108,7 +114,11 @@ def forget_episode(
     return _forgotten(reader, owner, found)
 
 
-@router.delete("/runs/{run_id}/episodes", response_model=EpisodesForgotten)
+@router.delete(
+    "/runs/{run_id}/episodes",
+    response_model=EpisodesForgotten,
+    responses=problems(403, 404, 409, 422),
+)
 def forget_run_episodes(
     run_id: PathId,
     owner: CurateOwner,
