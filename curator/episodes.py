@@ -51,9 +51,9 @@ def redact(text: str) -> str:
     spans = split_sentences(text)
     flagged = [looks_secret(text[b:e]) for b, e in spans]
     for i in range(len(spans) - 1):
-        if not flagged[i] and not flagged[i + 1]:
-            if looks_secret(text[spans[i][0] : spans[i + 1][1]]):
-                flagged[i] = flagged[i + 1] = True
+        pair = text[spans[i][0] : spans[i + 1][1]]
+        if not flagged[i] and not flagged[i + 1] and looks_secret(pair):
+            flagged[i] = flagged[i + 1] = True
     out, last = [], 0
     for (begin, end), secret in zip(spans, flagged, strict=True):
         out.append(text[last:begin])

@@ -51,12 +51,11 @@ DECIMALS = 6
 MAX_CANDIDATES = 200
 """At most this many candidates from each list."""
 
-QUESTION_WORDS = frozenset(
-    """what when where who whom whose which why how does do did done am is are was were be
+_QUESTIONS = """what when where who whom whose which why how does do did done am is are was were be
     been being has have had i me my mine myself you your yours we us our ours he him his
     she her hers they them their theirs can could would should shall will may might must
-    tell know remember about any some please""".split()
-)
+    tell know remember about any some please"""
+QUESTION_WORDS = frozenset(_QUESTIONS.split())
 """Words a question carries whatever it asks about: left out of the lexical evidence (the
 full-text candidates still match them; BM25 weighs them down)."""
 

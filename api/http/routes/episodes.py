@@ -12,8 +12,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from api.http.cursors import decode_episodes, encode_episodes
-from api.http.errors import problems
 from api.http.deps import AsOfDep, ChatIdQuery, CurateOwner, PathId, ReaderDep, ScopeDep
+from api.http.errors import problems
 from api.http.schemas.audit import EffectPublic, EpisodesForgotten
 from api.http.schemas.core import FactPublic
 from api.http.schemas.episodes import EpisodeList, EpisodePublic
