@@ -25,7 +25,7 @@ from typing import Any
 
 from committer.batch import Batch
 from committer.curation import resolve
-from committer.proposals import EntityRef, Said
+from committer.proposals import EntityRef, Proposal, Reviewed, Said
 from committer.rules.plan import Predecessor, plan_retract
 from committer.search_index import embed_texts
 from committer.trail import Trail
@@ -123,6 +123,31 @@ def record_episodes(
             by_message[mid] = item["id"]
             who[mid] = item["speaker_id"]
     return Filed(who, by_message)
+
+
+def spoken_by(r: Reviewed, speakers: dict[str, str | None]) -> Reviewed:
+    """`r` with the person who said its message on its provenance (`speaker_id`), from
+    the episodes just filed (`Filed.speakers`)."""
+    prov = r.proposal.provenance
+    speaker = speakers.get(prov.message_id) if prov.message_id is not None else None
+    if speaker is None or prov.speaker_id == speaker:
+        return r
+    proposal = r.proposal.model_copy(
+        update={"provenance": prov.model_copy(update={"speaker_id": speaker})}
+    )
+    return r.model_copy(update={"proposal": proposal})
+
+
+def said_by(w: WriteTx, owner: str, proposal: Proposal) -> Proposal:
+    """`proposal` (kept later, from a stored proposal) with the person who said its message
+    on its provenance, read from the message's episode (forgotten or not)."""
+    prov = proposal.provenance
+    if prov.run_id is None or prov.message_id is None:
+        return proposal
+    speaker = w.message_speakers(owner, prov.run_id, [prov.message_id]).get(prov.message_id)
+    return proposal.model_copy(
+        update={"provenance": prov.model_copy(update={"speaker_id": speaker})}
+    )
 
 
 @dataclass(frozen=True, slots=True)

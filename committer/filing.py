@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from committer.curation import Applied, apply_proposals, lookup, name_form
-from committer.episodes import record_episodes
+from committer.episodes import record_episodes, said_by, spoken_by
 from committer.proposals import EntityRef, Proposal, Provenance, Reviewed, Said
 from committer.rules.normalize import value_norm
 from committer.trail import Trail
@@ -157,7 +157,7 @@ def record_run(
     )
     curation = trail.event("curation", actor=worker, run_id=run.id, causes=[run_event])
     filed = record_episodes(w, owner, self_id, run, said, t)
-    reviewed = [_spoken_by(r, filed.speakers) for r in reviewed]
+    reviewed = [spoken_by(r, filed.speakers) for r in reviewed]
     messages = _messages(run)
 
     def causes(r: Reviewed) -> list[str | None]:
@@ -179,18 +179,6 @@ def record_run(
         return [curation, message]
 
     return store_reviewed(w, owner, self_id, run.chat_id, reviewed, t, trail, causes)
-
-
-def _spoken_by(r: Reviewed, speakers: dict[str, str | None]) -> Reviewed:
-    """`r` with the person who said its message on its provenance (CONTRACT §12)."""
-    prov = r.proposal.provenance
-    speaker = speakers.get(prov.message_id) if prov.message_id is not None else None
-    if speaker is None or prov.speaker_id == speaker:
-        return r
-    proposal = r.proposal.model_copy(
-        update={"provenance": prov.model_copy(update={"speaker_id": speaker})}
-    )
-    return r.model_copy(update={"proposal": proposal})
 
 
 def message_event_id(owner: str, run_id: str, message_id: str) -> str:
@@ -371,11 +359,7 @@ def keep(
     decision = trail.event(
         "decision", actor=by, decision="keep", proposal_id=proposal_id, causes=[proposal_id]
     )
-    proposal = as_proposal(rec)
-    if rec.run_id is not None and rec.message_id is not None:
-        speaker = w.message_speakers(owner, rec.run_id, [rec.message_id]).get(rec.message_id)
-        prov = proposal.provenance.model_copy(update={"speaker_id": speaker})
-        proposal = proposal.model_copy(update={"provenance": prov})
+    proposal = said_by(w, owner, as_proposal(rec))
     applied = apply_proposals(w, owner, self_id, [proposal], t, trail, [decision])[0]
     done = w.decide_proposal(
         owner,

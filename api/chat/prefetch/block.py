@@ -20,19 +20,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from functools import partial
 from typing import Any
 
 from api.chat.prefetch import recall
 from api.chat.prefetch.mentions import mention_keys
 from api.chat.prefetch.rank import personalized_pagerank
+from api.chat.prefetch.text import clip, day, item, row_tag, scalar, when
 from graph.attributes import REGISTRY
-from graph.read.prefetch import PrefetchLimits, PrefetchView, Row
+from graph.read.prefetch import PrefetchLimits, PrefetchView
 from graph.read.reader import Reader
 from graph.read.search import words
 from graph.scope import Scope
-from graph.time import EPOCH, FAR_FUTURE, FAR_PAST, AsOf
+from graph.time import AsOf
 
 HEADER = "## Known World State"
 PREAMBLE = (
@@ -51,9 +52,6 @@ MAX_PREFERENCES = 8
 MAX_FACTS_PER_ENTITY = 6
 MAX_RELATIONS_PER_ENTITY = 4
 MAX_EVENTS = 3
-MAX_VALUE_CHARS = 120
-_FAR_PAST_US = (FAR_PAST - EPOCH) // timedelta(microseconds=1)
-_FAR_FUTURE_US = (FAR_FUTURE - EPOCH) // timedelta(microseconds=1)
 LIMITS = PrefetchLimits(
     entities=5,
     facts=MAX_FACTS_PER_ENTITY,
@@ -170,85 +168,6 @@ def compose(
     return render(rank_lines(view, restricted, recall_words or []), at, max_chars, max_items)
 
 
-# --- text --------------------------------------------------------------------------------
-
-
-def _z(value: datetime) -> str:
-    return value.isoformat().replace("+00:00", "Z")
-
-
-def _day(value: datetime) -> str:
-    return value.date().isoformat()
-
-
-def _clip(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= MAX_VALUE_CHARS else flat[: MAX_VALUE_CHARS - 1] + "…"
-
-
-def _scalar(value: Any) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return _clip(str(value))
-
-
-def tag(source: str, speaker: str | None = None) -> str:
-    """A short provenance tag for a fact's `source` (CONTRACT §10 Fact.source) and who said
-    it (CONTRACT §12): `speaker` is the name of the person whose message it came from, or
-    None for the owner's own words ("told by you")."""
-    if source == "user_stated":
-        return f"told by {_clip(speaker)}" if speaker else "told by you"
-    if source == "user_edit":
-        return "entered by you"
-    if source.startswith("integration:"):
-        return f"observed by {source.split(':', 1)[1]}"
-    if source == "inferred":
-        return "inferred and confirmed"
-    return "from a document, confirmed"
-
-
-def _when(row: Row) -> str:
-    start = (
-        f"noted {_day(row.recorded_at)}"
-        if row.vf <= _FAR_PAST_US
-        else f"since {_day(row.valid_from)}"
-    )
-    return start + ("" if row.vt >= _FAR_FUTURE_US else f" until {_day(row.valid_to)}")
-
-
-def _speaker(view: PrefetchView, row: Row) -> str | None:
-    """Who said a row, for its tag: None for the owner (or no message), else the name of
-    the person whose message it came from ("someone else" when that entity is not
-    visible to this read)."""
-    if row.speaker_id is None or row.speaker_id == view.self_id:
-        return None
-    return view.speakers.get(row.speaker_id, "someone else")
-
-
-def _tag(view: PrefetchView, row: Row) -> str:
-    return tag(row.source, _speaker(view, row))
-
-
-def _item(kind: str, row: Row, value: str, view: PrefetchView, **extra: Any) -> dict[str, Any]:
-    speaker = _speaker(view, row)
-    return {
-        "kind": kind,
-        "fact_id": row.id,
-        "entity_id": row.entity_id,
-        "attribute": row.attribute,
-        "value": value,
-        "object_id": row.object_id,
-        "valid_from": _z(row.valid_from),
-        "valid_to": None if row.vt >= _FAR_FUTURE_US else _z(row.valid_to),
-        "recorded_at": _z(row.recorded_at),
-        "source": row.source,
-        "tag": tag(row.source, speaker),
-        "speaker": "you" if speaker is None and row.speaker_id is not None else speaker,
-        "speaker_id": row.speaker_id,
-        **extra,
-    }
-
-
 # --- ranking -----------------------------------------------------------------------------
 
 
@@ -260,12 +179,10 @@ def _preference_lines(view: PrefetchView) -> list[Line]:
     )
     lines = []
     for i, r in enumerate(rows[:MAX_PREFERENCES]):
-        value = _scalar(r.value)
-        text = f"- {r.attribute}: {value} ({_when(r)}; {_tag(view, r)})"
+        value = scalar(r.value)
+        text = f"- {r.attribute}: {value} ({when(r)}; {row_tag(view, r)})"
         lines.append(
-            Line(
-                0, (i,), text, r.id, partial(_item, "preference", r, value, view, entity=r.subject)
-            )
+            Line(0, (i,), text, r.id, partial(item, "preference", r, value, view, entity=r.subject))
         )
     return lines
 
@@ -307,21 +224,21 @@ def _entity_lines(view: PrefetchView, restricted: bool) -> tuple[list[Line], lis
         links.sort(key=lambda x: (-score.get(x[1], 0.0), x[1], x[0].attribute, x[0].id))
         facts = []
         for i, r in enumerate(attrs[:MAX_FACTS_PER_ENTITY]):
-            value = _scalar(r.value)
-            text = f"- {r.attribute}: {value} ({_when(r)}; {_tag(view, r)})"
+            value = scalar(r.value)
+            text = f"- {r.attribute}: {value} ({when(r)}; {row_tag(view, r)})"
             facts.append(
                 Line(
                     1,
                     (order, 1, 0, i),
                     text,
                     r.id,
-                    partial(_item, "fact", r, value, view, entity=m.name),
+                    partial(item, "fact", r, value, view, entity=m.name),
                 )
             )
         relations = []
         for i, (r, other, direction) in enumerate(links[:MAX_RELATIONS_PER_ENTITY]):
             arrow = "→" if direction == "out" else "←"
-            text = f"- {r.attribute} {arrow} {_clip(names[other])} ({_when(r)}; {_tag(view, r)})"
+            text = f"- {r.attribute} {arrow} {clip(names[other])} ({when(r)}; {row_tag(view, r)})"
             relations.append(
                 Line(
                     1,
@@ -329,7 +246,7 @@ def _entity_lines(view: PrefetchView, restricted: bool) -> tuple[list[Line], lis
                     text,
                     r.id,
                     partial(
-                        _item,
+                        item,
                         "relationship",
                         r,
                         names[other],
@@ -349,7 +266,7 @@ def _entity_lines(view: PrefetchView, restricted: bool) -> tuple[list[Line], lis
             Line(
                 1,
                 (order, 0),
-                f"**{_clip(m.name)}** ({m.kind})",
+                f"**{clip(m.name)}** ({m.kind})",
                 None,
                 partial(dict, kind="entity", entity_id=m.id, name=m.name, entity_kind=m.kind),
             )
@@ -363,13 +280,13 @@ def _event_lines(view: PrefetchView, shown: set[str]) -> list[Line]:
     for r in view.events:
         if r.id in shown or len(lines) == MAX_EVENTS:
             continue
-        who = "you" if r.subject_is_self else _clip(r.subject or r.entity_id)
+        who = "you" if r.subject_is_self else clip(r.subject or r.entity_id)
         value = (
-            _clip(r.object_name) if r.object_id is not None and r.object_name else _scalar(r.value)
+            clip(r.object_name) if r.object_id is not None and r.object_name else scalar(r.value)
         )
-        text = f"- {_day(r.valid_from)} {who}: {value} ({_tag(view, r)})"
+        text = f"- {day(r.valid_from)} {who}: {value} ({row_tag(view, r)})"
         lines.append(
-            Line(3, (len(lines),), text, r.id, partial(_item, "event", r, value, view, entity=who))
+            Line(3, (len(lines),), text, r.id, partial(item, "event", r, value, view, entity=who))
         )
     return lines
 
@@ -420,7 +337,7 @@ def render(lines: list[Line], at: datetime, max_chars: int, max_items: int) -> P
     The block is `head`, then per section with a kept line `"\\n### <section>\\n"` and its
     lines, each followed by a newline; its length is counted exactly as it is built.
     """
-    head = f"{HEADER}\n{PREAMBLE.format(at=_day(at))}\n"
+    head = f"{HEADER}\n{PREAMBLE.format(at=day(at))}\n"
     used = len(head)
     kept: list[tuple[int, Line]] = []
     open_sections: set[int] = set()
