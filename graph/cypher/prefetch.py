@@ -274,8 +274,8 @@ CALL (self_id) {
     + EPISODE_INDEX
     + """', q) YIELD node AS ep, score
   WITH self_id, ep, score
-  WHERE ep.said_at <= $valid_at AND ep.recorded_at <= $known_at
-    AND ep.retracted_at > $known_at AND """
+  WHERE ep.source = 'user_stated' AND ep.said_at <= $valid_at
+    AND ep.recorded_at <= $known_at AND ep.retracted_at > $known_at AND """
     + episode_visible("ep")
     + """
   WITH self_id, ep, score ORDER BY score DESC, ep.id LIMIT $max_said
@@ -322,9 +322,10 @@ Returns exactly one row (rows are `_ROW` lists):
     + [subject name, subject is the owner, object name or null];
   speakers: [[id, name]] of the visible entities who said the rows above (their
     `speaker_id`), the owner's own left out;
-  said: the $max_said best full-text hits of the message among the episodes the scope
-    sees at the as-of point (CONTRACT §12, area `conversation`), best BM25 first, ties by
-    id: [id, text (its first $said_chars characters), speaker_id, speaker name, spoken by
+  said: the $max_said best full-text hits of the message among the people's own words
+    (episodes of source `user_stated`: assistant, tool and pasted text is never pushed,
+    as the curator holds it for a yes, CONTRACT §3) the scope sees at the as-of point
+    (CONTRACT §12, area `conversation`), best BM25 first, ties by id: [id, text (its first $said_chars characters), speaker_id, speaker name, spoken by
     the owner, said_at (micros), chat_id, run_id, message_id, source, role].
 
 `WITH DISTINCT f` between an index seek and the scope predicate: without it the planner
