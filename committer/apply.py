@@ -8,27 +8,23 @@ all of it lands or none of it does (STYLE: "one commit is one Neo4j transaction"
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from neo4j import Driver
-
-from committer.groups import AccessCommands
 from committer.batch import Batch, CommitResult, start_of
-from committer.decisions import ReviewCommands
-from committer.entity_changes import EntityCommands
+from committer.decisions import DecisionCommands
+from committer.entity_changes import EntityChangeCommands
 from committer.episodes import EpisodeCommands
 from committer.erasure import ErasureCommands
+from committer.groups import GroupCommands
 from committer.owners import ensure_owner, live_entity, new_entity
-from committer.proposals import Assertion, Reviewed, Said
-from committer.filing import record_run
+from committer.proposals import Assertion
 from committer.rules.plan import Predecessor, plan_end, plan_retract
+from committer.runs import RunCommands
 from committer.trail import Trail
 from graph.attributes import known_areas
-from graph.embedding import Embedder
 from graph.errors import Conflict, InvalidInput
 from graph.names import token_hash
 from graph.records import (
@@ -36,19 +32,10 @@ from graph.records import (
     EntityRecord,
     FactRecord,
     MemoryAccess,
-    RunRecord,
     TokenRecord,
-    run_key,
 )
 from graph.time import FAR_FUTURE, utcnow
-from graph.write.writer import Writer, WriteTx, new_id
-
-MAX_ATTEMPTS = 5
-"""Claims of one run after which it is given up as `failed` (CONTRACT §4)."""
-RETRY_BASE_SECONDS = 5.0
-"""First retry delay of a released run; it doubles per try."""
-RETRY_MAX_SECONDS = 300.0
-"""Longest retry delay of a released run."""
+from graph.write.writer import WriteTx, new_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,37 +57,21 @@ class RetractResult:
     event_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class RunOutcome:
-    """Counts of one run's proposals (CONTRACT §10 `GET /v1/runs/{id}`)."""
-
-    proposals: int
-    committed: int
-    held: int
-    entity_ids: tuple[str, ...] = ()
-    """Entities the committed proposals touched (for merge suggestions)."""
-
-
 SOURCES = ("user_stated", "user_edit", "inferred", "untrusted", "integration")
 """Sources a restricted memory access may list (CONTRACT §10 Fact.source; `integration`
 admits every `integration:<name>`, graph/scope.py)."""
 
 
-class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands, EpisodeCommands):
-    """The only writer of facts (CONTRACT §1).
-
-    Args:
-        driver: a connected neo4j driver.
-        database: the Neo4j database, or None for the default.
-        embedder: embeds each new row in the transaction that writes it (CONTRACT §6
-            semantic recall; committer/search_index.py), or None: rows get their search
-            text only.
-    """
-
-    def __init__(
-        self, driver: Driver, database: str | None = None, embedder: Embedder | None = None
-    ):
-        self._writer = Writer(driver, database, embedder)
+class Committer(
+    DecisionCommands,
+    GroupCommands,
+    ErasureCommands,
+    EntityChangeCommands,
+    RunCommands,
+    EpisodeCommands,
+):
+    """The only writer of facts (CONTRACT §1): the facade of the command groups, on one base
+    (committer.base.CommitterBase, whose arguments it takes)."""
 
     # --- owners, entities, tokens --------------------------------------------------------
 
@@ -271,214 +242,6 @@ class Committer(ReviewCommands, AccessCommands, ErasureCommands, EntityCommands,
             return RetractResult(plan.retract, None, tuple(created), t, act)
 
         return self._writer.transaction(work)
-
-    # --- runs ----------------------------------------------------------------------------
-
-    def submit_run(
-        self,
-        owner: str,
-        *,
-        run_id: str,
-        chat_id: str,
-        surface: str | None,
-        payload: str,
-        canonical: str | None = None,
-    ) -> tuple[RunRecord, bool]:
-        """Queue a finished run for the curator; idempotent on run id (CONTRACT §4).
-
-        Args:
-            owner: the owner id.
-            run_id: the client's run id (unique per owner).
-            chat_id: the chat it came from.
-            surface: where it ran, or None.
-            payload: the run as JSON text (messages, observations).
-            canonical: the form compared for idempotency (e.g. with times in UTC, so the
-                same instant written in another offset is the same run); default payload.
-
-        Returns:
-            (the stored run, True if this call queued it).
-
-        A run of a chat whose memory access is `none` is stored without its content
-        (payload `{}`; CONTRACT §7, §12: that chat's messages are never stored); the
-        digest still makes a repost with other content a conflict.
-
-        Raises:
-            Conflict: the run id was posted before with different content, or is a
-                sync's id (CONTRACT §10: both are event ids).
-        """
-        digest = hashlib.sha256((canonical or payload).encode()).hexdigest()
-
-        def work(w: WriteTx) -> tuple[RunRecord, bool]:
-            ensure_owner(w, owner)
-            taken = w.event(owner, run_id)
-            if taken is not None and taken.kind != "run":
-                raise Conflict(
-                    f"id {run_id!r} is already the id of a {taken.kind}; a run's "
-                    "event id is its run id, so runs and syncs need distinct ids"
-                )
-            closed = w.memory_access(owner, chat_id).mode == "none"
-            return w.create_run(
-                owner,
-                key=run_key(owner, run_id),
-                run_id=run_id,
-                chat_id=chat_id,
-                surface=surface,
-                payload="{}" if closed else payload,
-                digest=digest,
-                now=utcnow(),
-            )
-
-        return self._writer.transaction(work)
-
-    def claim_run(
-        self, worker: str, lease_seconds: float = 30.0, max_attempts: int = MAX_ATTEMPTS
-    ) -> RunRecord | None:
-        """Claim the oldest claimable run of any owner for `worker`, atomically (CONTRACT §4).
-
-        Claimable: `queued` and past its `retry_at`, or `curating` with a lapsed lease
-        (its worker died: takeover). Claims of all processes are serialized on one queue
-        lock (graph/cypher/runs.py LOCK_QUEUE), so two workers never hold one run.
-
-        Args:
-            worker: the claiming worker's id (host-pid-random).
-            lease_seconds: how long the claim holds without a heartbeat.
-            max_attempts: a run claimed this many times already is closed `failed`.
-
-        Returns:
-            The run `curating` under `worker`'s lease; or a run closed at once: `skipped`
-            (its chat's memory access is `none`, CONTRACT §7; its payload is neither
-            read nor returned) or `failed` (attempts exhausted); None when none waits.
-        """
-        lease = timedelta(seconds=lease_seconds)
-        return self._writer.transaction(
-            lambda w: w.claim_run(worker, utcnow(), lease, max_attempts)
-        )
-
-    def heartbeat(self, run: RunRecord, worker: str, lease_seconds: float) -> bool:
-        """Extend `worker`'s lease on `run` to now + `lease_seconds`.
-
-        Returns:
-            False when the lease is no longer `worker`'s (it lapsed and another worker
-            took the run over, or the run was closed): the worker's apply will fail.
-        """
-        lease = timedelta(seconds=lease_seconds)
-        return self._writer.transaction(
-            lambda w: w.heartbeat_run(run_key(run.owner, run.id), worker, utcnow(), lease)
-        )
-
-    def release_run(
-        self,
-        run: RunRecord,
-        worker: str,
-        error: str | None,
-        *,
-        count_attempt: bool = False,
-        retry_in: float | None = None,
-        max_attempts: int = MAX_ATTEMPTS,
-    ) -> bool:
-        """Put a run `worker` holds back in the queue, to be retried later (CONTRACT §4).
-
-        For a run that could not be curated now through no fault of its own (the LLM
-        extractor's endpoint failing, a worker stopping): the run is never lost.
-
-        Args:
-            run: the claimed run.
-            worker: the worker holding its lease.
-            error: why, kept on the run (never message text), or None.
-            count_attempt: count this attempt against `max_attempts` (the run itself
-                failed); then a run out of attempts is closed `failed` instead.
-            retry_in: seconds before it may be claimed again; default an exponential
-                backoff, `RETRY_BASE_SECONDS` doubling per try up to `RETRY_MAX_SECONDS`.
-            max_attempts: see `count_attempt`.
-
-        Returns:
-            False when the lease was no longer `worker`'s (nothing changed).
-        """
-        if count_attempt and run.attempts >= max_attempts:
-            return self.close_run(run, "failed", error, worker=worker)
-        if retry_in is None:
-            tries = max(run.attempts + run.releases, 1)
-            retry_in = min(RETRY_BASE_SECONDS * 2 ** (tries - 1), RETRY_MAX_SECONDS)
-
-        def work(w: WriteTx) -> bool:
-            now = utcnow()
-            return w.release_run(
-                run_key(run.owner, run.id),
-                worker,
-                refund=not count_attempt,
-                retry_at=now + timedelta(seconds=retry_in),
-                error=error,
-                now=now,
-            )
-
-        return self._writer.transaction(work)
-
-    def apply_run(
-        self,
-        run: RunRecord,
-        reviewed: Sequence[Reviewed],
-        *,
-        worker: str,
-        said: Sequence[Said] = (),
-    ) -> RunOutcome:
-        """Store a claimed run's episodes and reviewed proposals and mark it done, in one
-        transaction.
-
-        Each message the curator handed over (`said`, secrets already redacted) is kept as
-        an episode (CONTRACT §12); low-risk proposals are committed, the rest held pending
-        for the person, and suppressed ones dropped (CONTRACT §3,
-        `committer.filing.record_run`). Either all of it lands and the run is `done`, or
-        nothing does (CONTRACT §4: nothing is applied twice; proposals and episodes are
-        idempotent on id).
-
-        Raises:
-            Conflict: the run is no longer being curated under `worker`'s lease (it lapsed
-                and another worker took the run over, or it was finished): nothing is
-                written.
-        """
-
-        def work(w: WriteTx) -> RunOutcome:
-            self_id, _ = ensure_owner(w, run.owner)
-            t = w.begin_commit(run.owner, utcnow())
-            review = record_run(
-                w, run.owner, self_id, run, reviewed, t, Trail(w, run.owner, t), worker, said
-            )
-            outcome = RunOutcome(review.proposals, review.committed, review.held, review.entity_ids)
-            if not w.finish_run(
-                run_key(run.owner, run.id),
-                worker=worker,
-                status="done",
-                proposals=review.proposals,
-                committed=review.committed,
-                held=review.held,
-                error=None,
-                now=t,
-            ):
-                raise Conflict(f"run {run.id!r} is not being curated")
-            return outcome
-
-        return self._writer.transaction(work)
-
-    def close_run(
-        self, run: RunRecord, status: str, error: str | None = None, *, worker: str
-    ) -> bool:
-        """Mark a run `worker` holds `failed` or `skipped` with nothing applied.
-
-        Returns:
-            False when the lease was no longer `worker`'s (nothing changed).
-        """
-        return self._writer.transaction(
-            lambda w: w.finish_run(
-                run_key(run.owner, run.id),
-                worker=worker,
-                status=status,
-                proposals=0,
-                committed=0,
-                held=0,
-                error=error,
-                now=utcnow(),
-            )
-        )
 
     # --- memory access -------------------------------------------------------------------
 

@@ -80,6 +80,7 @@ def _new_value(a: Assertion) -> NewValue:
         cardinality=registry.cardinality(a.attribute, a.cardinality),
         provenance=_provenance(a.provenance),
         status=a.status,
+        near=a.near_duplicates,
     )
 
 

@@ -13,12 +13,15 @@ from datetime import datetime
 from committer.batch import Batch, start_of
 from committer.owners import live_entity, new_entity
 from committer.proposals import Assertion, EntityRef, Proposal
-from committer.rules.normalize import value_norm
+from committer.rules.normalize import value_key, value_norm
 from committer.rules.plan import plan_end
 from committer.trail import Trail
 from graph.names import search_key
 from graph.time import FAR_PAST, to_utc
 from graph.write.writer import WriteTx
+
+CHAT_SOURCES = frozenset({"user_stated", "inferred", "untrusted"})
+"""Sources of statements made in chat, whose values may be near-duplicates (§2.1 rule 1)."""
 
 
 def lookup(w: WriteTx, owner: str, self_id: str, ref: EntityRef) -> str | None:
@@ -117,6 +120,7 @@ def apply_proposals(
             valid_to=p.valid_to,
             cardinality=p.cardinality,
             provenance=p.provenance,
+            near_duplicates=p.provenance.source in CHAT_SOURCES,
         )
         result = batch.assert_(assertion)
         out.append(Applied(subject, obj, result.fact.id, result.effect != "duplicate"))
@@ -127,15 +131,19 @@ def apply_proposals(
 def _end(batch: Batch, entity_id: str, p: Proposal) -> tuple[list[str], bool]:
     """End the current rows of `p.attribute` (of `p.value`, if given) at `p.valid_from`.
 
+    A row of the value ends whatever function words or plural it was said with ("I gave up
+    on my podcasts" ends "podcast"; `committer.rules.normalize.value_key`).
+
     Returns:
         (ids of the rows that now stand for the ended facts, whether memory changed).
     """
     until = to_utc(p.valid_from, "valid_from")
     norm = None if p.value is None else value_norm(p.value, None)
+    key = None if norm is None else value_key(norm)
     rows = [
         r
         for r in batch.rows(entity_id, p.attribute, until)
-        if (norm is None or r.value_norm == norm)
+        if (norm is None or r.value_norm == norm or (key and value_key(r.value_norm) == key))
         and r.valid_from < until < r.valid_to
         and r.status != "invalidated"
     ]

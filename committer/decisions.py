@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import TypeVar
 
 from committer import filing as review
+from committer.base import CommitterBase
 from committer.merge import MergeResult, merge_entities
 from committer.owners import ensure_owner, live_entity
 from committer.proposals import Candidate, Reviewed, pair_key
@@ -19,15 +20,13 @@ from committer.trail import Trail
 from graph.errors import Conflict, NotFound
 from graph.records import FactRecord, MergeSuggestionRecord, ProposalRecord
 from graph.time import utcnow
-from graph.write.writer import Writer, WriteTx, new_id
+from graph.write.writer import WriteTx, new_id
 
 T = TypeVar("T")
 
 
-class ReviewCommands:
+class DecisionCommands(CommitterBase):
     """Decisions a person makes about proposals, notifications and entities."""
-
-    _writer: Writer
 
     def _commit(self, owner: str, work: Callable[[WriteTx, str, datetime], T]) -> T:
         def run(w: WriteTx) -> T:

@@ -9,19 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from committer.base import CommitterBase
 from committer.owners import ensure_owner
 from committer.proposals import EntityRef, Reviewed
 from committer.split import SplitResult, split_entity
 from committer.syncs import SyncOutcome, apply_sync
 from committer.trail import Trail
 from graph.time import utcnow
-from graph.write.writer import Writer, WriteTx
+from graph.write.writer import WriteTx
 
 
-class EntityCommands:
+class EntityChangeCommands(CommitterBase):
     """Entity-level changes a person or an integration makes."""
-
-    _writer: Writer
 
     def split(
         self,

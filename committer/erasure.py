@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from committer.base import CommitterBase
 from graph.cypher.erasure import OWNED_LABELS
 from graph.errors import InvalidInput, NotFound
 from graph.time import utcnow
-from graph.write.writer import Writer
 
 BATCH = 1_000
 """Nodes deleted per transaction."""
@@ -41,10 +41,8 @@ class ErasureResult:
     by_label: dict[str, int]
 
 
-class ErasureCommands:
+class ErasureCommands(CommitterBase):
     """Owner erasure."""
-
-    _writer: Writer
 
     def erase_owner(self, owner: str, confirm: str | None, batch: int = BATCH) -> ErasureResult:
         """Delete every node and relationship of `owner`, and nothing of anyone else.

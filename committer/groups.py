@@ -25,21 +25,20 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TypeVar
 
+from committer.base import CommitterBase
 from committer.owners import ensure_owner, live_entity
 from graph.errors import Conflict, Forbidden, InvalidInput, NotFound
 from graph.records import GroupRecord, ShareRecord, TokenRecord
 from graph.time import utcnow
-from graph.write.writer import Writer, WriteTx, new_id
+from graph.write.writer import WriteTx, new_id
 
 T = TypeVar("T")
 MAX_GROUP_NAME = 200
 MAX_OWNER_ID = 200
 
 
-class AccessCommands:
+class GroupCommands(CommitterBase):
     """Group and token commands."""
-
-    _writer: Writer
 
     def _in_group(
         self, owner: str, group_id: str, work: Callable[[WriteTx, str, datetime], T]

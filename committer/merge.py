@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from committer.batch import Batch
-from committer.proposals import Assertion, EntityRef, Proposal, Provenance, Reviewed
 from committer.filing import stored_proposal
+from committer.proposals import Assertion, EntityRef, Proposal, Provenance, Reviewed
 from committer.rules.plan import Plan
 from committer.trail import Trail
 from graph.errors import Conflict, InvalidInput

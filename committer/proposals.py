@@ -12,7 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Scalar = str | int | float | bool
+from graph.fields import Scalar
+
 Source = str
 """`user_stated`, `user_edit`, `integration:<name>`, `inferred` or `untrusted` (CONTRACT §10)."""
 
@@ -39,7 +40,10 @@ class Assertion(BaseModel):
     Exactly one of `value` and `object_id` is set. Datetimes are aware; `valid_to=None`
     is open. `valid_from=None` means "the commit time". `status` is the status the row
     takes where its own end stands: `active`, except for a row a merge or split moves,
-    which keeps its own (CONTRACT §5).
+    which keeps its own (CONTRACT §5). `near_duplicates`: a near-duplicate value of a
+    `many` attribute corroborates the row that covers it (for what a person said in chat;
+    `committer.rules.normalize.near_duplicate`); REST, merges, splits and syncs compare
+    values exactly.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -53,6 +57,7 @@ class Assertion(BaseModel):
     cardinality: Literal["one", "many"] | None = None
     provenance: Provenance = Provenance()
     status: Literal["active", "superseded", "invalidated"] = "active"
+    near_duplicates: bool = False
 
 
 class EntityRef(BaseModel):

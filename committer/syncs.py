@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from committer.curation import lookup
-from committer.proposals import EntityRef, Reviewed
 from committer.filing import store_reviewed
+from committer.proposals import EntityRef, Reviewed
 from committer.trail import Trail
 from graph.errors import Conflict
 from graph.write.writer import WriteTx

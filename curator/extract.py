@@ -83,7 +83,8 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
 
 _TAG_QUESTION = re.compile(
     r"[,\-–—]\s*(?:huh|right|you\s+know|ya\s+know|eh|no|yeah|isn't\s+it|wasn't\s+it"
-    r"|aren't\s+they|don't\s+you\s+think)\s*\?+\s*$",
+    r"|aren't\s+they|don't\s+you\s+think|(?:want\s+to|wanna)\s+see(?:\s+(?:it|them|one"
+    r"|(?:a|the)\s+(?:pic|photo|picture)))?)\s*\?+\s*$",
     re.IGNORECASE,
 )
 
@@ -298,7 +299,9 @@ def _field(raw: Mapping[str, Any] | Any, name: str) -> Any:
     return raw.get(name) if isinstance(raw, Mapping) else getattr(raw, name, None)
 
 
-def _fact_key(p: Proposal) -> tuple[Any, ...]:
+def fact_key(p: Proposal) -> tuple[Any, ...]:
+    """The key under which one extractor proposes a statement once per run: subject, op,
+    attribute, case-folded value, object, and the window for an event or an ending."""
     value = p.value.casefold() if isinstance(p.value, str) else p.value
     key: tuple[Any, ...] = (p.subject, p.op, p.attribute, value, p.object)
     # An event (closed window) is its own fact; an open-ended state said twice is one.
@@ -340,7 +343,7 @@ def extract_run(messages: Iterable[Mapping[str, Any] | Any], run_id: str) -> lis
             run_id=run_id,
         )
         for proposal in found:
-            key = _fact_key(proposal)
+            key = fact_key(proposal)
             if key not in seen:
                 seen.add(key)
                 out.append(proposal)

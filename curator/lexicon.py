@@ -24,7 +24,7 @@ CONNECTORS = words(
     " then though hey hi hello wow lol haha anyway anyways luckily fortunately"
     " unfortunately sadly recently lately finally ok okay sure um uh ah aw aww btw omg ya"
     " guess mean anyhow besides meanwhile first second again currently personally"
-    " thankfully"
+    " thankfully just"
 )
 """Words that may stand before an anchored "I ..." statement in its sentence."""
 
@@ -41,8 +41,13 @@ I_ = rf"\bI\s+{ADV}"
 
 IM = rf"\bI(?:'m|\s+am)\s+{ADV}"
 IVE = rf"\bI(?:'ve|\s+have)\s+{ADV}"
-WE = rf"(?:\b(?:I|we)\s+|\b(?:my\s+\w+|(?-i:[A-Z][a-z]+))\s+and\s+I\s+){ADV}"
-"""A subject the speaker belongs to: "I", "we", "my wife and I", "Mel and I"."""
+WE = (
+    rf"(?:\b(?:I|we)\s+|\b(?:my\s+\w+|(?-i:[A-Z][a-z]+)|(?:some|a\s+few|two|three)\s+(?:\w+\s+)?"
+    rf"(?:friends|colleagues|coworkers|co-workers|workmates|buddies|neighbou?rs|teammates))"
+    rf"\s+and\s+I\s+){ADV}"
+)
+"""A subject the speaker belongs to: "I", "we", "my wife and I", "Mel and I", "some friends
+and I"."""
 
 PAST = rf"(?:{WE}|^{ADV})"
 """An event's subject, or none at all ("Went to a concert last night")."""
@@ -88,6 +93,8 @@ REL_ATTR = {
     "grandpa": "family", "grandfather": "family", "aunt": "family", "uncle": "family",
     "cousin": "family", "niece": "family", "nephew": "family", "grandson": "family",
     "granddaughter": "family", "mother-in-law": "family", "father-in-law": "family",
+    "cousins": "family", "grandparents": "family", "nieces": "family", "nephews": "family",
+    "aunts": "family", "uncles": "family",
     "sister-in-law": "family", "brother-in-law": "family", "stepdaughter": "parent_of",
     "stepson": "parent_of", "stepmom": "child_of", "stepdad": "child_of",
     "parents": "family", "kids": "family", "children": "family", "sons": "family",
@@ -102,8 +109,9 @@ REL_ATTR = {
 RELS = "|".join(sorted(REL_ATTR, key=len, reverse=True))
 REL_MOD = r"(?:(?:little|big|baby|older|younger|elder|twin|oldest|youngest|eldest|best)\s+)?"
 PETS = (
-    "dog|dogs|cat|cats|puppy|puppies|pup|kitten|kittens|hamster|bunny|rabbit|parrot|horse"
-    "|turtle|guinea pig|snake|lizard|bird|birds"
+    "dog|dogs|cat|cats|puppy|puppies|pup|pups|kitten|kittens|hamster|hamsters|bunny|bunnies"
+    "|rabbit|rabbits|parrot|parrots|horse|horses|turtle|turtles|guinea pig|guinea pigs|snake"
+    "|snakes|lizard|lizards|bird|birds|tortoise|tortoises"
 )
 NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
@@ -164,13 +172,15 @@ SKIP_GOALS = words(
 TRIVIAL_PLACES = words(
     "bed sleep work school store bathroom doctor home office lunch dinner breakfast"
     " kitchen room church class gym mall grocery bank toilet shower market supermarket"
+    " dentist vet pharmacy hairdresser barber laundromat post dmv"
 )
 """Where one "went to" every day: not an event worth remembering."""
 
 GROUPS = (
     r"club|group|team|community|band|choir|gym|league|society|organization|organisation"
     r"|program|programme|network|circle|church|union|crew|squad|chapter|association"
-    r"|class|course|workshop|collective|guild|troupe|orchestra"
+    r"|class|course|workshop|collective|guild|troupe|orchestra|brigade|forum|committee|board"
+    r"|meetup|ensemble|cooperative|co-op|fellowship|lessons"
 )
 RACES = r"race|marathon|half-marathon|5k|10k|triathlon|relay|fun run|ultra|charity run"
 

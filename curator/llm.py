@@ -14,23 +14,17 @@ the worker puts the run back to be retried later, so a run is never lost to an o
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
-import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Any
 
 import openai
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from committer.proposals import EntityRef, Proposal, Provenance
-from curator.secrets import looks_secret
+from committer.proposals import Proposal
+from curator.extract import fact_key
+from curator.llm_statements import Message, read_messages, to_proposal, validate
 from graph.attributes import REGISTRY
-from graph.errors import InvalidInput
-from graph.time import to_utc
 
 __all__ = ["ExtractorUnavailable", "LlmExtractor"]
 
@@ -38,14 +32,6 @@ log = logging.getLogger("worldstate.curator.llm")
 
 _MAX_STATEMENTS = 500
 """At most this many statements are read from one completion; the rest are dropped."""
-
-_SNAKE = re.compile(r"[a-z][a-z0-9_]{0,39}")
-"""An attribute the registry does not know is kept only if it is short snake_case."""
-
-_KIND = re.compile(r"[a-z][a-z0-9_]{0,29}")
-
-_Text = Annotated[str, Field(min_length=1, max_length=200)]
-"""A text value: 1 to 200 characters once stripped."""
 
 _NO_KEY = "not-needed"
 """Sent when no key is configured (local servers need none), so the `openai` client never
@@ -67,116 +53,6 @@ class ExtractorUnavailable(Exception):
     def __init__(self, detail: str, status: int | None = None):
         super().__init__(detail)
         self.status = status
-
-
-# --- the statements the model returns ---------------------------------------------------
-
-
-class _Statement(BaseModel):
-    """One statement of the completion, validated strictly; invalid ones are dropped."""
-
-    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
-
-    message_index: int = Field(strict=True, ge=0)
-    subject: str | None = Field(default=None, min_length=1, max_length=120)
-    subject_kind: str = "person"
-    op: Literal["assert", "end"] = "assert"
-    attribute: str
-    value: _Text | int | float | bool | None = None
-    object: str | None = Field(default=None, min_length=1, max_length=120)
-    object_kind: str = "person"
-    valid_from: AwareDatetime | None = None
-    valid_to: AwareDatetime | None = None
-    confidence: float = Field(strict=True, ge=0.0, le=1.0)
-    evidence: str = Field(min_length=1, max_length=1000)
-    reason: str | None = Field(default=None, max_length=500)
-    inferred: bool = Field(default=False, strict=True)
-
-    @field_validator("attribute")
-    @classmethod
-    def _attribute(cls, v: str) -> str:
-        if v not in REGISTRY and not _SNAKE.fullmatch(v):
-            raise ValueError("attribute must be a registry name or short snake_case")
-        return v
-
-    @field_validator("subject_kind", "object_kind", mode="before")
-    @classmethod
-    def _kind(cls, v: Any) -> Any:
-        if v is None:
-            return "person"
-        if not isinstance(v, str) or not _KIND.fullmatch(v.strip().lower()):
-            raise ValueError("kind must be a short lower-case word")
-        return v.strip().lower()
-
-    @field_validator("valid_from", "valid_to", mode="before")
-    @classmethod
-    def _timestamp(cls, v: Any) -> Any:
-        # RFC 3339 text only: pydantic would read a number as Unix time in UTC.
-        if v is not None and not isinstance(v, str):
-            raise ValueError("a timestamp is RFC 3339 text with an offset")
-        return v
-
-    def check(self) -> None:
-        """Raise ValueError when the fields do not make one assertion (CONTRACT §2.1).
-
-        An `assert` has exactly one of value and object; an `end` at most one (none: the
-        attribute ended whatever its value). Windows are half-open and before `LATEST`.
-        """
-        both = self.value is not None and self.object is not None
-        if both or (self.op == "assert" and self.value is None and self.object is None):
-            raise ValueError("an assertion has exactly one of value and object")
-        try:
-            for name in ("valid_from", "valid_to"):
-                if (when := getattr(self, name)) is not None:
-                    to_utc(when, name)
-        except InvalidInput as exc:
-            raise ValueError(str(exc)) from None
-        if self.valid_from and self.valid_to and self.valid_to <= self.valid_from:
-            raise ValueError("valid_to must come after valid_from")
-
-
-# --- messages --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Message:
-    index: int
-    id: str | None
-    role: str
-    speaker: str | None
-    text: str
-    at: datetime
-
-
-def _field(raw: Mapping[str, Any] | Any, name: str) -> Any:
-    return raw.get(name) if isinstance(raw, Mapping) else getattr(raw, name, None)
-
-
-def _read_messages(messages: Iterable[Mapping[str, Any] | Any]) -> list[_Message]:
-    out = []
-    for index, raw in enumerate(messages):
-        at = _field(raw, "at")
-        if isinstance(at, str):
-            at = datetime.fromisoformat(at)
-        to_utc(at, "at")  # validates; the offset is kept (days are the speaker's)
-        role, text = str(_field(raw, "role") or ""), _field(raw, "text") or ""
-        out.append(_Message(index, _field(raw, "id"), role, _field(raw, "speaker"), text, at))
-    return out
-
-
-_PLAIN = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
-_SPACE = re.compile(r"\s+")
-
-
-def _plain(text: str) -> str:
-    """Text compared for quoting: typographic quotes made plain, white space collapsed."""
-    return _SPACE.sub(" ", text.translate(_PLAIN)).strip()
-
-
-def _quotes(evidence: str, text: str) -> bool:
-    """Whether `evidence` is a quote of `text` (up to typographic quotes and white space)."""
-    quote = _plain(evidence)
-    return bool(quote) and quote in _plain(text)
 
 
 # --- the prompt ------------------------------------------------------------------------
@@ -215,7 +91,7 @@ def _prompt() -> str:
     return _INSTRUCTIONS.replace("{attributes}", names)
 
 
-def _render(messages: Sequence[_Message]) -> str:
+def _render(messages: Sequence[Message]) -> str:
     """The run as JSON lines: index, role, speaker, timestamp (RFC 3339) and text."""
     fields = ("index", "role", "speaker", "at", "text")
     lines = [
@@ -291,7 +167,7 @@ class LlmExtractor:
                 nothing is lost, retry the run later.
             graph.errors.NaiveTimestamp: a message's `at` has no offset.
         """
-        read = _read_messages(messages)
+        read = read_messages(messages)
         if not any(m.text.strip() for m in read):
             return []
         raw = self._complete(read)
@@ -301,18 +177,18 @@ class LlmExtractor:
             log.warning("run %s: statements past the first %d dropped", run_id, _MAX_STATEMENTS)
         for position, item in enumerate(raw[:_MAX_STATEMENTS]):
             try:
-                st, message = _validate(item, read)
+                st, message = validate(item, read)
             except ValueError as exc:
                 log.info("run %s: statement %d dropped: %s", run_id, position, exc)
                 continue
-            proposal = _proposal(st, message, run_id)
-            key = _fact_key(proposal)
+            proposal = to_proposal(st, message, run_id)
+            key = fact_key(proposal)
             if key not in seen:
                 seen.add(key)
                 out.append(proposal)
         return out
 
-    def _complete(self, messages: Sequence[_Message]) -> list[Any]:
+    def _complete(self, messages: Sequence[Message]) -> list[Any]:
         """Ask the model; return the raw `statements` list.
 
         Raises:
@@ -349,80 +225,3 @@ class LlmExtractor:
         if not isinstance(statements, list):
             raise ExtractorUnavailable('LLM completion is not {"statements": [...]}')
         return statements
-
-
-def _validate(item: Any, messages: Sequence[_Message]) -> tuple[_Statement, _Message]:
-    """Validate one raw statement against the run's messages.
-
-    Returns:
-        The statement and the message it quotes.
-
-    Raises:
-        ValueError: it must be dropped; the message says why, never what it said.
-    """
-    try:
-        st = _Statement.model_validate(item)
-    except ValidationError as exc:
-        # Only where and what: the input may hold message text (or a secret).
-        problems = [(".".join(map(str, e["loc"])), e["type"]) for e in exc.errors()]
-        raise ValueError(str(problems)) from None
-    st.check()
-    if st.message_index >= len(messages):
-        raise ValueError("no such message")
-    message = messages[st.message_index]
-    if not _quotes(st.evidence, message.text):
-        raise ValueError("evidence not in its message")
-    texts = [st.evidence, st.reason, st.object, st.subject, st.value]
-    if any(t is not None and not isinstance(t, bool) and looks_secret(str(t)) for t in texts):
-        raise ValueError("looks like a secret")  # never proposed (CONTRACT §3)
-    return st, message
-
-
-def _proposal(st: _Statement, message: _Message, run_id: str) -> Proposal:
-    """The proposal of a valid statement: source from the message's role (CONTRACT §3)."""
-    if message.role == "user":
-        source = "inferred" if st.inferred else "user_stated"
-    else:
-        source = "untrusted"  # assistant, tool, document, web page ... (CONTRACT §3)
-    if st.subject is not None:
-        subject = EntityRef(name=st.subject, kind=st.subject_kind)
-    elif message.role == "user" and message.speaker:
-        subject = EntityRef(name=message.speaker, kind="person")
-    else:
-        subject = EntityRef()  # the owner's own person entity
-    obj = EntityRef(name=st.object, kind=st.object_kind) if st.object is not None else None
-    return Proposal(
-        id=_proposal_id(run_id, st, subject),
-        op=st.op,
-        subject=subject,
-        attribute=st.attribute,
-        value=st.value,
-        object=obj,
-        valid_from=st.valid_from or message.at,
-        valid_to=st.valid_to if st.op == "assert" else None,
-        type="llm",
-        provenance=Provenance(
-            source=source,
-            evidence=st.evidence,
-            reason=st.reason or "extracted by the LLM extractor",
-            confidence=st.confidence,
-            run_id=run_id,
-            message_id=message.id,
-        ),
-    )
-
-
-def _proposal_id(run_id: str, st: _Statement, subject: EntityRef) -> str:
-    """sha256 over run, message index, subject, op, attribute, value or object, window."""
-    value = f"@{st.object}" if st.object is not None else json.dumps(st.value)
-    who = subject.name
-    parts = (run_id, st.message_index, who, st.op, st.attribute, value, st.valid_from, st.valid_to)
-    key = "llm|" + "|".join("" if part is None else str(part) for part in parts)
-    return hashlib.sha256(key.encode()).hexdigest()[:24]
-
-
-def _fact_key(p: Proposal) -> tuple[Any, ...]:
-    value = p.value.casefold() if isinstance(p.value, str) else p.value
-    key: tuple[Any, ...] = (p.subject, p.op, p.attribute, value, p.object)
-    # An event (closed window) is its own fact; an open-ended state said twice is one.
-    return key + ((p.valid_from, p.valid_to) if p.valid_to is not None or p.op == "end" else ())

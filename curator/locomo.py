@@ -20,6 +20,8 @@ from typing import Any
 
 import dateparser
 
+from graph.fields import z
+
 __all__ = ["RunPayload", "load_locomo", "parse_session_time"]
 
 RunPayload = dict[str, Any]
@@ -55,7 +57,7 @@ def parse_session_time(text: str) -> datetime:
 
 
 def _rfc3339(at: datetime) -> str:
-    return at.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    return z(at)
 
 
 def _turn_text(turn: dict[str, Any]) -> str:

@@ -23,10 +23,11 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
-from committer.proposals import EntityRef, Proposal, Provenance, Reviewed, Scalar
+from committer.proposals import EntityRef, Proposal, Provenance, Reviewed
 from curator.extract import extract_run
+from curator.observations import Observation, ObservedEntity
 from curator.policy import Context, decide
 from curator.untrusted import extract_untrusted, split_pasted
 from graph.records import RunRecord
@@ -42,26 +43,6 @@ class Extractor(Protocol):
         ...
 
 
-class Observation(BaseModel):
-    """A structured observation from an integration, inside `POST /v1/runs` (CONTRACT §4).
-
-    `{integration, entity: {name, kind}, attribute, value | object: {name, kind},
-    valid_from?, valid_to?, confidence?, evidence?}`.
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    integration: str = Field(min_length=1, max_length=100, pattern=r"^[a-z0-9_.\-]+$")
-    entity: EntityRef
-    attribute: str = Field(min_length=1, max_length=100, pattern=r"^[a-z][a-z0-9_]*$")
-    value: Scalar | None = None
-    object: EntityRef | None = None
-    valid_from: datetime | None = None
-    valid_to: datetime | None = None
-    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
-    evidence: str | None = Field(default=None, max_length=2000)
-
-
 def _messages(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [{**m, "at": datetime.fromisoformat(m["at"])} for m in payload.get("messages", [])]
 
@@ -74,19 +55,17 @@ def _observations(raw: Sequence[Any], run_id: str, default_at: datetime | None) 
         except ValidationError as exc:
             log.warning("run %s: observation %d skipped: %s", run_id, index, exc)
             continue
-        if (o.value is None) == (o.object is None) or (o.valid_from or default_at) is None:
-            log.warning(
-                "run %s: observation %d needs one of value/object and a time", run_id, index
-            )
+        if (o.valid_from or default_at) is None:
+            log.warning("run %s: observation %d needs a time", run_id, index)
             continue
         key = f"{run_id}|obs|{index}|{o.attribute}|{o.value}|{o.object}"
         out.append(
             Proposal(
                 id="o" + hashlib.sha256(key.encode()).hexdigest()[:23],
-                subject=o.entity,
+                subject=_ref(o.entity),
                 attribute=o.attribute,
                 value=o.value,
-                object=o.object,
+                object=None if o.object is None else _ref(o.object),
                 valid_from=o.valid_from or default_at,
                 valid_to=o.valid_to,
                 type="observation",
@@ -102,7 +81,13 @@ def _observations(raw: Sequence[Any], run_id: str, default_at: datetime | None) 
     return out
 
 
-def _fact_key(p: Proposal) -> tuple[Any, ...]:
+def _ref(entity: ObservedEntity) -> EntityRef:
+    return EntityRef(name=entity.name, kind=entity.kind)
+
+
+def _across_extractors_key(p: Proposal) -> tuple[Any, ...]:
+    """The key under which the LLM extractor's proposal repeats the deterministic one's:
+    subject and object compared by name, since each extractor resolves names itself."""
     value = p.value.casefold() if isinstance(p.value, str) else p.value
     obj = p.object.name.casefold() if p.object and p.object.name else p.object
     return (p.subject.name or "", p.op, p.attribute, value, obj)
@@ -139,8 +124,10 @@ def review_run(
     first_at = messages[0]["at"] if messages else run.created_at
     proposals += _observations(payload.get("observations") or [], run.id, first_at)
     if llm is not None:
-        seen = {_fact_key(p) for p in proposals}
-        proposals += [p for p in llm.extract_run(messages, run.id) if _fact_key(p) not in seen]
+        seen = {_across_extractors_key(p) for p in proposals}
+        proposals += [
+            p for p in llm.extract_run(messages, run.id) if _across_extractors_key(p) not in seen
+        ]
     speakers = {m.get("id"): m.get("speaker") for m in messages}
     out = []
     for p in proposals:

@@ -38,9 +38,6 @@ class CuratorSettings(EmbeddingSettings, BaseSettings):
     """How long a claimed run stays a worker's without a heartbeat (CONTRACT §4), seconds."""
     curator_max_attempts: int = 5
     """Claims of one run (crashes, lapsed leases, errors) after which it is `failed` (§4)."""
-    curator_test_pause_after_claim_seconds: float = 0.0
-    """TEST ONLY: a worker stalls this long after claiming each run, before reading it, so
-    a test can kill it mid-run deterministically (tests/curator/test_workers.py). Leave 0."""
     auto_commit_threshold: float = 0.8
     """Confidence at or above which a clear, low-risk proposal commits itself (CONTRACT §3)."""
     privileged_areas: list[str] = ["health", "finances", "credentials"]

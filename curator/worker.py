@@ -20,8 +20,9 @@ import socket
 import threading
 from collections.abc import Iterator
 
-from committer.apply import MAX_ATTEMPTS, Committer, RunOutcome
+from committer.apply import Committer
 from committer.proposals import Reviewed
+from committer.runs import MAX_ATTEMPTS, RunOutcome
 from curator.episodes import said_in
 from curator.llm import ExtractorUnavailable, LlmExtractor
 from curator.merges import find_candidates
@@ -49,8 +50,6 @@ class CuratorWorker:
             third of it (CONTRACT §4).
         worker_id: this worker's id (default `new_worker_id()`).
         max_attempts: claims of one run after which it is closed `failed`.
-        pause_after_claim: TEST ONLY, seconds to stall after each claim (see
-            `CuratorSettings.curator_test_pause_after_claim_seconds`).
     """
 
     def __init__(
@@ -61,7 +60,6 @@ class CuratorWorker:
         *,
         worker_id: str | None = None,
         max_attempts: int = MAX_ATTEMPTS,
-        pause_after_claim: float = 0.0,
         settings: CuratorSettings | None = None,
         reader: Reader | None = None,
     ):
@@ -69,7 +67,6 @@ class CuratorWorker:
         self._poll = poll_seconds
         self._lease = lease_seconds
         self._max_attempts = max_attempts
-        self._pause = pause_after_claim
         self._settings = settings or CuratorSettings()
         self._reader = reader
         self._llm = LlmExtractor.from_settings(self._settings)
@@ -93,7 +90,6 @@ class CuratorWorker:
             settings.curator_poll_seconds,
             settings.curator_lease_seconds,
             max_attempts=settings.curator_max_attempts,
-            pause_after_claim=settings.curator_test_pause_after_claim_seconds,
             settings=settings,
             reader=reader,
         )
@@ -140,9 +136,6 @@ class CuratorWorker:
             log.warning("run %s: merge suggestions failed", run.id, exc_info=True)
 
     def _curate(self, run: RunRecord) -> None:
-        if self._pause and self._stop.wait(self._pause):
-            self._committer.release_run(run, self.worker_id, "worker stopped", retry_in=0)
-            return
         try:
             reviewed = self._review(run)
             outcome = self._committer.apply_run(

@@ -77,6 +77,12 @@ REGISTRY: dict[str, AttributeSpec] = {
     "habit": AttributeSpec("many", "lifestyle"),
     "note": AttributeSpec("many", "notes"),
     "tone": AttributeSpec("one", "assistant", preference=True),
+    # added for the extractor's past actions, health and hobbies (issue 12)
+    "visited": AttributeSpec("many", "place"),
+    "life_event": AttributeSpec("many", "events"),
+    "practices": AttributeSpec("many", "preferences"),
+    "condition": AttributeSpec("many", "health"),
+    "allergy": AttributeSpec("many", "health"),
 }
 
 DEFAULT = AttributeSpec("many", "general")

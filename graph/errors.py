@@ -60,6 +60,18 @@ class Conflict(WorldstateError):
         self.detail = detail
 
 
+class Unauthenticated(WorldstateError):
+    """No bearer token, or one that is unknown or revoked (CONTRACT §7; maps to 401).
+
+    Args:
+        detail: what a person can do about it.
+    """
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
 class Forbidden(WorldstateError):
     """The caller may see the resource but not do this to it (maps to 403), e.g. a group
     member who is not its creator adding members (CONTRACT §7). Never used where the

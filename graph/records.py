@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-Scalar = str | int | float | bool
+from graph.fields import Scalar
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,11 +27,11 @@ from api.chat.schemas.pull import (
     Neighbor,
     NeighborsOut,
 )
-from api.http.schemas.core import MAX_NAME, EntityPublic, FactPublic
 from api.chat.schemas.search import SearchOut
-from graph.read.diff import diff_rows
+from api.http.schemas.core import MAX_NAME, EntityPublic, FactPublic
 from graph.embedding import Embedder
 from graph.errors import InvalidInput, MemoryOff, NotFound
+from graph.read.diff import diff_rows
 from graph.read.pull import MAX_DEPTH
 from graph.read.reader import Reader
 from graph.records import EntityRecord, FactRecord

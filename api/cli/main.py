@@ -14,6 +14,7 @@ import typer
 from api.cli import mcp as mcp_command
 from api.cli import store as commands
 from api.cli.embeddings import embeddings_app
+from api.cli.eval import eval_app
 from api.http.settings import Settings
 from graph.local.server import (
     LocalNeo4j,
@@ -140,3 +141,4 @@ app.add_typer(commands.token_app, name="token")
 app.add_typer(commands.import_app, name="import")
 app.add_typer(commands.owner_app, name="owner")
 app.add_typer(embeddings_app, name="embeddings")
+app.add_typer(eval_app, name="eval")

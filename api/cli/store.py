@@ -12,7 +12,7 @@ import json
 import signal
 import time
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -25,6 +25,7 @@ from committer.apply import Committer
 from graph.driver import connect
 from graph.embedding import build_embedder, warm
 from graph.errors import NotFound, WorldstateError
+from graph.fields import z
 from graph.local.server import LocalNeo4jError, Neo4jLocalSettings, find_running, start, stop
 from graph.read.reader import Reader
 from graph.schema import ensure_schema
@@ -194,7 +195,7 @@ def token_revoke(token_id: Annotated[str, typer.Argument(help="the token's id (t
 
 
 def _utc(value: datetime | None) -> str:
-    return "-" if value is None else value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    return "-" if value is None else z(value)
 
 
 @owner_app.command("erase")

@@ -11,12 +11,12 @@ from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 from neo4j import Driver
 
-from api.http import errors
-from api.http.deps import PrincipalDep, TokenCache
-from api.http.limits import BodyLimit
 from api.chat.prefetch.warm import Warmer
 from api.chat.routes import prefetch as prefetch_route
 from api.chat.routes import pull, search
+from api.http import errors
+from api.http.deps import PrincipalDep, TokenCache
+from api.http.limits import BodyLimit
 from api.http.routes import (
     audit,
     entities,

@@ -9,12 +9,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Path, Query, Request
+from fastapi import Depends, Path, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from api.chat import tools
 from api.http.schemas.core import Timestamp
-from graph.errors import StoreUnavailable
+from graph.errors import Forbidden, StoreUnavailable, Unauthenticated
+from graph.fields import ChatId
 from graph.names import token_hash
 from graph.read.reader import Reader
 from graph.records import TokenRecord
@@ -104,27 +105,33 @@ class TokenCache:
                 del self._entries[digest]
 
 
-def get_principal(
-    request: Request,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> Principal:
-    """Resolve `Authorization: Bearer <token>` to its owner and scopes.
+def authenticate(tokens: TokenCache, authorization: str | None) -> Principal:
+    """Resolve an `Authorization: Bearer <token>` header value to its owner and scopes: the
+    one reading of a bearer token, for REST, the Memory page and MCP (CONTRACT §7).
 
     Raises:
-        HTTPException: 401 when the header is missing or the token unknown or revoked.
+        Unauthenticated: no bearer token, or one that is unknown or revoked (401).
+        StoreUnavailable: the token could not be checked (503).
     """
-    if credentials is None or credentials.scheme.lower() != "bearer":
-        raise HTTPException(
-            401,
-            "Send Authorization: Bearer <token> (see `worldstate token create`).",
-            headers={"WWW-Authenticate": "Bearer"},
-        )
-    token = request.app.state.token_cache.lookup(token_hash(credentials.credentials))
+    scheme, _, secret = (authorization or "").partition(" ")
+    if scheme.lower() != "bearer" or not secret.strip():
+        raise Unauthenticated("Send Authorization: Bearer <token> (see `worldstate token create`).")
+    token = tokens.lookup(token_hash(secret.strip()))
     if token is None:
-        raise HTTPException(
-            401, "The bearer token is unknown or revoked.", headers={"WWW-Authenticate": "Bearer"}
-        )
+        raise Unauthenticated("The bearer token is unknown or revoked.")
     return Principal(token.owner, frozenset(token.scopes))
+
+
+def get_principal(
+    request: Request,
+    _: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Principal:
+    """The caller of a REST request (`_` declares the bearer scheme in OpenAPI).
+
+    Raises:
+        Unauthenticated: 401 when the header is missing or the token unknown or revoked.
+    """
+    return authenticate(request.app.state.token_cache, request.headers.get("authorization"))
 
 
 PrincipalDep = Annotated[Principal, Depends(get_principal)]
@@ -134,12 +141,12 @@ def require(scope: str) -> object:
     """A dependency that returns the owner id when the token has `scope` (or `admin`).
 
     Raises:
-        HTTPException: 403 naming the missing scope.
+        Forbidden: 403 naming the missing scope.
     """
 
     def check(principal: PrincipalDep) -> str:
         if scope not in principal.scopes and "admin" not in principal.scopes:
-            raise HTTPException(403, f"This token lacks the {scope!r} scope.")
+            raise Forbidden(f"This token lacks the {scope!r} scope.")
         return principal.owner
 
     return Depends(check)
@@ -173,13 +180,10 @@ KnownAtDep = Annotated[datetime | None, Depends(known_at_param)]
 
 
 ChatIdQuery = Annotated[
-    str | None,
-    Query(
-        min_length=1,
-        max_length=200,
-        description="the chat asking: its memory access (CONTRACT §7) applies; none = the owner",
-    ),
+    ChatId | None,
+    Query(description="the chat asking: its memory access (CONTRACT §7) applies; none = the owner"),
 ]
+"""`?chat_id=`: the one declaration of a chat id in a query (graph.fields.ChatId bounds)."""
 
 
 def get_scope(

@@ -1,4 +1,5 @@
-"""Errors as RFC 9457 problem+json, mapped once here (CONTRACT §9; STYLE: one exception root).
+"""Errors as RFC 9457 problem+json, mapped once here for REST and MCP (CONTRACT §9; STYLE:
+one exception root, one error table).
 
 Bad input is 4xx naming the field; the store being down is 503; nothing else is 5xx.
 """
@@ -6,14 +7,15 @@ Bad input is 4xx naming the field; the store being down is 503; nothing else is 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from api.http.schemas.core import Problem as ProblemDocument
 from graph.errors import (
     Conflict,
     Forbidden,
@@ -21,6 +23,7 @@ from graph.errors import (
     MemoryOff,
     NotFound,
     StoreUnavailable,
+    Unauthenticated,
     WorldstateError,
 )
 
@@ -28,23 +31,46 @@ log = logging.getLogger("worldstate.api")
 PROBLEM = "application/problem+json"
 
 
-class FieldError(BaseModel):
-    """One field at fault in a 422."""
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One RFC 9457 problem: HTTP status, title, a detail a person can act on, and extra
+    members (`errors` for a 422, naming the fields)."""
 
-    field: str
-    message: str
-
-
-class Problem(BaseModel):
-    """An error, as RFC 9457 problem+json (CONTRACT §9): `detail` says what to do about it."""
-
-    type: str = "about:blank"
-    title: str
     status: int
+    title: str
     detail: str
-    errors: list[FieldError] | None = Field(
-        default=None, description="422 only: each field at fault and why"
-    )
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+UNAVAILABLE = "The memory store cannot be reached; retry shortly."
+
+
+def problem_of(exc: WorldstateError) -> Problem:
+    """The one error table (STYLE "One error table"): REST answers it as problem+json, MCP
+    as the tool error's text (api/mcp/server.py). CONTRACT §9: bad input is 4xx naming the
+    field, the store being down is 503."""
+    match exc:
+        case NotFound():
+            return Problem(404, "Not found", f"No {exc.kind} with id {exc.ident!r}.")
+        case InvalidInput():
+            return Problem(
+                422,
+                "Invalid request",
+                f"{exc.field}: {exc.detail}",
+                {"errors": [{"field": exc.field, "message": exc.detail}]},
+            )
+        case Conflict():
+            return Problem(409, "Conflict", exc.detail)
+        case Unauthenticated():
+            return Problem(401, "Unauthorized", exc.detail)
+        case Forbidden():
+            return Problem(403, "Forbidden", exc.detail)
+        case MemoryOff():
+            return Problem(403, "Forbidden", memory_off_detail(exc))
+        case StoreUnavailable():
+            return Problem(503, "Store unavailable", UNAVAILABLE)
+        case _:
+            return Problem(400, "Bad request", str(exc))
 
 
 PROBLEMS = {
@@ -63,7 +89,7 @@ def problems(*codes: int) -> dict[int | str, dict[str, Any]]:
     `application/problem+json` with the `Problem` schema (401 and 503 always)."""
     wanted = sorted({401, 503, *codes})
     return {
-        code: {"model": Problem, "description": PROBLEMS[code], "content": {PROBLEM: {}}}
+        code: {"model": ProblemDocument, "description": PROBLEMS[code], "content": {PROBLEM: {}}}
         for code in wanted
     }
 
@@ -89,9 +115,16 @@ def document_problems(app: FastAPI) -> None:
 
 
 def problem(status: int, title: str, detail: str, **extra: Any) -> JSONResponse:
-    """Return a problem+json response (RFC 9457) with `type`, `title`, `status`, `detail`."""
+    """Return a problem+json response (RFC 9457) with `type`, `title`, `status`, `detail`;
+    a 401 carries `WWW-Authenticate: Bearer`."""
     body = {"type": "about:blank", "title": title, "status": status, "detail": detail, **extra}
-    return JSONResponse(body, status_code=status, media_type=PROBLEM)
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=headers)
+
+
+def respond(p: Problem) -> JSONResponse:
+    """A `Problem` as a problem+json response."""
+    return problem(p.status, p.title, p.detail, **p.extra)
 
 
 def _field(error: dict[str, Any]) -> str:
@@ -111,39 +144,11 @@ def install(app: FastAPI) -> None:
         detail = "; ".join(f"{e['field']}: {e['message']}" for e in errors)
         return problem(422, "Invalid request", detail, errors=errors)
 
-    @app.exception_handler(NotFound)
-    async def not_found(_: Request, exc: NotFound) -> JSONResponse:
-        return problem(404, "Not found", f"No {exc.kind} with id {exc.ident!r}.")
-
-    @app.exception_handler(InvalidInput)
-    async def invalid(_: Request, exc: InvalidInput) -> JSONResponse:
-        detail = f"{exc.field}: {exc.detail}"
-        return problem(
-            422, "Invalid request", detail, errors=[{"field": exc.field, "message": exc.detail}]
-        )
-
-    @app.exception_handler(Conflict)
-    async def conflict(_: Request, exc: Conflict) -> JSONResponse:
-        return problem(409, "Conflict", exc.detail)
-
-    @app.exception_handler(Forbidden)
-    async def forbidden(_: Request, exc: Forbidden) -> JSONResponse:
-        return problem(403, "Forbidden", exc.detail)
-
-    @app.exception_handler(MemoryOff)
-    async def memory_off(_: Request, exc: MemoryOff) -> JSONResponse:
-        return problem(403, "Forbidden", memory_off_detail(exc))
-
-    @app.exception_handler(StoreUnavailable)
-    async def unavailable(_: Request, exc: StoreUnavailable) -> JSONResponse:
-        log.warning("store unavailable: %s", exc)
-        return problem(
-            503, "Store unavailable", "The memory store cannot be reached; retry shortly."
-        )
-
     @app.exception_handler(WorldstateError)
-    async def other(_: Request, exc: WorldstateError) -> JSONResponse:
-        return problem(400, "Bad request", str(exc))
+    async def ours(_: Request, exc: WorldstateError) -> JSONResponse:
+        if isinstance(exc, StoreUnavailable):
+            log.warning("store unavailable: %s", exc)
+        return respond(problem_of(exc))
 
     @app.exception_handler(UnicodeEncodeError)
     async def bad_text(_: Request, exc: UnicodeEncodeError) -> JSONResponse:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from api.http.schemas.proposals import ProposalPublic
 from api.chat.tools import Caller, scope_for
+from api.http.schemas.proposals import ProposalPublic
 from committer.apply import Committer
 from committer.proposals import Scalar
 from curator.statements import Policy, Statement, review_statement

@@ -29,27 +29,18 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field, TypeAdapter, ValidationError
-from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Send
 from starlette.types import Scope as AsgiScope
 
 from api.chat import tools
-from api.http.deps import Principal, TokenCache
-from api.http.errors import PROBLEM, memory_off_detail
+from api.http.deps import Principal, TokenCache, authenticate
+from api.http.errors import problem_of, respond
 from api.mcp.remember import remember as remember_tool
-from api.http.schemas.core import Scalar, Timestamp
 from committer.apply import Committer
 from curator.statements import Policy
 from graph.embedding import Embedder
-from graph.errors import (
-    Conflict,
-    InvalidInput,
-    MemoryOff,
-    NotFound,
-    StoreUnavailable,
-    WorldstateError,
-)
-from graph.names import token_hash
+from graph.errors import InvalidInput, Unauthenticated, WorldstateError
+from graph.fields import Scalar, Timestamp
 from graph.read.reader import Reader
 
 Json = dict[str, Any]
@@ -81,18 +72,9 @@ class McpState:
 
 
 def describe(exc: WorldstateError) -> str:
-    """The tool-error text for one of our errors (the `detail` REST would give)."""
-    if isinstance(exc, NotFound):
-        return f"No {exc.kind} with id {exc.ident!r}."
-    if isinstance(exc, MemoryOff):
-        return memory_off_detail(exc)
-    if isinstance(exc, InvalidInput):
-        return f"{exc.field}: {exc.detail}"
-    if isinstance(exc, StoreUnavailable):
-        return "The memory store cannot be reached; retry shortly."
-    if isinstance(exc, Conflict):
-        return exc.detail
-    return str(exc)
+    """The tool-error text for one of our errors: the `detail` REST gives (one table,
+    api.http.errors.problem_of)."""
+    return problem_of(exc).detail
 
 
 def _time(value: str | None, field: str) -> datetime | None:
@@ -108,19 +90,18 @@ def _time(value: str | None, field: str) -> datetime | None:
 
 
 def _principal(state: McpState, headers: Mapping[str, str] | None) -> Principal:
-    """Resolve the token of this call: the request's bearer (HTTP) or the server's (stdio)."""
+    """Resolve the token of this call: the request's bearer (HTTP) or the server's (stdio).
+
+    Raises:
+        Unauthenticated: no token, or one that is unknown or revoked.
+    """
     if headers is not None:
-        scheme, _, secret = (headers.get("authorization") or "").partition(" ")
-        if scheme.lower() != "bearer" or not secret.strip():
-            raise ToolError("Send Authorization: Bearer <token> (see `worldstate token create`).")
+        authorization = headers.get("authorization")
     elif state.stdio_token:
-        secret = state.stdio_token
+        authorization = "Bearer " + state.stdio_token
     else:
-        raise ToolError("No token: set WORLDSTATE_TOKEN (see `worldstate token create`).")
-    token = state.tokens.lookup(token_hash(secret.strip()))
-    if token is None:
-        raise ToolError("The bearer token is unknown or revoked.")
-    return Principal(token.owner, frozenset(token.scopes))
+        raise Unauthenticated("No token: set WORLDSTATE_TOKEN (see `worldstate token create`).")
+    return authenticate(state.tokens, authorization)
 
 
 def _caller(state: McpState, principal: Principal, chat_id: str | None) -> tools.Caller:
@@ -371,33 +352,12 @@ class BearerGate:
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        scheme, _, secret = headers.get("authorization", "").partition(" ")
-        token = None
-        if scheme.lower() == "bearer" and secret.strip():
-            try:
-                token = await anyio.to_thread.run_sync(
-                    self.tokens.lookup, token_hash(secret.strip())
-                )
-            except StoreUnavailable:
-                await _problem(
-                    503, "Store unavailable", "The memory store cannot be reached; retry shortly."
-                )(scope, receive, send)
-                return
-        if token is None:
-            await _problem(
-                401,
-                "Unauthorized",
-                "Send Authorization: Bearer <token> with a live "
-                "token (see `worldstate token create`).",
-            )(scope, receive, send)
+        try:
+            await anyio.to_thread.run_sync(authenticate, self.tokens, headers.get("authorization"))
+        except WorldstateError as exc:
+            await respond(problem_of(exc))(scope, receive, send)
             return
         await self.app(scope, receive, send)
-
-
-def _problem(status: int, title: str, detail: str) -> JSONResponse:
-    body = {"type": "about:blank", "title": title, "status": status, "detail": detail}
-    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-    return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=headers)
 
 
 def http_app(state: McpState, host: str = "127.0.0.1") -> ASGIApp:

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from committer.rules.normalize import near_duplicate
 from graph.errors import InvalidInterval
 from graph.records import FactRecord, Scalar
 from graph.time import FAR_FUTURE
@@ -37,6 +38,8 @@ class NewValue:
         status: the status its row takes where the assertion's own end stands (a row
             moved by a merge or split keeps its `superseded` or `invalidated`); rule 3
             and coalescing decide it otherwise.
+        near: a near-duplicate value (`committer.rules.normalize.near_duplicate`) of a
+            `many` attribute counts as the same value for rule 1 (a statement from chat).
     """
 
     value: Scalar | None
@@ -45,6 +48,7 @@ class NewValue:
     cardinality: str
     provenance: Provenance
     status: str = "active"
+    near: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +152,9 @@ def plan_assert(
     Returns:
         The plan. Rules, in CONTRACT §2.1 order of effect: rule 3 (late knowledge)
         shortens an open N to the earliest later start; rule 1 (duplicate) returns
-        "duplicate" when one row of the value covers N; rule 2 (supersede, `one` only)
+        "duplicate" when one row of the value covers N (for `new.near` and a `many`
+        attribute, else when one row of a near-duplicate value covers it: the earliest
+        such row); rule 2 (supersede, `one` only)
         retracts overlapping rows of other values and records their parts outside N;
         rule 1 again coalesces N with overlapping or adjacent rows of the same value;
         rule 4 makes `many` look only at rows of the same value.
@@ -174,6 +180,15 @@ def plan_assert(
     for r in same:
         if r.valid_from <= valid_from and end <= r.valid_to:
             return Plan(effect="duplicate", corroborates=r.id)
+    if new.near and not one:  # ... or, said in chat, a row of a near-duplicate value
+        for r in sorted(rows, key=lambda r: (r.valid_from, r.id)):
+            if (
+                r.valid_from <= valid_from
+                and end <= r.valid_to
+                and r.value_norm != new.value_norm
+                and near_duplicate(r.value_norm, new.value_norm)
+            ):
+                return Plan(effect="duplicate", corroborates=r.id)
 
     plan = _Builder()
     superseded: list[str] = []

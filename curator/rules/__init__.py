@@ -10,16 +10,20 @@ lists and pattern fragments are in `curator.lexicon`.
 from __future__ import annotations
 
 from curator.rules import (
+    actions,
     assistant,
     changes,
     endings,
     events,
     family,
+    habits,
+    health,
     identity,
     people,
     place,
     plans,
     tastes,
+    trips,
     work,
 )
 from curator.rules.base import Found, Mode, Rule, Sentence, speaks_for_self
@@ -31,10 +35,14 @@ RULES: tuple[Rule, ...] = (
     *work.RULES,
     *place.RULES,
     *family.RULES,
+    *health.RULES,
     *tastes.RULES,
     *assistant.RULES,
     *plans.RULES,
     *events.RULES,
+    *trips.RULES,
+    *actions.RULES,
+    *habits.RULES,
     *endings.RULES,
     *changes.RULES,
     *people.RULES,

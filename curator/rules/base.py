@@ -107,7 +107,7 @@ class Rules:
 
 _HYPOTHETICAL = re.compile(
     r"\b(?:if|unless|would|wish|imagine|suppose|supposing|pretend|whether|hopefully|maybe"
-    r"|perhaps|might|could|should|wonder|dream|dreaming|think|thought|guess(?!\s+what)|said|says|told"
+    r"|perhaps|might|could|should|wonder|(?<!living\smy\s)(?<!living\sthe\s)dream|dreaming|think|thought|guess(?!\s+what)|said|says|told"
     r"|tells|heard|someday|someone|somebody|when|whenever|once|will|thinking|can't\s+wait)\b"
     r"|\b\w+'(?:d|ll)\b",
     re.IGNORECASE,
@@ -118,6 +118,14 @@ _REPORTED_OR_NEGATED = re.compile(
 _POLITE_QUESTION = re.compile(
     r"^(?:[\w']+[,!]\s+)?(?:please\s+)?(?:can|could|would|will)\s+you\b|\bplease\b", re.IGNORECASE
 )
+
+
+_NEWS = re.compile(
+    r"\b(?:let\s+you\s+know|tell\s+you|to\s+say|to\s+share|to\s+mention|update\s+you"
+    r"|fill\s+you\s+in|guess\s+what|news\s+is|is\s+that|turns\s+out)(?:\s+that)?$",
+    re.IGNORECASE,
+)
+"""A lead-in to the speaker's own news: "I wanted to let you know (that) I joined ..."."""
 
 
 def speaks_for_self(s: Sentence, pos: int, mode: Mode) -> bool:
@@ -145,7 +153,7 @@ def speaks_for_self(s: Sentence, pos: int, mode: Mode) -> bool:
         if w.span[1] <= pos:
             prefix = prefix[: w.span[0]] + " " * (w.span[1] - w.span[0]) + prefix[w.span[1] :]
     prefix = prefix.rstrip()
-    if not prefix or prefix[-1] in ",;:!(-–—…":
+    if not prefix or prefix[-1] in ",;:!(-–—…" or _NEWS.search(prefix):
         return True
     words = re.findall(r"[\w']+", prefix)
     return bool(words) and words[-1].lower() in CONNECTORS
@@ -169,6 +177,37 @@ def window(s: Sentence, m: re.Match[str], prefer: str = "past") -> Window | None
     start = head[-1] if head else 0
     before = [w for w in windows if start <= w.span[0] and w.span[1] <= m.start()]
     return before[-1] if before else None
+
+
+_PRAISE = re.compile(
+    r"^(?:(?:great|amazing|awesome|fun|nice|lovely|beautiful|wonderful|fantastic|cool|wild"
+    r"|crazy|epic|incredible|fabulous|brilliant|super|really|very|long|quick|little|big)\s+)+",
+    re.IGNORECASE,
+)
+
+
+def without_praise(value: str) -> str:
+    """The value without leading praise or size ("a great big hike" is "hike")."""
+    return _PRAISE.sub("", value) or value
+
+
+def event(
+    value: str,
+    s: Sentence,
+    m: re.Match[str],
+    conf: float = 0.85,
+    attribute: str = "participated_in",
+    reason: str = "took part in",
+) -> Found:
+    """An event within the past period its clause names, else on the message's day with a
+    confidence below the usual threshold (the person confirms it); praise is no part of its
+    name ("a great hike" is "hike")."""
+    w = window(s, m, "past")
+    if w is not None and (w.kind != "period" or w.is_future(s.at)):
+        w = None
+    value = without_praise(value)
+    return Found(attribute, value, "event", f"{reason} {value}", conf if w else 0.7,
+                 window=w, event=True)  # fmt: skip
 
 
 def state(

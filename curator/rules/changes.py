@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from curator.lexicon import ADV, DIETS, I_, IM, IVE, NAME, NP, PROPER, SHIFT, SHIFTS, WE
 from curator.rules.base import Found, Rules, Sentence, end_ok, state
-from curator.rules.phrases import phrase
+from curator.rules.phrases import cut, phrase, tidy
 
 RULES = Rules()
 
@@ -64,10 +64,15 @@ def _name_change(m: re.Match[str], s: Sentence) -> Iterable[Found]:
 )
 def _new_occupation(m: re.Match[str], s: Sentence) -> Iterable[Found]:
     """ "I got promoted to senior engineer", "I started a new job as a financial analyst"."""
-    value = phrase(s, m, "obj", 4)
+    raw = cut(s, m.start("obj"), m.end("obj"))
+    at = re.search(rf"\s+(?:at|with|for)\s+{PROPER}\s*$", raw)
+    value = tidy(raw[: at.start()] if at else raw, 4)
     value = value.lower() if value and value.istitle() else value  # "a Financial Analyst"
     if value and value[0].islower():
         yield state("occupation", value, "move", f"works as {value}", 0.85, s, m, change=True)
+        if at:  # "a job as a sous chef at Marrow"
+            yield state("employer", at["obj"], "move", f"works at {at['obj']}", 0.85, s, m,
+                        change=True)  # fmt: skip
 
 
 @RULES.add(rf"(?:{I_}|{IVE})(?:switched|changed)\s+my\s+major\s+to\s+{NP}")

@@ -194,8 +194,6 @@ def _project_end(m: re.Match[str], s: Sentence) -> Iterable[Found]:
     value = phrase(s, m, "obj", 5)
     if not value or re.search(r"\b(?:dreams?|goals?|hope|life|myself)$", value, re.IGNORECASE):
         return
-    if m["det"].lower() in ("my", "our"):
-        value = f"{m['det'].lower()} {value}"
     yield _end("works_on", value, f"stopped working on {value}", s, m)
 
 

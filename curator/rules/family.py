@@ -63,7 +63,8 @@ def _pet(m: re.Match[str], s: Sentence) -> Iterable[Found]:
 
 
 @RULES.add(
-    rf"(?:{WE}|^{ADV})(?:got|adopted|rescued)\s+(?:a|an|another)\s+(?:new\s+)?(?P<pet>{PETS})\b"
+    rf"(?:{WE}|^{ADV})(?:got|adopted|rescued)\s+(?:a|an|another|this|that)\s+"
+    rf"(?:(?:new|sweet|cute|little|adorable|tiny|lovely|gorgeous)\s+)*(?P<pet>{PETS})\b"
     rf"(?:\s+(?:named|called)\s+{NAME})?"
 )
 def _got_pet(m: re.Match[str], s: Sentence) -> Iterable[Found]:
@@ -96,7 +97,9 @@ def _status(m: re.Match[str], s: Sentence) -> Iterable[Found]:
     status = m["st"].lower()
     if m["chg"] and status not in ("married", "engaged", "divorced"):
         return
-    if not m["name"] and not end_ok(s, m.end()):
+    after = s.text[m.end() :]
+    placed = m["chg"] and re.match(r"\s+(?:on|in|at|during|over|after|before)\s", after)
+    if not m["name"] and not end_ok(s, m.end()) and not placed:
         return
     yield state("relationship_status", status, "family", f"is {status}", 0.85, s, m,
                 change=bool(m["chg"]))  # fmt: skip

@@ -16,7 +16,8 @@ from curator.rules.phrases import cut, phrase, tidy
 RULES = Rules()
 
 _PROJECT_SKIP = re.compile(
-    r"\b(?:job|diet|conversation|day|week|fire|family|life|chat|class|course|lessons?)$"
+    r"\b(?:job|diet|conversation|day|week|fire|family|life|chat|class|course|lessons?|car|engine"
+    r"|truck|laptop|computer|process|timer|meeting|call|shift|semester|term)$"
     r"|^(?:new\s+|big\s+|little\s+|few\s+)?(?:projects?|things?|ideas?|stuff)$",
     re.IGNORECASE,
 )
@@ -36,10 +37,29 @@ def _project(m: re.Match[str], s: Sentence) -> Iterable[Found]:
         or re.match(r"(?:new\s+)?job\b", value, re.IGNORECASE)
     ):
         return
-    if m["det"].lower() in ("my", "our"):
-        value = f"{m['det'].lower()} {value}"
     yield state("works_on", value, "project", f"works on {value}", 0.8, s, m,
                 change=bool(m["chg"]))  # fmt: skip
+
+
+_BUSINESS = (
+    r"(?:store|shop|boutique|business|company|studio|bakery|cafe|café|restaurant|salon|brand"
+    r"|label|agency|practice|clinic|gym|startup|start-up|firm|food\s+truck|podcast|channel"
+    r"|blog|band|line)"
+)
+
+
+@RULES.add(
+    rf"(?:(?P<chg>{I_}(?:opened|launched|started|founded|set\s+up|built))|{I_}(?:run|own|have|manage)"
+    rf"|{IM}(?:running|managing)|\b(?:by|with|from)(?:\s+running)?)"
+    rf"\s+my\s+(?:very\s+)?own\s+(?P<obj>(?:[\w'-]+\s+){{0,3}}?{_BUSINESS})\b",
+    "free",
+)
+def _own_business(m: re.Match[str], s: Sentence) -> Iterable[Found]:
+    """ "I'm living my dream by running my own bike repair shop" (works_on "bike repair shop")."""
+    value = tidy(m["obj"], 5)
+    if value and not _PROJECT_SKIP.search(value):
+        yield state("works_on", value, "project", f"works on {value}", 0.8, s, m,
+                    change=bool(m["chg"]))  # fmt: skip
 
 
 @RULES.add(

@@ -21,7 +21,8 @@ RULES = Rules()
 _NEW_CLAUSE = re.compile(
     r",\s*(?='?(?:it|it's|they|they're|he|she|i|i'm|we|you|that|this|which|so|but|because|cause"
     r"|especially|lol|haha|honestly|though|really|actually|anyway|tbh|right|ok|okay|too|also"
-    r"|basically|literally|seriously|for\s+sure|of\s+course|you\s+know)\b"
+    r"|basically|literally|seriously|for\s+sure|of\s+course|you\s+know|sadly|unfortunately"
+    r"|luckily|thankfully|apparently|obviously)\b"
     r"|[^,]*\b(?:is|are|was|were|has|have|had)\b)"
     r"|\s+and\s+(?:i|i'm|we|it|it's|they|he|she|you|my|then)\b",
     re.IGNORECASE,
@@ -199,7 +200,8 @@ def _subject_before(s: Sentence, end: int) -> tuple[int, str] | None:
             break
         begin += head.end()
     value = tidy(s.text[begin:end], 5)
-    if not value or _NOT_A_SUBJECT.search(value) or _REACTION.search(value):
+    mine = re.match(r"\s*(?:my|our)\b", s.text[begin:end], re.IGNORECASE)  # "My garden is ..."
+    if not value or mine or _NOT_A_SUBJECT.search(value) or _REACTION.search(value):
         return None
     return begin, value
 

@@ -6,11 +6,12 @@ Acme next week" and "I lost my job at Door Dash this month" (an `end` of the emp
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 
 from curator.lexicon import DIETS, EVALUATIVE, I_, IM, IVE, NP, OCCUPATIONS, PROPER
-from curator.rules.base import Found, Rules, Sentence, g, state, window
+from curator.rules.base import Found, Rules, Sentence, end_ok, g, state, window
 from curator.rules.phrases import cut, phrase, tidy
 
 RULES = Rules()
@@ -21,8 +22,12 @@ RULES = Rules()
     r"(?!'s|-\w|\s+(?:fan|at\s+heart|of\s+life|in\s+spirit|by\s+nature|in\s+training)\b)"
 )
 def _occupation(m: re.Match[str], s: Sentence) -> Iterable[Found]:
+    """ "I'm a nurse", "I'm now a full-time nurse at St. Luke's" (and the employer)."""
     if not EVALUATIVE.intersection(m["obj"].lower().split()):
         yield state("occupation", m["obj"], "work", f"works as {m['obj']}", 0.85, s, m)
+        at = re.match(rf"\s+(?:at|for|with)\s+{PROPER}", s.text[m.end() :])
+        if at and end_ok(s, m.end() + at.end()):
+            yield state("employer", at["obj"], "work", f"works at {at['obj']}", 0.85, s, m)
 
 
 @RULES.add(
@@ -48,8 +53,17 @@ _ORG = rf"(?:{PROPER}|(?P<common>(?:a|an|the)\s+[a-z'-]+(?:\s+[a-z'-]+){{0,2}}))
 
 @RULES.add(
     rf"(?:(?:{I_}work|{IM}(?:working|employed)|{IVE}(?:been\s+)?work(?:ed|ing))\s+(?:at|for|by)"
-    rf"|(?P<chg>{I_}(?:got|landed|started)\s+(?:a\s+)?(?:new\s+)?(?:job|position|role|working)"
-    rf"\s+(?:at|with|for)|{I_}(?:got\s+)?hired\s+(?:at|by)))\s+{_ORG}"
+    rf"|(?P<chg>{I_}(?:got|landed|started|began)\s+(?:a\s+|my\s+)?(?:new\s+|first\s+|dream\s+)?"
+    rf"(?:job|position|role|working|internship|gig)\s+(?:at|with|for)"
+    rf"|{I_}(?:got\s+|was\s+)?hired\s+(?:at|by)))\s+{_ORG}"
+)
+@RULES.add(
+    rf"(?P<chg>(?P<soon>{I_}accepted\s+(?:an?\s+|the\s+)?(?:job\s+)?offer)\s+(?:from|at|with))"
+    rf"\s+{_ORG}"
+)
+@RULES.add(
+    rf"(?P<chg>\bmy\s+first\s+(?:day|week|shift)\s+(?:of\s+work\s+)?(?:at|with))\s+{_ORG}",
+    "free",
 )
 @RULES.add(rf"(?P<chg>(?P<soon>{IM}starting)\s+(?:a\s+)?(?:new\s+)?(?:job|position|role)\s+"
            rf"(?:at|with))\s+{_ORG}")  # fmt: skip
@@ -61,8 +75,28 @@ def _employer(m: re.Match[str], s: Sentence) -> Iterable[Found]:
         confidence = 0.7
     else:
         value, confidence = m["obj"], 0.85
-    yield state("employer", value, "work", f"works at {value}", confidence, s, m,
-                change=bool(m["chg"]), prefer="future" if g(m, "soon") else "past")  # fmt: skip
+    found = state("employer", value, "work", f"works at {value}", confidence, s, m,
+                  change=bool(m["chg"]), prefer="future" if g(m, "soon") else "past")  # fmt: skip
+    if g(m, "soon") and "offer" in m[0].lower() and not found.dated:
+        found = dataclasses.replace(found, confidence=0.7)  # accepted, start unknown: ask
+    yield found
+
+
+@RULES.add(
+    rf"(?P<chg>{I_}(?:got\s+|was\s+)?hired\s+as\s+(?:an?\s+)?)(?P<occ>[a-z][a-z-]*(?:\s+[a-z-]+)"
+    rf"{{0,2}}?)\s+(?:at|by|for)\s+{PROPER}"
+)
+@RULES.add(
+    rf"(?P<chg>{I_}(?:joined|(?:got\s+|was\s+)?hired\s+(?:at|by)))\s+{PROPER}\s+as\s+(?:an?\s+)?"
+    rf"(?P<occ>[a-z][a-z-]*(?:\s+[a-z-]+){{0,2}}?)(?=\s*(?:[,.;:!?]|$)|\s+(?:in|at|on|last|this"
+    rf"|two|three|a|and|but|so|since|yesterday|today|recently|back)\b)"
+)
+def _joined_as(m: re.Match[str], s: Sentence) -> Iterable[Found]:
+    """ "I joined Brightwave as a junior developer two weeks ago" (employer and occupation)."""
+    occ = tidy(m["occ"], 3)
+    if occ and not EVALUATIVE.intersection(occ.lower().split()):
+        yield state("employer", m["obj"], "work", f"works at {m['obj']}", 0.85, s, m, change=True)
+        yield state("occupation", occ, "work", f"works as {occ}", 0.85, s, m, change=True)
 
 
 @RULES.add(rf"{I_}(?:quit|resigned\s+from|retired\s+from)\s+(?P<occ>){PROPER}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from graph.cypher._fragments import KNOWN, LIVE_ENTITY, on
 from graph.records import EntityRecord
 from graph.scope import ENTITY_VISIBLE
 from graph.time import from_store
@@ -67,12 +68,15 @@ ALL_ENTITY_NAMES = (
 MATCH (e:Entity)
 WHERE """
     + ENTITY_VISIBLE
-    + """ AND e.created_at <= $known_at
-  AND (e.merged_into IS NULL OR e.merged_at > $known_at)
+    + """ AND """
+    + on(LIVE_ENTITY, "e")
+    + """
 RETURN e.id AS id, e.archived AS archived,
   CASE WHEN coalesce(e.names_since, e.created_at) <= $known_at THEN e.search_names
   ELSE head([(e)-[:HAD_NAMES]->(v:EntityNames)
-             WHERE v.recorded_at <= $known_at AND v.retracted_at > $known_at
+             WHERE """
+    + on(KNOWN, "v")
+    + """
              | v.search_names]) END AS names
 """
 )

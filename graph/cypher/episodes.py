@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from graph.cypher._fragments import SAID_AS_OF, micros, on, valid_micros
 from graph.records import EpisodeRecord
 from graph.scope import EPISODE_VISIBLE
 from graph.time import from_micros
@@ -28,19 +29,19 @@ TEXT_INDEX = "episode_text"
 VECTOR_INDEX = "episode_embedding"
 """The vector index on `Episode.embedding` (cosine, unquantized, like `fact_embedding`)."""
 
-_micros = """(VAR.FIELD.epochSeconds - CASE WHEN VAR.FIELD.nanosecond > 0
-    AND VAR.FIELD < datetime({epochSeconds: 0}) THEN 1 ELSE 0 END) * 1000000
-    + VAR.FIELD.microsecond"""
-
 EPISODE_COLUMNS = (
     """{
   .id, .owner, .chat_id, .run_id, .message_id, .seq, .part, .surface, .role, .speaker_id,
   .text, .source,
   said_at_us: """
-    + _micros.replace("FIELD", "said_at")
+    + valid_micros("said_at")
     + """,
-  recorded_at_us: VAR.recorded_at.epochSeconds * 1000000 + VAR.recorded_at.microsecond,
-  retracted_at_us: VAR.retracted_at.epochSeconds * 1000000 + VAR.retracted_at.microsecond
+  recorded_at_us: """
+    + micros("recorded_at")
+    + """,
+  retracted_at_us: """
+    + micros("retracted_at")
+    + """
 }"""
 )
 """An episode's columns, its times as integer microseconds since the epoch (UTC); a
@@ -53,10 +54,7 @@ def _project(var: str) -> str:
 
 def _as_of(var: str) -> str:
     """CONTRACT §12 visibility at ($valid_at, $known_at) for an episode bound to `var`."""
-    return (
-        f"{var}.said_at <= $valid_at AND {var}.recorded_at <= $known_at"
-        f" AND {var}.retracted_at > $known_at"
-    )
+    return on(SAID_AS_OF, var)
 
 
 _visible = EPISODE_VISIBLE

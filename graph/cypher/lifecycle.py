@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from graph.cypher._fragments import KNOWN, on
 from graph.scope import ENTITY_VISIBLE
 
 SET_NAMES = """
@@ -36,11 +37,15 @@ RETURN e
 when the entity is not the owner's). Keeps the names being replaced as a version believed
 until $t, then sets the new ones, current from $t."""
 
-NAMES_AS_OF = """
+NAMES_AS_OF = (
+    """
 MATCH (e:Entity {id: $entity_id})-[:HAD_NAMES]->(v:EntityNames)
-WHERE e.owner = $owner AND v.recorded_at <= $known_at AND v.retracted_at > $known_at
+WHERE e.owner = $owner AND """
+    + on(KNOWN, "v")
+    + """
 RETURN v.name AS name, v.aliases AS aliases
 """
+)
 """READ. $owner, $entity_id, $known_at -> name, aliases: the names the entity had at
 $known_at (0 rows when its current names already held then). Seek on Entity.id."""
 
@@ -54,7 +59,9 @@ WHERE """
   AND ($kind IS NULL OR e.kind = $kind)
   AND ($after IS NULL OR e.id > $after)
 OPTIONAL MATCH (e)-[:HAD_NAMES]->(v:EntityNames)
-WHERE v.recorded_at <= $known_at AND v.retracted_at > $known_at
+WHERE """
+    + on(KNOWN, "v")
+    + """
 WITH e, v
 WHERE $q IS NULL OR any(n IN coalesce(v.search_names, e.search_names) WHERE n CONTAINS $q)
 RETURN e, v.name AS name, v.aliases AS aliases

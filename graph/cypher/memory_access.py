@@ -8,9 +8,10 @@ else the profile's, else `full`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from graph.records import MemoryAccess
+from graph.records import MemoryAccess, chat_key
 
 MEMORY_ACCESS = """
 OPTIONAL MATCH (o:Owner {id: $owner})
@@ -62,3 +63,18 @@ def access_from_record(profile: Any, chat: Any) -> MemoryAccess:
                 origin=origin,
             )
     return MemoryAccess(mode="full")
+
+
+def effective_access(
+    rows: Callable[..., list[Any]], owner: str, chat_id: str | None
+) -> MemoryAccess:
+    """Read a chat's effective memory access (the owner's default when `chat_id` is None)
+    through `rows(query, **params)`: the reader's and the writer's one way to ask.
+
+    Returns:
+        The chat's own setting, else the owner's profile default, else `full`
+        (`MemoryAccess.origin` says which). An unknown owner or chat reads as `full`.
+    """
+    key = None if chat_id is None else chat_key(owner, chat_id)
+    row = rows(MEMORY_ACCESS, owner=owner, chat_key=key)[0]
+    return access_from_record(row["profile"], row["chat"])

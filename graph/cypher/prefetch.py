@@ -23,6 +23,15 @@ from __future__ import annotations
 import re
 
 from graph import scope
+from graph.cypher._fragments import (
+    AS_OF,
+    KNOWN,
+    LIVE_ENTITY,
+    SAID_AS_OF,
+    micros,
+    on,
+    valid_micros,
+)
 from graph.cypher.memory_access import MEMORY_ACCESS
 
 MENTION_INDEX = "entity_mentions"
@@ -30,14 +39,18 @@ MENTION_INDEX = "entity_mentions"
 EPISODE_INDEX = "episode_text"
 """The full-text index on `Episode.search_text` and `Episode.owner` (graph/schema.py)."""
 
-_ROW = """[VAR.id, VAR.entity_id, VAR.attribute, VAR.value, VAR.object_id, VAR.source,
-  (VAR.valid_from.epochSeconds - CASE WHEN VAR.valid_from.nanosecond > 0
-    AND VAR.valid_from < datetime({epochSeconds: 0}) THEN 1 ELSE 0 END) * 1000000
-    + VAR.valid_from.microsecond,
-  (VAR.valid_to.epochSeconds - CASE WHEN VAR.valid_to.nanosecond > 0
-    AND VAR.valid_to < datetime({epochSeconds: 0}) THEN 1 ELSE 0 END) * 1000000
-    + VAR.valid_to.microsecond,
-  VAR.recorded_at.epochSeconds * 1000000 + VAR.recorded_at.microsecond, VAR.speaker_id"""
+_ROW = (
+    """[VAR.id, VAR.entity_id, VAR.attribute, VAR.value, VAR.object_id, VAR.source,
+  """
+    + valid_micros("valid_from")
+    + """,
+  """
+    + valid_micros("valid_to")
+    + """,
+  """
+    + micros("recorded_at")
+    + """, VAR.speaker_id"""
+)
 """A compact fact row, a LIST (no keys to send and decode): id, entity_id, attribute,
 value, object_id, source, valid_from, valid_to, recorded_at, speaker_id, the times as integer
 microseconds since the epoch (decoding a DATETIME costs the Python driver ~0.2 ms,
@@ -87,29 +100,18 @@ def episode_visible(var: str) -> str:
     return _in_map(scope.episode_visible(var))
 
 
-_said_micros = """(VAR.said_at.epochSeconds - CASE WHEN VAR.said_at.nanosecond > 0
-    AND VAR.said_at < datetime({epochSeconds: 0}) THEN 1 ELSE 0 END) * 1000000
-    + VAR.said_at.microsecond"""
-
-
 def _row(var: str, extra: str = "") -> str:
     return _ROW.replace("VAR", var) + extra + "]"
 
 
 def _as_of(var: str) -> str:
     """CONTRACT §2 visibility at ($valid_at, $known_at) for a fact bound to `var`."""
-    return (
-        f"{var}.retracted_at > $known_at AND {var}.recorded_at <= $known_at"
-        f" AND {var}.valid_from <= $valid_at AND {var}.valid_to > $valid_at"
-    )
+    return on(AS_OF, var)
 
 
 def _live(var: str) -> str:
     """An entity that exists at $known_at, is not archived, and is not (yet) merged away."""
-    return (
-        f"{var}.created_at <= $known_at AND NOT coalesce({var}.archived, false)"
-        f" AND ({var}.merged_into IS NULL OR {var}.merged_at > $known_at)"
-    )
+    return on(LIVE_ENTITY, var) + " AND NOT coalesce(" + var + ".archived, false)"
 
 
 PREFETCH = (
@@ -131,7 +133,9 @@ CALL (self_id) {
   WITH self_id, e, CASE WHEN coalesce(e.names_since, e.created_at) <= $known_at
        THEN e.search_names
        ELSE head([(e)-[:HAD_NAMES]->(v:EntityNames)
-                  WHERE v.recorded_at <= $known_at AND v.retracted_at > $known_at
+                  WHERE """
+    + on(KNOWN, "v")
+    + """
                   | v.search_names]) END AS names
   WITH self_id, e, reduce(p = -1, k IN coalesce(names, []) |
        CASE WHEN $mentions.positions[k] IS NOT NULL AND (p < 0 OR $mentions.positions[k] < p)
@@ -274,15 +278,16 @@ CALL (self_id) {
     + EPISODE_INDEX
     + """', q) YIELD node AS ep, score
   WITH self_id, ep, score
-  WHERE ep.source = 'user_stated' AND ep.said_at <= $valid_at
-    AND ep.recorded_at <= $known_at AND ep.retracted_at > $known_at AND """
+  WHERE ep.source = 'user_stated' AND """
+    + on(SAID_AS_OF, "ep")
+    + """ AND """
     + episode_visible("ep")
     + """
   WITH self_id, ep, score ORDER BY score DESC, ep.id LIMIT $max_said
   OPTIONAL MATCH (sp:Entity {id: ep.speaker_id})
   RETURN collect([ep.id, left(ep.text, $said_chars), ep.speaker_id, sp.name,
                   coalesce(ep.speaker_id = self_id, false), """
-    + _said_micros.replace("VAR", "ep")
+    + on(valid_micros("said_at"), "ep")
     + """, ep.chat_id, ep.run_id, ep.message_id, ep.source, ep.role]) AS said
 }
 RETURN self_id, seeds, attrs, rels, incoming, neighbours, edges, prefs, events, speakers, said

@@ -13,16 +13,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from graph.cypher._fragments import AS_OF, LIVE_ENTITY, micros, on
 from graph.cypher.facts import _project
 from graph.records import EntityRecord
 from graph.scope import entity_visible, fact_visible
 from graph.time import from_micros
 
-ENTITY_COLUMNS = """e {
+ENTITY_COLUMNS = (
+    """e {
   .id, .owner, .name, .kind, .aliases, .area, .merged_into, .archived,
-  created_at_us: e.created_at.epochSeconds * 1000000 + e.created_at.microsecond,
-  merged_at_us: e.merged_at.epochSeconds * 1000000 + e.merged_at.microsecond
+  created_at_us: """
+    + on(micros("created_at"), "e")
+    + """,
+  merged_at_us: """
+    + on(micros("merged_at"), "e")
+    + """
 }"""
+)
 """An entity's columns with its times as integer microseconds since the epoch (UTC):
 decoding a DATETIME in the Python driver costs about 0.2 ms, an integer nothing (the
 same reason as graph/cypher/facts.py FACT_COLUMNS). `merged_at_us` is null when unmerged."""
@@ -74,8 +81,9 @@ CALL () {
 WITH e
 WHERE """
     + entity_visible("e")
-    + """ AND e.created_at <= $known_at
-  AND (e.merged_into IS NULL OR e.merged_at > $known_at)
+    + """ AND """
+    + on(LIVE_ENTITY, "e")
+    + """
 RETURN """
     + ENTITY_COLUMNS
     + """ AS e
@@ -117,9 +125,10 @@ UNWIND $frontier AS x
 CALL (x) {
   MATCH (f:Fact)
   USING INDEX f:Fact(entity_id, retracted_at, valid_to)
-  WHERE f.entity_id = x AND f.retracted_at > $known_at AND f.valid_to > $valid_at
-    AND f.object_id IS NOT NULL
-    AND f.recorded_at <= $known_at AND f.valid_from <= $valid_at
+  WHERE f.entity_id = x AND f.object_id IS NOT NULL
+    AND """
+    + on(AS_OF, "f")
+    + """
     AND """
     + fact_visible("f")
     + """
@@ -130,8 +139,9 @@ CALL (x) {
   RETURN f, o.id AS other
   UNION
   MATCH (:Entity {id: x})<-[:OBJECT]-(f:Fact)
-  WHERE f.retracted_at > $known_at AND f.valid_to > $valid_at
-    AND f.recorded_at <= $known_at AND f.valid_from <= $valid_at
+  WHERE """
+    + on(AS_OF, "f")
+    + """
     AND """
     + fact_visible("f")
     + """

@@ -16,12 +16,12 @@ answer (1 + cosine) / 2, in [0, 1]; full-text scores are Lucene's BM25.
 
 from __future__ import annotations
 
+from graph.cypher._fragments import AS_OF, on
 from graph.cypher.facts import FACT_COLUMNS
 from graph.scope import FACT_VISIBLE
 
 _ROW = "f " + FACT_COLUMNS.replace("VAR", "f")
-_AS_OF = """f.recorded_at <= $known_at AND f.retracted_at > $known_at
-  AND f.valid_from <= $valid_at AND f.valid_to > $valid_at"""
+_AS_OF = on(AS_OF, "f")
 
 SEMANTIC_NEAREST = (
     """

@@ -20,6 +20,7 @@ from graph.cypher import episodes as pc
 from graph.cypher import events as vc
 from graph.cypher import facts as fc
 from graph.errors import NotFound
+from graph.read.base import ReadBase
 from graph.records import (
     EffectRecord,
     EpisodeRecord,
@@ -100,11 +101,8 @@ def order_chain(events: dict[str, EventRecord], edges: Iterable[tuple[str, str]]
     return sorted(events, key=key)
 
 
-class AuditReads:
+class AuditReads(ReadBase):
     """Why and effects reads."""
-
-    def _rows(self, query: str, **params: Any) -> list[Any]:  # pragma: no cover - Reader's
-        raise NotImplementedError
 
     def event(self, owner: str, event_id: str) -> EventRecord:
         """Return one event of `owner`.

@@ -20,6 +20,7 @@ from typing import Any
 
 from graph.cypher import episodes as pc
 from graph.errors import NotFound
+from graph.read.base import ReadBase
 from graph.read.search import ANN_FACTOR, ANN_MAX, ANN_MIN, _phrase_safe, words
 from graph.records import EpisodeRecord
 from graph.scope import Scope, params
@@ -78,11 +79,8 @@ def _episode(r: Any) -> EpisodeRecord:
     return pc.episode_from_record(r["episode"], r["speaker"])
 
 
-class EpisodeReads:
+class EpisodeReads(ReadBase):
     """Episode reads for the episode routes, search and `why`."""
-
-    def _rows(self, query: str, **params: Any) -> list[Any]:  # pragma: no cover - Reader's
-        raise NotImplementedError
 
     def episode(self, scope: Scope, episode_id: str) -> EpisodeRecord:
         """Return one episode the scope may see, on any axis (a forgotten one shows its

@@ -7,20 +7,16 @@ belongs to which group and which tokens an owner holds.
 
 from __future__ import annotations
 
-from typing import Any
-
 from graph.cypher import groups as gc
 from graph.cypher import runs as rc
 from graph.errors import NotFound
+from graph.read.base import ReadBase
 from graph.records import GroupRecord, TokenRecord
 from graph.time import FAR_FUTURE
 
 
-class AccessReads:
+class GroupReads(ReadBase):
     """Token and group reads."""
-
-    def _rows(self, query: str, **params: Any) -> list[Any]:  # pragma: no cover - Reader's
-        raise NotImplementedError
 
     def tokens(self, owner: str) -> list[TokenRecord]:
         """Return every token of `owner`, live and revoked, oldest first (never a secret:

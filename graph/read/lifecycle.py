@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
 
 from graph.cypher import entities as ec
 from graph.cypher import facts as fc
 from graph.cypher import lifecycle as lc
 from graph.errors import NotFound
+from graph.read.base import ReadBase
 from graph.records import EntityRecord, FactRecord
 from graph.scope import Scope, as_scope, params
 from graph.time import utcnow
@@ -57,38 +57,8 @@ class HistoryKey:
         return cls(row.valid_from, row.recorded_at, row.attribute, row.id)
 
 
-class LifecycleReads:
+class LifecycleReads(ReadBase):
     """Entity-as-known, merge resolution and history reads."""
-
-    def _rows(self, query: str, **params: Any) -> list[Any]:  # pragma: no cover - Reader's
-        raise NotImplementedError
-
-    def _facts(self, query: str, **params: Any) -> list[FactRecord]:  # pragma: no cover
-        raise NotImplementedError
-
-    def entity(
-        self, owner: str | Scope, entity_id: str, known_at: datetime | None = None
-    ) -> EntityRecord:  # pragma: no cover
-        raise NotImplementedError
-
-    def as_known(self, found: EntityRecord, known_at: datetime | None) -> EntityRecord:
-        """Return an entity node's record as known at `known_at` (None: now, unchanged).
-
-        Not merged yet when the merge came after `known_at`; the name and aliases it had
-        at `known_at` when they changed since (one more read, only then).
-        """
-        if known_at is None:
-            return found
-        if found.merged_at is not None and known_at < found.merged_at:
-            found = replace(found, merged_into=None, merged_at=None)
-        if found.names_since is not None and known_at < found.names_since:
-            rows = self._rows(
-                lc.NAMES_AS_OF, owner=found.owner, entity_id=found.id, known_at=known_at
-            )
-            names = lc.names_from_record(rows[0] if rows else None)
-            if names is not None:
-                found = replace(found, name=names[0], aliases=names[1])
-        return found
 
     def resolve(
         self, owner: str | Scope, entity_id: str, known_at: datetime | None = None

@@ -14,6 +14,7 @@ from typing import Any
 
 from graph.cypher import prefetch as pc
 from graph.cypher.memory_access import access_from_record
+from graph.read.base import ReadBase
 from graph.read.episodes import episode_lucene
 from graph.records import chat_key
 from graph.scope import Scope, params
@@ -225,11 +226,8 @@ def _row(raw: Sequence[Any]) -> Row:
     )
 
 
-class PrefetchReads:
+class PrefetchReads(ReadBase):
     """The prefetch read."""
-
-    def _rows(self, query: str, **params: Any) -> list[Any]:  # pragma: no cover - Reader's
-        raise NotImplementedError
 
     def prefetch_scope(self, owner: str, chat_id: str, known_at: datetime) -> Scope:
         """What prefetch may read (CONTRACT §7), as `Reader.scope(owner, chat_id,

@@ -7,19 +7,15 @@ Pending proposals are read only here, by the review endpoints; no fact read path
 
 from __future__ import annotations
 
-from typing import Any
-
 from graph.cypher import merges as mc
 from graph.cypher import proposals as pc
 from graph.errors import NotFound
+from graph.read.base import ReadBase
 from graph.records import MergeSuggestionRecord, NotificationRecord, ProposalRecord
 
 
-class ReviewReads:
+class ProposalReads(ReadBase):
     """Proposal, notification and merge-suggestion reads."""
-
-    def _rows(self, query: str, **params: Any) -> list[Any]:  # pragma: no cover - Reader's
-        raise NotImplementedError
 
     def proposal(self, owner: str, proposal_id: str) -> ProposalRecord:
         """Return one proposal of `owner`.

@@ -9,7 +9,6 @@ predicates, so memory access and group sharing hold here for every caller (CONTR
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import AbstractContextManager
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 from graph.cypher import facts as fc
 from graph.cypher import pull as pc
 from graph.names import search_key
+from graph.read.base import ReadBase
 from graph.read.paths import shortest_paths
 from graph.records import EntityRecord, FactRecord
 from graph.scope import Scope, params
@@ -27,14 +27,8 @@ MAX_DEPTH = 3
 """The deepest relationship traversal (CONTRACT §6: depth <= 3)."""
 
 
-class PullReads:
+class PullReads(ReadBase):
     """Scoped reads for the assistant's read tools."""
-
-    def _rows(self, query: str, **kw: Any) -> list[Any]:  # pragma: no cover - Reader's
-        raise NotImplementedError
-
-    def snapshot(self) -> AbstractContextManager[Any]:  # pragma: no cover - Reader's
-        raise NotImplementedError
 
     def entities_named(
         self, scope: Scope, name: str, known_at: datetime, limit: int = 20

@@ -10,45 +10,39 @@ means the owner's own memory, full access, no shares. A write attempted through
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, TypeVar
 
-from neo4j import Driver, unit_of_work
-from neo4j.exceptions import ClientError, ServiceUnavailable, SessionExpired
-
-from graph.read.groups import AccessReads
-from graph.read.audit import AuditReads
-from graph.read.episodes import EpisodeReads
-from graph.cypher import memory_access as ac
 from graph.cypher import entities as ec
 from graph.cypher import facts as fc
+from graph.cypher import memory_access as ac
 from graph.cypher import runs as rc
-from graph.errors import NotFound, QueryTimedOut, StoreUnavailable
+from graph.errors import NotFound
+from graph.read.audit import AuditReads
+from graph.read.episodes import EpisodeReads
+from graph.read.groups import GroupReads
 from graph.read.lifecycle import LifecycleReads
 from graph.read.prefetch import PrefetchReads
+from graph.read.proposals import ProposalReads
 from graph.read.pull import PullReads
+from graph.read.search import SearchReads
 from graph.records import (
     EntityRecord,
     FactRecord,
     MemoryAccess,
     RunRecord,
     TokenRecord,
-    chat_key,
     run_key,
 )
-from graph.read.proposals import ReviewReads
 from graph.scope import SHARED_ENTITY_IDS, Scope, params
-from graph.read.search import SearchReads
 from graph.time import FAR_FUTURE, AsOf, from_store, utcnow
 
 T = TypeVar("T")
 
 
 class Reader(
-    ReviewReads,
-    AccessReads,
+    ProposalReads,
+    GroupReads,
     LifecycleReads,
     PullReads,
     AuditReads,
@@ -56,75 +50,9 @@ class Reader(
     PrefetchReads,
     EpisodeReads,
 ):
-    """Read-only access to one owner's memory (and what is shared with it).
-
-    Args:
-        driver: a connected neo4j driver.
-        database: the Neo4j database name, or None for the default.
-        timeout: per-transaction timeout in seconds (None = server default).
-        retry: retry transient failures (the driver's managed transactions, up to 30 s);
-            False for a caller with a deadline of its own, such as prefetch.
-    """
-
-    def __init__(
-        self,
-        driver: Driver,
-        database: str | None = None,
-        timeout: float | None = None,
-        retry: bool = True,
-    ):
-        self._driver = driver
-        self._database = database
-        self._timeout = timeout
-        self._retry = retry
-        self._tx: Any = None
-
-    @contextmanager
-    def snapshot(self) -> Iterator[Reader]:
-        """Yield a Reader whose every query runs in one READ transaction (one consistent
-        view, fewer round trips: prefetch uses it). No retries inside.
-
-        Raises:
-            StoreUnavailable: Neo4j could not be reached.
-            QueryTimedOut: the transaction ran past this reader's timeout.
-        """
-        with (
-            _store_errors(),
-            self._driver.session(database=self._database, default_access_mode="READ") as s,
-            s.begin_transaction(timeout=self._timeout) as tx,
-        ):
-            bound = Reader(self._driver, self._database, self._timeout, self._retry)
-            bound._tx = tx
-            yield bound
-
-    def _read(self, work: Callable[[Any], T]) -> T:
-        if self._tx is not None:
-            return work(self._tx)
-        with (
-            _store_errors(),
-            self._driver.session(database=self._database, default_access_mode="READ") as s,
-        ):
-            if self._retry:
-                return s.execute_read(unit_of_work(timeout=self._timeout)(work))
-            with s.begin_transaction(timeout=self._timeout) as tx:
-                return work(tx)
-
-    def _rows(self, query: str, **params: Any) -> list[Any]:
-        def work(tx: Any) -> list[Any]:
-            return list(tx.run(query, params))
-
-        return self._read(work)
-
-    def _facts(self, query: str, **params: Any) -> list[FactRecord]:
-        """Run a query whose `row` column is a fact row (graph.cypher.facts.FACT_COLUMNS)."""
-        return [fc.fact_from_record(r["row"]) for r in self._rows(query, **params)]
-
-    def run_query(self, query: str, **params: Any) -> list[dict[str, Any]]:
-        """Run an arbitrary query in a READ transaction and return its records as dicts.
-
-        For diagnostics and tests: a write in `query` fails with a Neo4j client error.
-        """
-        return [r.data() for r in self._rows(query, **params)]
+    """Read-only access to one owner's memory (and what is shared with it): the facade of
+    the read side, built from its parts on one base (graph.read.base.ReadBase, whose
+    arguments it takes)."""
 
     # --- owners and tokens -------------------------------------------------------------
 
@@ -139,22 +67,6 @@ class Reader(
         return rc.token_from_record(rows[0]["k"]) if rows else None
 
     # --- entities ----------------------------------------------------------------------
-
-    def entity(
-        self, owner: str | Scope, entity_id: str, known_at: datetime | None = None
-    ) -> EntityRecord:
-        """Return one entity the scope may see, as known at `known_at` (default now).
-
-        Raises:
-            NotFound: no such entity for this scope (another owner's unshared entity, or
-                one not yet created at `known_at`, looks the same, CONTRACT §7).
-        """
-        rows = self._rows(
-            ec.ENTITY_BY_ID, **params(owner), entity_id=entity_id, known_at=known_at or utcnow()
-        )
-        if not rows:
-            raise NotFound("entity", entity_id)
-        return self.as_known(ec.entity_from_record(rows[0]["e"]), known_at)
 
     def entities_by_ids(self, owner: str | Scope, entity_ids: list[str]) -> dict[str, EntityRecord]:
         """Return the entities among `entity_ids` the scope may see, keyed by id (the
@@ -301,9 +213,7 @@ class Reader(
             The chat's own setting, else the owner's profile default, else `full`
             (`MemoryAccess.origin` says which). An unknown owner or chat reads as `full`.
         """
-        key = None if chat_id is None else chat_key(owner, chat_id)
-        row = self._rows(ac.MEMORY_ACCESS, owner=owner, chat_key=key)[0]
-        return ac.access_from_record(row["profile"], row["chat"])
+        return ac.effective_access(self._rows, owner, chat_id)
 
     def scope(
         self, owner: str, chat_id: str | None = None, known_at: datetime | None = None
@@ -323,20 +233,6 @@ class Reader(
             StoreUnavailable: Neo4j did not answer.
         """
         self._rows("RETURN 1 AS one")
-
-
-@contextmanager
-def _store_errors() -> Iterator[None]:
-    """Translate the driver's failures: unreachable -> `StoreUnavailable`, a transaction
-    past its timeout -> `QueryTimedOut`; any other error passes unchanged."""
-    try:
-        yield
-    except (ServiceUnavailable, SessionExpired, OSError) as exc:
-        raise StoreUnavailable(str(exc)) from exc
-    except ClientError as exc:
-        if "TransactionTimedOut" in (exc.code or ""):
-            raise QueryTimedOut(str(exc)) from exc
-        raise
 
 
 __all__ = ["FAR_FUTURE", "Reader", "run_key"]

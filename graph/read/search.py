@@ -29,6 +29,7 @@ from typing import Any
 from graph.cypher import entities as ec
 from graph.cypher import facts as fc
 from graph.cypher import search as sc
+from graph.read.base import ReadBase
 from graph.records import EntityRecord, FactRecord
 from graph.scope import Scope, params
 from graph.time import AsOf
@@ -149,11 +150,8 @@ def _phrase_safe(ident: str) -> bool:
     return bool(_SAFE_ID.fullmatch(ident)) and any(t not in STOP_WORDS for t in tokens)
 
 
-class SearchReads:
+class SearchReads(ReadBase):
     """Semantic and full-text reads for `GET /v1/search`."""
-
-    def _rows(self, query: str, **params: Any) -> list[Any]:  # pragma: no cover - Reader's
-        raise NotImplementedError
 
     def semantic(
         self,

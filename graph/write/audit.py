@@ -14,13 +14,11 @@ from typing import Any
 from graph.cypher import archive as ac
 from graph.cypher import events as vc
 from graph.records import EventRecord, event_key, run_key
+from graph.write.base import WriteBase
 
 
-class AuditWrites:
+class AuditWrites(WriteBase):
     """Event, archive and split writes inside one transaction."""
-
-    def _run(self, query: str, **params: Any) -> list[Any]:  # pragma: no cover - WriteTx's
-        raise NotImplementedError
 
     def record_trail(
         self,

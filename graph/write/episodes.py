@@ -14,13 +14,11 @@ from typing import Any
 from graph.cypher import episodes as pc
 from graph.errors import Conflict
 from graph.time import FAR_FUTURE, epoch_parts
+from graph.write.base import WriteBase
 
 
-class EpisodeWrites:
+class EpisodeWrites(WriteBase):
     """Episode writes inside one transaction."""
-
-    def _run(self, query: str, **params: Any) -> list[Any]:  # pragma: no cover - WriteTx's
-        raise NotImplementedError
 
     def create_episodes(
         self, owner: str, episodes: Sequence[dict[str, Any]], t: datetime, model: str | None

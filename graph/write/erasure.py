@@ -9,16 +9,13 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Any
 
 from graph.cypher import erasure as xc
+from graph.write.base import WriteBase
 
 
-class ErasureWrites:
+class ErasureWrites(WriteBase):
     """Erasure steps inside one transaction."""
-
-    def _run(self, query: str, **params: Any) -> list[Any]:  # pragma: no cover - WriteTx's
-        raise NotImplementedError
 
     def start_erasure(self, owner: str, t: datetime) -> bool:
         """Mark the owner `erasing` under its commit lock; False when the owner is unknown.

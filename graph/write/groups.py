@@ -9,20 +9,17 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Any
 
 from graph.cypher import entities as ec
 from graph.cypher import groups as gc
 from graph.cypher import runs as rc
 from graph.records import GroupRecord, ShareRecord, TokenRecord
 from graph.time import FAR_FUTURE
+from graph.write.base import WriteBase
 
 
-class AccessWrites:
+class GroupWrites(WriteBase):
     """Group and token writes inside one transaction."""
-
-    def _run(self, query: str, **params: Any) -> list[Any]:  # pragma: no cover - WriteTx's
-        raise NotImplementedError
 
     def create_group(
         self, owner: str, *, group_id: str, membership_id: str, name: str, t: datetime

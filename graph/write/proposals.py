@@ -19,13 +19,11 @@ from graph.cypher import proposals as pc
 from graph.records import MergeSuggestionRecord, ProposalRecord
 from graph.scope import params as own
 from graph.time import FAR_FUTURE, FAR_PAST
+from graph.write.base import WriteBase
 
 
-class ReviewWrites:
+class ProposalWrites(WriteBase):
     """Proposal, suppression, notification and merge writes inside one transaction."""
-
-    def _run(self, query: str, **params: Any) -> list[Any]:  # pragma: no cover - WriteTx's
-        raise NotImplementedError
 
     def create_proposals(
         self, owner: str, items: Sequence[dict[str, Any]], t: datetime

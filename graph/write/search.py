@@ -11,13 +11,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from graph.cypher import search as sc
+from graph.write.base import WriteBase
 
 
-class SearchWrites:
+class SearchWrites(WriteBase):
     """Search-field writes inside one transaction."""
-
-    def _run(self, query: str, **params: Any) -> list[Any]:  # pragma: no cover - WriteTx's
-        raise NotImplementedError
 
     def index_rows(self, owner: str, rows: Sequence[dict[str, Any]], model: str | None) -> None:
         """Set the search fields of rows of `owner`.

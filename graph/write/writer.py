@@ -14,50 +14,48 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from neo4j import Driver, ManagedTransaction
-from neo4j.exceptions import ServiceUnavailable, SessionExpired
+from neo4j import Driver
 
-from graph.write.groups import AccessWrites
-from graph.write.audit import AuditWrites
-from graph.cypher import memory_access as ac
 from graph.cypher import entities as ec
+from graph.cypher import fact_rows as fr
 from graph.cypher import facts as fc
+from graph.cypher import memory_access as ac
 from graph.cypher import runs as rc
+from graph.driver import store_errors
 from graph.embedding import Embedder
-from graph.write.episodes import EpisodeWrites
-from graph.write.erasure import ErasureWrites
-from graph.errors import Conflict, NotFound, StoreUnavailable
+from graph.errors import Conflict, NotFound
 from graph.records import (
     EntityRecord,
     FactRecord,
     MemoryAccess,
-    RunRecord,
     TokenRecord,
     chat_key,
-    run_key,
 )
-from graph.write.proposals import ReviewWrites
 from graph.scope import params as own
-from graph.write.search import SearchWrites
 from graph.time import FAR_FUTURE, epoch_parts, from_store
+from graph.write.audit import AuditWrites
+from graph.write.episodes import EpisodeWrites
+from graph.write.erasure import ErasureWrites
+from graph.write.groups import GroupWrites
+from graph.write.proposals import ProposalWrites
+from graph.write.runs import RunWrites
+from graph.write.search import SearchWrites
 
 T = TypeVar("T")
 TICK = timedelta(microseconds=1)
 
 
-class WriteTx(ReviewWrites, AccessWrites, ErasureWrites, AuditWrites, SearchWrites, EpisodeWrites):
-    """Write primitives inside one transaction. Every query is scoped by `owner`.
-
-    `embedder` is the process's embedder (or None), carried for the committer, which
-    embeds the rows it creates in the same transaction; graph code never calls it.
-    """
-
-    def __init__(self, tx: ManagedTransaction, embedder: Embedder | None = None):
-        self._tx = tx
-        self.embedder = embedder
-
-    def _run(self, query: str, **params: Any) -> list[Any]:
-        return list(self._tx.run(query, params))
+class WriteTx(
+    ProposalWrites,
+    GroupWrites,
+    ErasureWrites,
+    AuditWrites,
+    SearchWrites,
+    RunWrites,
+    EpisodeWrites,
+):
+    """Write primitives inside one transaction (graph.write.base.WriteBase, whose arguments
+    it takes), built from its parts. Every query is scoped by `owner`."""
 
     def begin_commit(self, owner: str, now: datetime) -> datetime:
         """Lock the owner and return this commit's time: max(now, last commit + 1 µs).
@@ -150,7 +148,7 @@ class WriteTx(ReviewWrites, AccessWrites, ErasureWrites, AuditWrites, SearchWrit
         for (e, a), since in pairs.items():
             seconds, nanos = epoch_parts(since)
             params.append({"entity_id": e, "attribute": a, "since_s": seconds, "since_ns": nanos})
-        for r in self._run(fc.CURRENT_ROWS_MANY, owner=owner, pairs=params, far=FAR_FUTURE):
+        for r in self._run(fr.CURRENT_ROWS_MANY, owner=owner, pairs=params, far=FAR_FUTURE):
             row = fc.fact_from_record(r["row"])
             out[(row.entity_id, row.attribute)].append(row)
         return out
@@ -171,12 +169,12 @@ class WriteTx(ReviewWrites, AccessWrites, ErasureWrites, AuditWrites, SearchWrit
 
     def lineage(self, owner: str, fact_id: str) -> list[tuple[datetime, datetime]]:
         """Return the windows of a row and of every row it continues (REPLACES, any depth)."""
-        rows = self._run(fc.LINEAGE, owner=owner, fact_id=fact_id)
+        rows = self._run(fr.LINEAGE, owner=owner, fact_id=fact_id)
         return [(from_store(r["valid_from"]), from_store(r["valid_to"])) for r in rows]
 
     def predecessors(self, owner: str, fact_id: str) -> list[tuple[FactRecord, int]]:
         """Return (row, depth) for each row the row's lineage pushed out or folded in."""
-        rows = self._run(fc.PREDECESSORS, owner=owner, fact_id=fact_id)
+        rows = self._run(fr.PREDECESSORS, owner=owner, fact_id=fact_id)
         return [(fc.fact_from_record(r["row"]), int(r["depth"])) for r in rows]
 
     def retract(self, owner: str, ids: Sequence[str], t: datetime) -> None:
@@ -188,7 +186,7 @@ class WriteTx(ReviewWrites, AccessWrites, ErasureWrites, AuditWrites, SearchWrit
         """
         if not ids:
             return
-        count = self._run(fc.RETRACT_ROWS, owner=owner, ids=list(ids), far=FAR_FUTURE, t=t)
+        count = self._run(fr.RETRACT_ROWS, owner=owner, ids=list(ids), far=FAR_FUTURE, t=t)
         if count[0]["retracted"] != len(set(ids)):
             raise Conflict("a row to retract is no longer current; nothing was written")
 
@@ -201,14 +199,14 @@ class WriteTx(ReviewWrites, AccessWrites, ErasureWrites, AuditWrites, SearchWrit
         if not rows:
             return
         fields = [_wire(r) for r in rows]
-        self._run(fc.CREATE_ROWS, owner=owner, rows=fields, t=t, far=FAR_FUTURE)
+        self._run(fr.CREATE_ROWS, owner=owner, rows=fields, t=t, far=FAR_FUTURE)
         replaces = [{"from": r["id"], "to": old} for r in rows for old in r["replaces"]]
         supersedes = [{"from": r["id"], "to": old} for r in rows for old in r["supersedes"]]
         coalesces = [{"from": r["id"], "to": old} for r in rows for old in r["coalesces"]]
         objects = [{"from": r["id"], "to": r["object_id"]} for r in rows if r["object_id"]]
         if replaces or supersedes or coalesces or objects:
             self._run(
-                fc.LINK_ROWS,
+                fr.LINK_ROWS,
                 owner=owner,
                 replaces=replaces,
                 supersedes=supersedes,
@@ -219,174 +217,17 @@ class WriteTx(ReviewWrites, AccessWrites, ErasureWrites, AuditWrites, SearchWrit
     def corroborate(self, owner: str, items: Sequence[dict[str, Any]], t: datetime) -> None:
         """Link duplicate assertions to the rows that cover them (CONTRACT §2.1 rule 1)."""
         if items:
-            self._run(fc.CREATE_CORROBORATIONS, owner=owner, items=list(items), t=t)
+            self._run(fr.CREATE_CORROBORATIONS, owner=owner, items=list(items), t=t)
 
     def raw_create(self, owner: str, rows: Sequence[dict[str, Any]], t: datetime) -> None:
         """Benchmark floor: create rows with no rules applied (bench/ only)."""
-        self._run(fc.RAW_CREATE, owner=owner, rows=[_wire(r) for r in rows], t=t, far=FAR_FUTURE)
-
-    # --- runs and tokens -----------------------------------------------------------------
-
-    def create_run(
-        self,
-        owner: str,
-        *,
-        key: str,
-        run_id: str,
-        chat_id: str,
-        surface: str | None,
-        payload: str,
-        digest: str,
-        now: datetime,
-    ) -> tuple[RunRecord, bool]:
-        """Store a run as `queued` unless a run with that id exists; return (run, created).
-
-        Raises:
-            Conflict: the id is taken by a run with different content.
-        """
-        row = self._run(
-            rc.CREATE_RUN,
-            key=key,
-            id=run_id,
-            owner=owner,
-            chat_id=chat_id,
-            surface=surface,
-            payload=payload,
-            digest=digest,
-            t=now,
-        )[0]
-        if row["r"]["owner"] != owner:
-            raise Conflict("run id already used")
-        if not row["created"] and row["r"]["digest"] != digest:
-            raise Conflict(f"run {run_id!r} was already posted with different content")
-        return rc.run_from_record(row["r"]), bool(row["created"])
-
-    def run(self, owner: str, run_id: str) -> RunRecord | None:
-        """Return a run of `owner` (its payload included), or None."""
-        rows = self._run(rc.RUN_BY_ID, owner=owner, key=run_key(owner, run_id))
-        return rc.run_from_record(rows[0]["r"]) if rows else None
-
-    def claim_run(
-        self, worker: str, now: datetime, lease: timedelta, max_attempts: int
-    ) -> RunRecord | None:
-        """Claim the oldest claimable run for `worker` (CONTRACT §4), under the queue lock.
-
-        Claimable: `queued` and past its `retry_at`, or `curating` with a lapsed lease
-        (takeover). A run whose chat has memory access `none` (CONTRACT §7) is closed
-        `skipped` without its payload being read; one claimed `max_attempts` times
-        already is closed `failed`.
-
-        Args:
-            worker: the claiming worker's id.
-            now: the claim time, aware UTC.
-            lease: how long the claim holds without a heartbeat.
-            max_attempts: attempts after which a run is given up.
-
-        Returns:
-            The run, `curating` and leased to `worker` until `now + lease`, or closed
-            `skipped` (payload empty) or `failed`; None when no run is claimable.
-        """
-        self._run(rc.LOCK_QUEUE, worker=worker, t=now)
-        rows = self._run(rc.NEXT_RUN, t=now)
-        if not rows:
-            return None
-        key, attempts = rows[0]["key"], int(rows[0]["attempts"])
-        access = self.memory_access(rows[0]["owner"], rows[0]["chat_id"])
-        if access.mode == "none":
-            return self._set_aside(key, "skipped", None, worker, now)
-        if attempts >= max_attempts:
-            last = rows[0]["error"]
-            error = f"gave up after {attempts} attempts" + (f"; last error: {last}" if last else "")
-            return self._set_aside(key, "failed", error, worker, now)
-        row = self._run(rc.START_RUN, key=key, worker=worker, t=now, until=now + lease)[0]
-        return rc.run_from_record(row["r"])
-
-    def _set_aside(
-        self, key: str, status: str, error: str | None, worker: str, now: datetime
-    ) -> RunRecord:
-        row = self._run(
-            rc.SET_ASIDE_RUN, key=key, status=status, attempt=0, error=error, worker=worker, t=now
-        )[0]
-        return rc.run_from_record(row["r"])
-
-    def heartbeat_run(self, key: str, worker: str, now: datetime, lease: timedelta) -> bool:
-        """Extend `worker`'s lease on a run to `now + lease`; False if the lease is not its own."""
-        self._run(rc.LOCK_QUEUE, worker=worker, t=now)
-        return bool(self._run(rc.HEARTBEAT_RUN, key=key, worker=worker, until=now + lease))
-
-    def release_run(
-        self,
-        key: str,
-        worker: str,
-        *,
-        refund: bool,
-        retry_at: datetime,
-        error: str | None,
-        now: datetime,
-    ) -> bool:
-        """Put a run `worker` holds back to `queued`, claimable from `retry_at`.
-
-        Args:
-            key: the run key.
-            worker: the worker holding the lease.
-            refund: True to not count this attempt (the run was not at fault).
-            retry_at: not claimed before this instant, aware UTC.
-            error: why, kept on the run (or None).
-            now: the time of the release.
-
-        Returns:
-            False if the lease is not `worker`'s (nothing changed).
-        """
-        self._run(rc.LOCK_QUEUE, worker=worker, t=now)
-        rows = self._run(
-            rc.RELEASE_RUN,
-            key=key,
-            worker=worker,
-            refund=int(refund),
-            retry_at=retry_at,
-            error=error,
-        )
-        return bool(rows)
-
-    def finish_run(
-        self,
-        key: str,
-        *,
-        worker: str,
-        status: str,
-        proposals: int,
-        committed: int,
-        held: int,
-        error: str | None,
-        now: datetime,
-    ) -> bool:
-        """Close a run `worker` is curating, under the queue lock (CONTRACT §4).
-
-        Returns:
-            False if the run is not `curating` under `worker`'s lease (its lease lapsed and
-            another worker took it over, or it was closed): the caller must roll back.
-        """
-        self._run(rc.LOCK_QUEUE, worker=worker, t=now)
-        rows = self._run(
-            rc.FINISH_RUN,
-            key=key,
-            worker=worker,
-            status=status,
-            proposals=proposals,
-            committed=committed,
-            held=held,
-            error=error,
-            t=now,
-        )
-        return bool(rows)
+        self._run(fr.RAW_CREATE, owner=owner, rows=[_wire(r) for r in rows], t=t, far=FAR_FUTURE)
 
     # --- memory access -------------------------------------------------------------------
 
     def memory_access(self, owner: str, chat_id: str | None) -> MemoryAccess:
         """Return the effective memory access of a chat, or the owner's default (CONTRACT §7)."""
-        key = None if chat_id is None else chat_key(owner, chat_id)
-        row = self._run(ac.MEMORY_ACCESS, owner=owner, chat_key=key)[0]
-        return ac.access_from_record(row["profile"], row["chat"])
+        return ac.effective_access(self._run, owner, chat_id)
 
     def set_memory_access(
         self,
@@ -463,12 +304,10 @@ class Writer:
 
         Raises:
             StoreUnavailable: Neo4j could not be reached.
+            QueryTimedOut: the transaction ran past the server's timeout.
         """
-        try:
-            with self._driver.session(database=self._database) as session:
-                return session.execute_write(lambda tx: work(WriteTx(tx, self._embedder)))
-        except (ServiceUnavailable, SessionExpired, OSError) as exc:
-            raise StoreUnavailable(str(exc)) from exc
+        with store_errors(), self._driver.session(database=self._database) as session:
+            return session.execute_write(lambda tx: work(WriteTx(tx, self._embedder)))
 
 
 LINK_FIELDS = ("replaces", "supersedes", "coalesces")

@@ -14,8 +14,8 @@ import pytest
 import uvicorn
 from typer.testing import CliRunner
 
-from api.http.app import create_app
 from api.cli.main import app as cli
+from api.http.app import create_app
 from api.http.settings import Settings
 from committer.apply import Committer
 from graph.local.server import pick_free_port

@@ -211,6 +211,30 @@ def test_integration_observation_commits_and_privileged_is_held(api: Api, app: A
     )
 
 
+def test_observation_with_long_evidence_is_proposed(api: Api, app: Any) -> None:
+    """An observation the API accepts is one the curator proposes: 5,000 characters of
+    evidence (under the 20,000 bound) commit. A regression: the curator had its own model
+    capped at 2,000, so the run was accepted with 202 and then silently proposed nothing."""
+    evidence = "calendar export line " * 250
+    status = run(
+        api,
+        app,
+        "r1",
+        [],
+        observations=[
+            {
+                "integration": "calendar",
+                "entity": {"name": "Atlas", "kind": "project"},
+                "attribute": "status",
+                "value": "on hold",
+                "valid_from": "2024-03-01T00:00:00Z",
+                "evidence": evidence[:5000],
+            }
+        ],
+    )
+    assert (status["proposals"], status["committed"]) == (1, 1)
+
+
 def test_proposal_isolation_and_filters(api: Api, other: Api, app: Any) -> None:
     """Another owner's proposal ids are 404; filters by chat and run work; pages chain."""
     run(api, app, "r1", [UNTRUSTED], chat="chat-a")

@@ -118,21 +118,32 @@ def seed(api: Api, app: Any) -> dict[str, str]:
 
 
 def _fingerprint(driver: Driver, owner: str, group_id: str) -> str:
-    """Every node and relationship count in the store, and the properties of every node of
-    the owner and its group, as one string."""
+    """The properties of every node of the owner and its group (chats keyed `owner/...`
+    included), and every relationship touching them, as one string.
+
+    Scoped to this test's owner, so tests running beside it on a shared Neo4j cannot
+    change it (STYLE: tests never see each other's data)."""
+    mine = (
+        "MATCH (n) WHERE n.owner = $owner OR n.id = $owner OR n.member = $owner "
+        "OR n.group_id = $g OR n.id = $g OR n.key STARTS WITH $prefix "
+    )
     with driver.session() as s:
-        nodes = s.run("MATCH (n) RETURN count(n) AS c").single()["c"]
-        rels = s.run("MATCH ()-[r]->() RETURN count(r) AS c").single()["c"]
         props = [
             json.dumps(r["p"], sort_keys=True, default=str)
             for r in s.run(
-                "MATCH (n) WHERE n.owner = $owner OR n.id = $owner OR n.member = $owner "
-                "OR n.group_id = $g OR n.id = $g RETURN properties(n) AS p",
-                owner=owner,
-                g=group_id,
+                mine + "RETURN properties(n) AS p", owner=owner, g=group_id, prefix=owner + "/"
             )
         ]
-    return json.dumps([nodes, rels, sorted(props)])
+        rels = [
+            json.dumps(r["r"], sort_keys=True, default=str)
+            for r in s.run(
+                mine + "MATCH (n)-[r]-() RETURN [type(r), elementId(r), properties(r)] AS r",
+                owner=owner,
+                g=group_id,
+                prefix=owner + "/",
+            )
+        ]
+    return json.dumps([sorted(props), sorted(rels)])
 
 
 def test_every_write_route_has_a_row(app: Any) -> None:

@@ -1,7 +1,7 @@
 """Search without an embedder, through an OpenAI-compatible endpoint, when that endpoint
 fails, and the backfill of rows written without vectors (CONTRACT §6 semantic recall).
 
-The endpoint is a local HTTP server (tests/api/fake_embeddings.py) that serves vectors of
+The endpoint is a local HTTP server (tests/fakes/openai.py) that serves vectors of
 the real local model; no code is patched.
 """
 
@@ -17,15 +17,16 @@ from fastapi.testclient import TestClient
 from neo4j import Driver
 from typer.testing import CliRunner
 
-from api.http.app import create_app
 from api.cli.main import app as cli
+from api.http.app import create_app
 from api.http.settings import Settings
 from committer.search_index import backfill
 from graph.embedding import LocalEmbedder, OpenAIEmbedder
 from graph.read.reader import Reader
 from graph.write.writer import Writer
 from tests.api.conftest import Api, make_api
-from tests.api.fake_embeddings import KEY, MODEL, FakeEmbeddings
+from tests.fakes.openai import EMBED_MODEL as MODEL
+from tests.fakes.openai import KEY, FakeOpenAI
 
 ALL = ("read", "write", "curate", "admin")
 
@@ -47,8 +48,8 @@ def stored(driver: Driver, owner: str) -> dict[Any, tuple[Any, Any, Any]]:
 
 
 @pytest.fixture
-def fake() -> Iterator[FakeEmbeddings]:
-    with FakeEmbeddings() as server:
+def fake() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as server:
         yield server
 
 
@@ -61,7 +62,7 @@ def plain(neo4j_driver: Driver, owner: str) -> Iterator[Api]:
 
 
 @pytest.fixture
-def remote(neo4j_driver: Driver, owner: str, fake: FakeEmbeddings) -> Iterator[Api]:
+def remote(neo4j_driver: Driver, owner: str, fake: FakeOpenAI) -> Iterator[Api]:
     """The owner of this test on an app embedding through the fake endpoint."""
     settings = Settings(
         curator_in_process=False,
@@ -98,7 +99,7 @@ def test_without_an_embedder_search_is_full_text_and_says_so(
 
 
 def test_an_openai_compatible_endpoint_embeds_rows_and_queries(
-    remote: Api, fake: FakeEmbeddings, neo4j_driver: Driver
+    remote: Api, fake: FakeOpenAI, neo4j_driver: Driver
 ) -> None:
     """With `WORLDSTATE_EMBEDDER=openai` the committer sends each commit's texts to the
     endpoint in one request (model and key as configured) and stores the vectors under
@@ -122,14 +123,14 @@ def test_an_openai_compatible_endpoint_embeds_rows_and_queries(
 
 
 def test_a_failing_endpoint_degrades_to_full_text_and_commits_still_land(
-    remote: Api, fake: FakeEmbeddings, neo4j_driver: Driver
+    remote: Api, fake: FakeOpenAI, neo4j_driver: Driver
 ) -> None:
     """The endpoint answering 500: search says `fulltext`, `degraded: true` and why; a
     fact asserted meanwhile is written (text, no vector), and the backfill embeds it once
     the endpoint is back, after which semantic search finds it."""
     ana = remote.entity("Ana")
     remote.fact(ana["id"], attribute="occupation", value="nurse")
-    fake.status = 500
+    fake.embeddings_status = 500
     body = search(remote, "Ana nurse")
     assert (body["mode"], body["degraded"]) == ("fulltext", True)
     assert "HTTP 500" in body["detail"]
@@ -137,7 +138,7 @@ def test_a_failing_endpoint_degrades_to_full_text_and_commits_still_land(
     remote.fact(ana["id"], attribute="location", value="Porto")
     assert stored(neo4j_driver, remote.owner)["Porto"] == ("Ana location Porto", None, None)
 
-    fake.status = 200
+    fake.embeddings_status = 200
     embedder = OpenAIEmbedder(fake.base_url, MODEL, 384, KEY)
     assert backfill(neo4j_driver, None, embedder, owners=[remote.owner]) == 1
     assert stored(neo4j_driver, remote.owner)["Porto"] == (

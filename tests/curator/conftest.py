@@ -6,15 +6,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.curator.fake_llm import FakeLlm
+from tests.fakes.openai import FakeOpenAI
 
 
 @pytest.fixture
-def llm() -> Iterator[FakeLlm]:
-    """A started `FakeLlm`, shut down after the test."""
-    fake = FakeLlm()
-    fake.thread.start()
+def llm() -> Iterator[FakeOpenAI]:
+    """A started `FakeOpenAI`, shut down after the test."""
+    fake = FakeOpenAI().start()
     yield fake
-    fake.release.set()
-    fake.server.shutdown()
-    fake.server.server_close()
+    fake.stop()

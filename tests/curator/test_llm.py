@@ -1,7 +1,7 @@
 """The optional LLM extractor proposes through the same objects and fails safe (CONTRACT §3, §4).
 
 Every test drives the real `openai` client against a small OpenAI-compatible HTTP server
-started here (`FakeLlm`), which serves the completion a test chooses and records each
+started here (`FakeOpenAI`), which serves the completion a test chooses and records each
 request it receives. No Neo4j, no monkeypatched client.
 """
 
@@ -20,7 +20,8 @@ from curator.llm import ExtractorUnavailable, LlmExtractor
 from curator.settings import CuratorSettings
 from graph.attributes import REGISTRY
 from graph.errors import NaiveTimestamp
-from tests.curator.fake_llm import KEY, MODEL, FakeLlm
+from tests.fakes.openai import KEY, FakeOpenAI
+from tests.fakes.openai import LLM_MODEL as MODEL
 
 AT = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 
@@ -54,7 +55,7 @@ MESSAGES: list[dict[str, Any]] = [
 
 
 @pytest.fixture
-def extractor(llm: FakeLlm) -> Iterator[LlmExtractor]:
+def extractor(llm: FakeOpenAI) -> Iterator[LlmExtractor]:
     ex = LlmExtractor(llm.base_url, KEY, MODEL, timeout=0.5)
     yield ex
     ex.close()
@@ -85,7 +86,7 @@ def run(extractor: LlmExtractor, run_id: str = "run-1") -> list[Proposal]:
 # --- proposals -------------------------------------------------------------------------
 
 
-def test_user_statement_becomes_a_user_stated_proposal(llm: FakeLlm, extractor: LlmExtractor):
+def test_user_statement_becomes_a_user_stated_proposal(llm: FakeOpenAI, extractor: LlmExtractor):
     """A user's own statement is proposed as `user_stated`, type llm, with its evidence."""
     llm.statements(stmt(valid_from="2023-04-01T00:00:00+00:00"))
     [p] = run(extractor)
@@ -110,7 +111,7 @@ def test_user_statement_becomes_a_user_stated_proposal(llm: FakeLlm, extractor: 
 
 
 def test_valid_from_defaults_to_the_message_time_and_objects_are_entities(
-    llm: FakeLlm, extractor: LlmExtractor
+    llm: FakeOpenAI, extractor: LlmExtractor
 ):
     """Without valid_from the fact holds from the message's time; an object is an EntityRef."""
     llm.statements(
@@ -127,7 +128,9 @@ def test_valid_from_defaults_to_the_message_time_and_objects_are_entities(
     assert p.value is None and p.object == EntityRef(name="K8s migration", kind="project")
 
 
-def test_subject_null_in_a_speakers_message_is_the_speaker(llm: FakeLlm, extractor: LlmExtractor):
+def test_subject_null_in_a_speakers_message_is_the_speaker(
+    llm: FakeOpenAI, extractor: LlmExtractor
+):
     """A null subject in a user message with a speaker names that speaker (CONTRACT §10)."""
     llm.statements(
         stmt(message_index=3, attribute="dislikes", value="rain", evidence="I'm sick of rain")
@@ -138,7 +141,7 @@ def test_subject_null_in_a_speakers_message_is_the_speaker(llm: FakeLlm, extract
 
 
 def test_evidence_may_differ_in_typographic_quotes_and_spacing(
-    llm: FakeLlm, extractor: LlmExtractor
+    llm: FakeOpenAI, extractor: LlmExtractor
 ):
     """A quote that differs from the message only in ’ vs ' and white space still counts."""
     llm.statements(
@@ -152,7 +155,7 @@ def test_evidence_may_differ_in_typographic_quotes_and_spacing(
     assert len(run(extractor)) == 1
 
 
-def test_inferred_statement_is_inferred(llm: FakeLlm, extractor: LlmExtractor):
+def test_inferred_statement_is_inferred(llm: FakeOpenAI, extractor: LlmExtractor):
     """What the model inferred rather than read is proposed with source `inferred` (§3)."""
     llm.statements(stmt(attribute="likes", value="city life", inferred=True, confidence=0.6))
     [p] = run(extractor)
@@ -164,7 +167,7 @@ def test_inferred_statement_is_inferred(llm: FakeLlm, extractor: LlmExtractor):
     [(1, "you prefer short answers"), (2, "Ana's birthday is on 12 June")],
 )
 def test_assistant_and_tool_messages_are_untrusted(
-    llm: FakeLlm, extractor: LlmExtractor, index: int, evidence: str
+    llm: FakeOpenAI, extractor: LlmExtractor, index: int, evidence: str
 ):
     """Statements drawn from assistant or tool messages are `untrusted`, never user_stated."""
     llm.statements(stmt(message_index=index, evidence=evidence, inferred=False))
@@ -173,7 +176,7 @@ def test_assistant_and_tool_messages_are_untrusted(
     assert p.provenance.message_id == f"m{index}"
 
 
-def test_tool_timestamp_keeps_its_offset(llm: FakeLlm, extractor: LlmExtractor):
+def test_tool_timestamp_keeps_its_offset(llm: FakeOpenAI, extractor: LlmExtractor):
     """An RFC 3339 message time is read with its offset and is the default valid_from."""
     llm.statements(
         stmt(
@@ -189,7 +192,7 @@ def test_tool_timestamp_keeps_its_offset(llm: FakeLlm, extractor: LlmExtractor):
     assert p.subject == EntityRef(name="Ana", kind="person")
 
 
-def test_end_statement(llm: FakeLlm, extractor: LlmExtractor):
+def test_end_statement(llm: FakeOpenAI, extractor: LlmExtractor):
     """An `end` may omit the value: the attribute stopped holding at valid_from."""
     llm.statements(
         stmt(
@@ -236,14 +239,14 @@ INVALID = {
 
 
 @pytest.mark.parametrize("bad", list(INVALID.values()), ids=list(INVALID))
-def test_invalid_statements_are_dropped(llm: FakeLlm, extractor: LlmExtractor, bad: Any):
+def test_invalid_statements_are_dropped(llm: FakeOpenAI, extractor: LlmExtractor, bad: Any):
     """An invalid statement is dropped without failing the run; valid ones still count."""
     good = stmt(attribute="works_on", value="K8s migration", evidence="I work on the K8s migration")
     llm.statements(bad, good)
     assert [(p.attribute, p.value) for p in run(extractor)] == [("works_on", "K8s migration")]
 
 
-def test_unknown_short_snake_case_attribute_is_kept(llm: FakeLlm, extractor: LlmExtractor):
+def test_unknown_short_snake_case_attribute_is_kept(llm: FakeOpenAI, extractor: LlmExtractor):
     """An attribute outside the registry is kept when it is short snake_case."""
     llm.statements(stmt(attribute="moved_from_city", value="Porto"))
     assert [p.attribute for p in run(extractor)] == ["moved_from_city"]
@@ -265,7 +268,7 @@ SECRET_MESSAGES: list[dict[str, Any]] = [
 ]
 
 
-def test_a_secret_is_never_proposed(llm: FakeLlm, extractor: LlmExtractor):
+def test_a_secret_is_never_proposed(llm: FakeOpenAI, extractor: LlmExtractor):
     """A statement whose value or evidence looks like a secret is never proposed (§3)."""
     llm.statements(
         stmt(
@@ -292,7 +295,7 @@ def test_a_secret_is_never_proposed(llm: FakeLlm, extractor: LlmExtractor):
     ]
 
 
-def test_same_fact_twice_is_proposed_once(llm: FakeLlm, extractor: LlmExtractor):
+def test_same_fact_twice_is_proposed_once(llm: FakeOpenAI, extractor: LlmExtractor):
     """The same open-ended fact stated twice in a completion is proposed once."""
     llm.statements(stmt(), stmt(value="lisbon", evidence="Lisbon"))
     assert len(run(extractor)) == 1
@@ -301,7 +304,7 @@ def test_same_fact_twice_is_proposed_once(llm: FakeLlm, extractor: LlmExtractor)
 # --- ids -------------------------------------------------------------------------------
 
 
-def test_ids_are_deterministic(llm: FakeLlm, extractor: LlmExtractor):
+def test_ids_are_deterministic(llm: FakeOpenAI, extractor: LlmExtractor):
     """The same completion for the same run gives the same ids; another run, other ids."""
     llm.statements(
         stmt(),
@@ -316,7 +319,7 @@ def test_ids_are_deterministic(llm: FakeLlm, extractor: LlmExtractor):
     assert not set(first) & set(other)
 
 
-def test_two_events_of_one_message_get_two_ids(llm: FakeLlm, extractor: LlmExtractor):
+def test_two_events_of_one_message_get_two_ids(llm: FakeOpenAI, extractor: LlmExtractor):
     """The same value in two valid windows is two proposals with distinct ids."""
     llm.statements(
         stmt(
@@ -339,7 +342,7 @@ def test_two_events_of_one_message_get_two_ids(llm: FakeLlm, extractor: LlmExtra
 # --- the request -----------------------------------------------------------------------
 
 
-def test_request_carries_model_key_registry_and_messages(llm: FakeLlm, extractor: LlmExtractor):
+def test_request_carries_model_key_registry_and_messages(llm: FakeOpenAI, extractor: LlmExtractor):
     """One chat completion per run: the model, Bearer key, JSON mode, registry, messages."""
     llm.statements()
     assert run(extractor) == []
@@ -362,13 +365,13 @@ def test_request_carries_model_key_registry_and_messages(llm: FakeLlm, extractor
     assert rendered[3]["text"] == MESSAGES[3]["text"]
 
 
-def test_run_without_text_makes_no_request(llm: FakeLlm, extractor: LlmExtractor):
+def test_run_without_text_makes_no_request(llm: FakeOpenAI, extractor: LlmExtractor):
     """A run with no message text proposes nothing and does not call the model."""
     assert extractor.extract_run([{"role": "user", "text": "  ", "at": AT}], "run-e") == []
     assert llm.requests == []
 
 
-def test_naive_message_time_is_rejected(llm: FakeLlm, extractor: LlmExtractor):
+def test_naive_message_time_is_rejected(llm: FakeOpenAI, extractor: LlmExtractor):
     """A message time without an offset is refused before any call (CONTRACT §2)."""
     with pytest.raises(NaiveTimestamp):
         extractor.extract_run([{"role": "user", "text": "hi", "at": "2023-05-08T10:00"}], "r")
@@ -390,7 +393,7 @@ def test_off_unless_configured():
     assert LlmExtractor.from_settings(CuratorSettings(llm_base_url=None, llm_model=MODEL)) is None
 
 
-def test_from_settings_uses_url_key_model(llm: FakeLlm):
+def test_from_settings_uses_url_key_model(llm: FakeOpenAI):
     """Configured by settings, it calls that endpoint with that model and key."""
     settings = CuratorSettings(
         llm_base_url=llm.base_url,
@@ -411,7 +414,7 @@ def test_from_settings_uses_url_key_model(llm: FakeLlm):
 
 
 def test_without_a_key_the_environment_key_is_not_sent(
-    llm: FakeLlm, monkeypatch: pytest.MonkeyPatch
+    llm: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
 ):
     """No configured key: OPENAI_API_KEY from the environment never goes to the endpoint."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-environment")
@@ -428,10 +431,10 @@ def test_without_a_key_the_environment_key_is_not_sent(
 # --- failures --------------------------------------------------------------------------
 
 
-def answer(status: int, body: bytes | None) -> Callable[[FakeLlm], None]:
+def answer(status: int, body: bytes | None) -> Callable[[FakeOpenAI], None]:
     """Setup: answer every request with `status` and `body` (None: hang up unanswered)."""
 
-    def setup(llm: FakeLlm) -> None:
+    def setup(llm: FakeOpenAI) -> None:
         llm.reply = lambda: None if body is None else (status, body)
 
     return setup
@@ -444,13 +447,13 @@ def choices(items: list[Any]) -> bytes:
 
 
 ERROR = b'{"error": {"message": "nope"}}'
-FAILURES: dict[str, Callable[[FakeLlm], None]] = {
+FAILURES: dict[str, Callable[[FakeOpenAI], None]] = {
     "500": answer(500, ERROR),
     "503": answer(503, ERROR),
     "429": answer(429, ERROR),
     "401": answer(401, ERROR),
     "connection closed": answer(200, None),
-    "timeout": FakeLlm.stall,
+    "timeout": FakeOpenAI.stall,
     "content not JSON": lambda llm: llm.complete("Sure! Lisbon is where they live."),
     "content JSON but no statements": lambda llm: llm.complete('{"facts": []}'),
     "content a JSON list": lambda llm: llm.complete("[]"),
@@ -463,7 +466,7 @@ FAILURES: dict[str, Callable[[FakeLlm], None]] = {
 
 @pytest.mark.parametrize("setup", list(FAILURES.values()), ids=list(FAILURES))
 def test_failing_endpoint_raises_extractor_unavailable(
-    llm: FakeLlm, extractor: LlmExtractor, setup: Callable[[FakeLlm], None]
+    llm: FakeOpenAI, extractor: LlmExtractor, setup: Callable[[FakeOpenAI], None]
 ):
     """Any endpoint failure raises ExtractorUnavailable, so the run is retried, never lost."""
     setup(llm)
@@ -472,7 +475,7 @@ def test_failing_endpoint_raises_extractor_unavailable(
     assert 1 <= len(llm.requests) <= 2  # at most one retry inside the client
 
 
-def test_unavailable_carries_the_http_status(llm: FakeLlm, extractor: LlmExtractor):
+def test_unavailable_carries_the_http_status(llm: FakeOpenAI, extractor: LlmExtractor):
     """The HTTP status is kept, so a caller can tell a misconfiguration from an outage."""
     answer(404, ERROR)(llm)
     with pytest.raises(ExtractorUnavailable) as caught:

@@ -11,13 +11,14 @@ from curator.settings import CuratorSettings
 from curator.worker import CuratorWorker
 from graph.read.reader import Reader
 from graph.time import AsOf
-from tests.curator.fake_llm import KEY, MODEL, FakeLlm
+from tests.fakes.openai import KEY, FakeOpenAI
+from tests.fakes.openai import LLM_MODEL as MODEL
 
 TEXT = "I moved to Lisbon last month. I play the cello."
 
 
 def test_failing_endpoint_requeues_then_applies(
-    neo4j_driver: Any, owner: str, llm: FakeLlm
+    neo4j_driver: Any, owner: str, llm: FakeOpenAI
 ) -> None:
     """500 from the endpoint: the run goes back to the queue, nothing written; once the
     endpoint answers, the run is applied with both extractors' proposals."""

@@ -32,6 +32,7 @@ from curator.worker import CuratorWorker
 from graph.errors import Conflict
 from graph.read.reader import Reader
 from graph.records import RunRecord
+from tests.curator.paused_worker import PausedWorker
 
 ROOT = Path(__file__).resolve().parents[2]
 AT = "2024-03-01T09:00:00+00:00"
@@ -111,8 +112,13 @@ class WorkerProcess:
 
 
 @contextlib.contextmanager
-def worker_process(neo4j_server: Any, log: Path, **settings: str) -> Iterator[WorkerProcess]:
-    """Start `worldstate curator` with `WORLDSTATE_<NAME>` settings; kill it at the end."""
+def worker_process(
+    neo4j_server: Any, log: Path, pause_after_claim: float | None = None, **settings: str
+) -> Iterator[WorkerProcess]:
+    """Start `worldstate curator` with `WORLDSTATE_<NAME>` settings; kill it at the end.
+
+    With `pause_after_claim`, the worker stalls that many seconds after each claim
+    (tests/curator/paused_worker.py), so the test can act while a run is claimed."""
     env = {
         **os.environ,
         "NEO4J_URI": neo4j_server.uri,
@@ -124,9 +130,12 @@ def worker_process(neo4j_server: Any, log: Path, **settings: str) -> Iterator[Wo
     if neo4j_server.auth:
         env |= {"NEO4J_USER": neo4j_server.auth[0], "NEO4J_PASSWORD": neo4j_server.auth[1]}
     env |= {f"WORLDSTATE_{k.upper()}": v for k, v in settings.items()}
+    command = [sys.executable, "-c", "from api.cli.main import main; main()", "curator"]
+    if pause_after_claim is not None:
+        command = [sys.executable, "-m", "tests.curator.paused_worker", str(pause_after_claim)]
     with log.open("wb") as out:
         popen = subprocess.Popen(
-            [sys.executable, "-c", "from api.cli.main import main; main()", "curator"],
+            command,
             cwd=ROOT,
             env=env,
             stdout=out,
@@ -223,7 +232,8 @@ def test_heartbeat_keeps_a_long_run(
 ) -> None:
     """A run curated for longer than its lease stays its worker's while heartbeats go on."""
     submit(committer, owner, "r1", "I love tango number 3.")
-    slow = CuratorWorker(committer, lease_seconds=0.6, pause_after_claim=2.0)
+    slow = PausedWorker(committer, lease_seconds=0.6)
+    slow.PAUSE = 2.0
     thread = threading.Thread(target=slow.run_once)
     thread.start()
     wait_for(lambda: reader.run(owner, "r1").status == "curating", 10, "the claim")
@@ -332,7 +342,7 @@ def test_killed_worker_run_is_taken_over_after_the_lease(
         neo4j_server,
         tmp_path / "w.log",
         curator_lease_seconds="2",
-        curator_test_pause_after_claim_seconds="120",
+        pause_after_claim=120,
     ) as proc:
         wait_for(
             lambda: reader.run(owner, "r1").lease_owner == proc.worker_id,
@@ -365,9 +375,7 @@ def test_sigterm_stops_a_worker_cleanly_and_hands_its_run_back(
 ) -> None:
     """SIGTERM during a run: the process exits 0 and the run is queued again, unharmed."""
     submit(committer, owner, "r1", "I love tango number 12.")
-    with worker_process(
-        neo4j_server, tmp_path / "w.log", curator_test_pause_after_claim_seconds="120"
-    ) as proc:
+    with worker_process(neo4j_server, tmp_path / "w.log", pause_after_claim=120) as proc:
         wait_for(lambda: reader.run(owner, "r1").lease_owner == proc.worker_id, 30, "the claim")
         proc.popen.send_signal(signal.SIGTERM)
         assert proc.popen.wait(20) == 0, proc.log.read_text()

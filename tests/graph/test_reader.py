@@ -9,6 +9,7 @@ import pytest
 from neo4j import Driver
 from neo4j.exceptions import ClientError
 
+from graph.cypher import fact_rows as fr
 from graph.cypher import facts as fc
 from graph.errors import QueryTimedOut, StoreUnavailable
 from graph.read.reader import Reader
@@ -56,7 +57,7 @@ def _operators(plan: Any) -> list[tuple[str, str]]:
     [
         (fc.FACTS_CURRENT, "Fact(entity_id, retracted_at, valid_to)"),
         (fc.FACTS_AS_OF, "Fact(entity_id, retracted_at, valid_to)"),
-        (fc.CURRENT_ROWS_MANY, "Fact(entity_id, attribute, retracted_at, valid_to)"),
+        (fr.CURRENT_ROWS_MANY, "Fact(entity_id, attribute, retracted_at, valid_to)"),
         (fc.OWNER_ATTRIBUTE_AS_OF, "Fact(owner, attribute, retracted_at)"),
     ],
 )

@@ -15,9 +15,9 @@ from committer.apply import Committer
 from committer.proposals import Assertion, Provenance
 from graph.embedding import LocalEmbedder
 from graph.read.reader import Reader
+from graph.read.search import ANN_MIN, lucene_query, words
 from graph.records import MemoryAccess
 from graph.scope import Scope
-from graph.read.search import ANN_MIN, lucene_query, words
 from graph.time import AsOf
 
 MODEL = LocalEmbedder.model

@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from graph.fields import z
 from graph.read.prefetch import PrefetchView, Row
 from graph.time import EPOCH, FAR_FUTURE, FAR_PAST
 
@@ -17,11 +18,6 @@ MAX_VALUE_CHARS = 120
 """A value longer than this is cut with an ellipsis."""
 _FAR_PAST_US = (FAR_PAST - EPOCH) // timedelta(microseconds=1)
 _FAR_FUTURE_US = (FAR_FUTURE - EPOCH) // timedelta(microseconds=1)
-
-
-def utc_z(value: datetime) -> str:
-    """An aware UTC datetime as RFC 3339 with `Z`."""
-    return value.isoformat().replace("+00:00", "Z")
 
 
 def day(value: datetime) -> str:
@@ -92,9 +88,9 @@ def item(kind: str, row: Row, value: str, view: PrefetchView, **extra: Any) -> d
         "attribute": row.attribute,
         "value": value,
         "object_id": row.object_id,
-        "valid_from": utc_z(row.valid_from),
-        "valid_to": None if row.vt >= _FAR_FUTURE_US else utc_z(row.valid_to),
-        "recorded_at": utc_z(row.recorded_at),
+        "valid_from": z(row.valid_from),
+        "valid_to": None if row.vt >= _FAR_FUTURE_US else z(row.valid_to),
+        "recorded_at": z(row.recorded_at),
         "source": row.source,
         "tag": tag(row.source, speaker),
         "speaker": "you" if speaker is None and row.speaker_id is not None else speaker,

@@ -11,8 +11,8 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Query
 
 from api.chat import tools
-from api.http.deps import ReaderDep, ReadOwner
 from api.chat.schemas.pull import DiffOut, LookupOut, NeighborsOut
+from api.http.deps import ChatIdQuery, PathId, ReaderDep, ReadOwner
 from api.http.schemas.core import Timestamp
 
 router = APIRouter(prefix="/v1", tags=["pull"])
@@ -20,10 +20,7 @@ router = APIRouter(prefix="/v1", tags=["pull"])
 
 def get_caller(
     owner: ReadOwner,
-    chat_id: Annotated[
-        str | None,
-        Query(min_length=1, max_length=200, description="apply this chat's memory access"),
-    ] = None,
+    chat_id: ChatIdQuery = None,
 ) -> tools.Caller:
     """The caller of a read tool: the token's owner (scope `read`) and the optional chat."""
     return tools.Caller(owner, chat_id)
@@ -53,7 +50,7 @@ def lookup(
 
 @router.get("/entities/{entity_id}/neighbors", response_model=NeighborsOut)
 def neighbors(
-    entity_id: str,
+    entity_id: PathId,
     caller: CallerDep,
     reader: ReaderDep,
     depth: int = 1,
@@ -73,7 +70,7 @@ def neighbors(
 
 @router.get("/entities/{entity_id}/diff", response_model=DiffOut)
 def diff(
-    entity_id: str,
+    entity_id: PathId,
     caller: CallerDep,
     reader: ReaderDep,
     from_: Annotated[Timestamp, Query(alias="from", description="T1, RFC 3339 with offset")],

@@ -11,9 +11,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 
 from api.chat import tools
+from api.chat.schemas.search import SearchOut
 from api.http.deps import AsOfDep, ReaderDep, ScopeDep
 from api.http.errors import problems
-from api.chat.schemas.search import SearchOut
 
 router = APIRouter(prefix="/v1", tags=["search"])
 

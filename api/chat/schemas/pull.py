@@ -3,12 +3,12 @@ REST routes and the MCP tools both answer with (api/chat/tools.py builds them)."
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer
+from pydantic import BaseModel, ConfigDict, Field
 
-from api.http.schemas.core import EntityPublic, FactPublic, _z
+from api.http.schemas.core import EntityPublic, FactPublic
+from graph.fields import UtcDatetime
 
 
 class EntityFacts(BaseModel):
@@ -59,16 +59,12 @@ class DiffOut(BaseModel):
 
     entity: EntityPublic
     axis: Literal["valid", "known"]
-    from_: datetime = Field(alias="from")
-    to: datetime
-    valid_at: datetime | None
-    known_at: datetime | None
+    from_: UtcDatetime = Field(alias="from")
+    to: UtcDatetime
+    valid_at: UtcDatetime | None
+    known_at: UtcDatetime | None
     added: list[FactPublic]
     removed: list[FactPublic]
     changed: list[ChangePublic]
 
     model_config = ConfigDict(populate_by_name=True)
-
-    @field_serializer("from_", "to", "valid_at", "known_at")
-    def _utc(self, value: datetime | None) -> str | None:
-        return _z(value)

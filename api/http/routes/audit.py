@@ -6,13 +6,13 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from api.http.schemas.audit import EffectPublic, EffectsOut, EventPublic, WhyOut
 from api.http.deps import PathId, ReaderDep, ScopeDep
+from api.http.schemas.audit import EffectPublic, EffectsOut, EventPublic, WhyOut
 from api.http.schemas.core import CorroborationPublic, FactPublic
 from api.http.schemas.episodes import EpisodePublic
+from graph.fields import MAX_PAGE
 
 router = APIRouter(prefix="/v1", tags=["audit"])
-MAX_PAGE = 500
 
 
 @router.get("/facts/{fact_id}/why", response_model=WhyOut)

@@ -9,7 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Query
 
 from api.http.cursors import decode_history, encode_history
-from api.http.deps import AsOfDep, KnownAtDep, ReaderDep, ScopeDep, WriteOwner
+from api.http.deps import AsOfDep, KnownAtDep, PathId, ReaderDep, ScopeDep, WriteOwner
 from api.http.schemas.core import (
     EntityCreate,
     EntityList,
@@ -20,13 +20,13 @@ from api.http.schemas.core import (
 )
 from api.http.write_deps import CommitterDep
 from graph.errors import InvalidInput
-from graph.read.lifecycle import HistoryKey
+from graph.fields import MAX_PAGE
 from graph.names import search_key
+from graph.read.lifecycle import HistoryKey
 from graph.scope import Scope
 from graph.time import AsOf, utcnow
 
 router = APIRouter(prefix="/v1/entities", tags=["entities"])
-MAX_PAGE = 500
 
 
 @router.post("", status_code=201, response_model=EntityPublic)
@@ -77,7 +77,7 @@ def _known(as_of: AsOf) -> datetime | None:
 
 @router.get("/{entity_id}", response_model=EntityWithFacts)
 def get_entity(
-    entity_id: str, scope: ScopeDep, reader: ReaderDep, as_of: AsOfDep
+    entity_id: PathId, scope: ScopeDep, reader: ReaderDep, as_of: AsOfDep
 ) -> EntityWithFacts:
     """Return an entity and its facts as of `(valid_at, known_at)` (both default to now).
 
@@ -123,7 +123,7 @@ HistoryDep = Annotated[HistoryQuery, Depends(history_query)]
 
 
 def _history(
-    reader: ReaderDep, scope: Scope, entity_id: str, attribute: str | None, q: HistoryQuery
+    reader: ReaderDep, scope: Scope, entity_id: PathId, attribute: str | None, q: HistoryQuery
 ) -> FactList:
     known_at, after = q.known_at or utcnow(), None
     if q.cursor is not None:
@@ -161,7 +161,9 @@ def _history(
 
 
 @router.get("/{entity_id}/history", response_model=FactList)
-def entity_history(entity_id: str, scope: ScopeDep, reader: ReaderDep, q: HistoryDep) -> FactList:
+def entity_history(
+    entity_id: PathId, scope: ScopeDep, reader: ReaderDep, q: HistoryDep
+) -> FactList:
     """Every row of every attribute of an entity (CONTRACT §2.3): value, both time axes,
     status and provenance, ordered by valid_from, then recorded_at (then attribute, id).
 
@@ -180,7 +182,7 @@ def entity_history(entity_id: str, scope: ScopeDep, reader: ReaderDep, q: Histor
 
 @router.get("/{entity_id}/history/{attribute}", response_model=FactList)
 def attribute_history(
-    entity_id: str,
+    entity_id: PathId,
     attribute: Annotated[str, Path(max_length=100, pattern=r"^[a-z][a-z0-9_]*$")],
     scope: ScopeDep,
     reader: ReaderDep,

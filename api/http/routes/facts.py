@@ -7,8 +7,8 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query
 
 from api.chat import tools
-from api.http.deps import AsOfDep, CurateOwner, ReaderDep, ScopeDep, WriteOwner
 from api.chat.routes.pull import CallerDep
+from api.http.deps import AsOfDep, CurateOwner, PathId, ReaderDep, ScopeDep, WriteOwner
 from api.http.schemas.core import (
     CorroborationPublic,
     FactCreate,
@@ -26,7 +26,7 @@ router = APIRouter(prefix="/v1", tags=["facts"])
 
 @router.post("/entities/{entity_id}/facts", status_code=201, response_model=FactCreated)
 def assert_fact(
-    entity_id: str, body: FactCreate, owner: WriteOwner, committer: CommitterDep
+    entity_id: PathId, body: FactCreate, owner: WriteOwner, committer: CommitterDep
 ) -> FactCreated:
     """Assert a fact on an entity, with source `user_edit` (CONTRACT §2.1 rules 1-4).
 
@@ -56,7 +56,7 @@ def assert_fact(
 
 
 @router.get("/entities/{entity_id}/facts", response_model=FactList)
-def list_facts(entity_id: str, caller: CallerDep, reader: ReaderDep, as_of: AsOfDep) -> Any:
+def list_facts(entity_id: PathId, caller: CallerDep, reader: ReaderDep, as_of: AsOfDep) -> Any:
     """The entity's rows visible at `(valid_at, known_at)`, both defaulting to now (CONTRACT §2).
 
     With `chat_id`, that chat's memory access applies (CONTRACT §7): `none` answers 403,
@@ -70,7 +70,7 @@ def list_facts(entity_id: str, caller: CallerDep, reader: ReaderDep, as_of: AsOf
 
 
 @router.get("/facts/{fact_id}", response_model=FactDetail)
-def get_fact(fact_id: str, scope: ScopeDep, reader: ReaderDep) -> FactDetail:
+def get_fact(fact_id: PathId, scope: ScopeDep, reader: ReaderDep) -> FactDetail:
     """One row by id, whatever its axes (a retracted row shows its `retracted_at`), with
     `corroborations`: later assertions of the same value that it already covered.
 
@@ -85,7 +85,7 @@ def get_fact(fact_id: str, scope: ScopeDep, reader: ReaderDep) -> FactDetail:
 
 @router.delete("/facts/{fact_id}", response_model=FactDeleted)
 def delete_fact(
-    fact_id: str,
+    fact_id: PathId,
     owner: CurateOwner,
     committer: CommitterDep,
     mode: Annotated[Literal["forget", "retract"], Query()] = "forget",

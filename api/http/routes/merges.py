@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query
 
 from api.http.deps import CurateOwner, PathId, ReaderDep, ReadOwner
+from api.http.schemas.core import EntityPublic
 from api.http.schemas.proposals import (
     MergeIn,
     MergeOut,
@@ -14,7 +15,6 @@ from api.http.schemas.proposals import (
     MergeSuggestionPublic,
     SuggestionConfirmed,
 )
-from api.http.schemas.core import EntityPublic
 from api.http.write_deps import CommitterDep
 from committer.merge import MergeResult
 

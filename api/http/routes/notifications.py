@@ -7,19 +7,19 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from api.http.deps import CurateOwner, PathId, ReaderDep, ReadOwner
+from api.http.deps import ChatIdQuery, CurateOwner, PathId, ReaderDep, ReadOwner
 from api.http.schemas.proposals import NotificationList, NotificationPublic
 from api.http.write_deps import CommitterDep
+from graph.fields import MAX_PAGE
 
 router = APIRouter(prefix="/v1/notifications", tags=["notifications"])
-MAX_PAGE = 500
 
 
 @router.get("", response_model=NotificationList)
 def list_notifications(
     owner: ReadOwner,
     reader: ReaderDep,
-    chat_id: Annotated[str | None, Query(max_length=200)] = None,
+    chat_id: ChatIdQuery = None,
     include_acknowledged: bool = False,
     cursor: Annotated[str | None, Query(max_length=100)] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,

@@ -6,7 +6,8 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
 
-from api.http.deps import CurateOwner, PathId, ReaderDep, ReadOwner
+from api.http.deps import ChatIdQuery, CurateOwner, PathId, ReaderDep, ReadOwner
+from api.http.schemas.core import FactPublic
 from api.http.schemas.proposals import (
     ProposalDiscarded,
     ProposalKept,
@@ -15,12 +16,11 @@ from api.http.schemas.proposals import (
     ReplyIn,
     ReplyOut,
 )
-from api.http.schemas.core import FactPublic
 from api.http.write_deps import CommitterDep
 from curator.replies import read_reply
+from graph.fields import MAX_PAGE
 
 router = APIRouter(prefix="/v1", tags=["proposals"])
-MAX_PAGE = 500
 
 
 @router.get("/proposals", response_model=ProposalList)
@@ -28,7 +28,7 @@ def list_proposals(
     owner: ReadOwner,
     reader: ReaderDep,
     status: Annotated[Literal["pending", "kept", "discarded", "committed"] | None, Query()] = None,
-    chat_id: Annotated[str | None, Query(max_length=200)] = None,
+    chat_id: ChatIdQuery = None,
     run_id: Annotated[str | None, Query(max_length=200)] = None,
     cursor: Annotated[str | None, Query(max_length=100)] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,

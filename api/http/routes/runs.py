@@ -7,7 +7,7 @@ from datetime import UTC
 
 from fastapi import APIRouter
 
-from api.http.deps import ReaderDep, ReadOwner, WriteOwner
+from api.http.deps import PathId, ReaderDep, ReadOwner, WriteOwner
 from api.http.schemas.core import RunAccepted, RunCreate, RunStatus
 from api.http.write_deps import CommitterDep
 from curator.episodes import redact
@@ -59,7 +59,7 @@ def _json(value: object) -> str:
 
 
 @router.get("/{run_id}", response_model=RunStatus)
-def get_run(run_id: str, owner: ReadOwner, reader: ReaderDep) -> RunStatus:
+def get_run(run_id: PathId, owner: ReadOwner, reader: ReaderDep) -> RunStatus:
     """A run's status and counts: `{id, status, proposals, committed, held}`. 404 if not the owner's."""
     run = reader.run(owner, run_id)
     return RunStatus(

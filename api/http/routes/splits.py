@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from api.http.schemas.audit import SplitIn
 from api.http.deps import CurateOwner, PathId
+from api.http.schemas.audit import SplitIn
 from api.http.schemas.core import EntityPublic
 from api.http.write_deps import CommitterDep
 

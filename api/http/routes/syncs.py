@@ -8,8 +8,8 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
-from api.http.schemas.audit import SyncIn, SyncOut
 from api.http.deps import WriteOwner
+from api.http.schemas.audit import SyncIn, SyncOut
 from api.http.write_deps import CommitterDep
 from committer.proposals import EntityRef
 from curator.propose import review_observations

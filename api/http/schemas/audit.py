@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer
+from pydantic import BaseModel, ConfigDict, Field
 
 from api.http.schemas.core import (
     MAX_NAME,
     CorroborationPublic,
     FactPublic,
-    ObservationIn,
     RequestModel,
     Timestamp,
-    _z,
 )
 from api.http.schemas.episodes import EpisodePublic
+from curator.observations import Observation
+from graph.fields import IntegrationName, UtcDatetime
 from graph.records import EffectRecord, EventRecord
 
 MAX_SYNC_OBSERVATIONS = 5_000
@@ -41,12 +40,8 @@ class EventPublic(BaseModel):
 
     id: str
     kind: str
-    at: datetime
+    at: UtcDatetime
     actor: str | None
-
-    @field_serializer("at")
-    def _utc(self, value: datetime) -> str | None:
-        return _z(value)
 
     @classmethod
     def of(cls, e: EventRecord) -> EventPublic:
@@ -91,16 +86,12 @@ class EffectPublic(BaseModel):
     entity_id: str | None
     op: str
     change: Literal["wrote", "ended", "changed"]
-    at: datetime
+    at: UtcDatetime
     commit_id: str
     cause_id: str
     fact: FactPublic | None
     episode_id: str | None = None
     episode: EpisodePublic | None = None
-
-    @field_serializer("at")
-    def _utc(self, value: datetime) -> str | None:
-        return _z(value)
 
     @classmethod
     def of(cls, e: EffectRecord) -> EffectPublic:
@@ -135,12 +126,8 @@ class EpisodesForgotten(BaseModel):
     restored: list[FactPublic]
     kept: list[str]
     event_id: str
-    recorded_at: datetime
+    recorded_at: UtcDatetime
     effects: list[EffectPublic] = Field(default_factory=list)
-
-    @field_serializer("recorded_at")
-    def _utc(self, value: datetime) -> str | None:
-        return _z(value)
 
 
 class EffectsOut(BaseModel):
@@ -164,12 +151,10 @@ class SplitIn(RequestModel):
     )
 
 
-class SyncObservation(ObservationIn):
+class SyncObservation(Observation):
     """An observation in a sync: the run shape, `integration` defaulting to the sync's."""
 
-    integration: str | None = Field(  # type: ignore[assignment]
-        default=None, min_length=1, max_length=100, pattern=r"^[a-z0-9][a-z0-9_.\-]*$"
-    )
+    integration: IntegrationName | None = None  # type: ignore[assignment]
 
 
 class SyncIn(RequestModel):
@@ -181,7 +166,7 @@ class SyncIn(RequestModel):
     """
 
     id: str = Field(min_length=1, max_length=200)
-    integration: str = Field(min_length=1, max_length=100, pattern=r"^[a-z0-9][a-z0-9_.\-]*$")
+    integration: IntegrationName
     full_snapshot: bool = False
     at: Timestamp | None = None
     observations: list[SyncObservation] = Field(

@@ -8,89 +8,31 @@ listed in README.md.
 from __future__ import annotations
 
 import math
-import re
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import (
-    AwareDatetime,
     BaseModel,
-    BeforeValidator,
-    ConfigDict,
     Field,
-    field_serializer,
     field_validator,
-    model_validator,
 )
 
+from curator.observations import Observation
 from graph.errors import InvalidInput
+from graph.fields import (
+    INT64,
+    MAX_NAME,
+    MAX_TEXT,
+    ChatId,
+    RequestModel,
+    Scalar,
+    Timestamp,
+    UtcDatetime,
+)
 from graph.records import EntityRecord, FactRecord
 from graph.time import shown_end, to_utc
 
-Scalar = str | int | float | bool
-MAX_NAME = 200
-MAX_TEXT = 20_000
 MAX_MESSAGES = 2_000
-
-
-INT64 = (-(2**63), 2**63 - 1)
-RFC3339 = re.compile(
-    r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})$"
-)
-
-
-def _rfc3339(value: Any) -> Any:
-    """Accept only RFC 3339 text for timestamps (CONTRACT §2): no numbers, no spaces.
-
-    A timestamp without an offset fails later, in `AwareDatetime`, with its own message.
-    """
-    if isinstance(value, datetime):
-        return value
-    if not isinstance(value, str):
-        # ValueError, not TypeError: pydantic turns only ValueError into a 422 naming the field.
-        raise ValueError("a timestamp must be an RFC 3339 string, e.g. 2024-05-01T09:00:00Z")  # noqa: TRY004
-    naive = RFC3339.match(value + "Z") and not RFC3339.match(value)
-    if not RFC3339.match(value) and not naive:
-        raise ValueError("a timestamp must be RFC 3339, e.g. 2024-05-01T09:00:00Z or +02:00")
-    return value
-
-
-Timestamp = Annotated[AwareDatetime, BeforeValidator(_rfc3339)]
-"""An RFC 3339 timestamp with an offset (CONTRACT §2)."""
-
-
-def _no_lone_surrogates(value: Any) -> Any:
-    """Reject text that cannot be stored as UTF-8 (a lone surrogate such as "\\ud800")."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise ValueError("text contains an unpaired surrogate; send valid Unicode") from exc
-    elif isinstance(value, list | tuple):
-        for item in value:
-            _no_lone_surrogates(item)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            _no_lone_surrogates(key)
-            _no_lone_surrogates(item)
-    return value
-
-
-class RequestModel(BaseModel):
-    """Base of request bodies: unknown fields are refused; all text must be valid Unicode."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    @field_validator("*", mode="after")
-    @classmethod
-    def _valid_text(cls, value: Any) -> Any:
-        return _no_lone_surrogates(value)
-
-
-def _z(value: datetime | None) -> str | None:
-    if value is None:
-        return None
-    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 class EntityCreate(RequestModel):
@@ -114,12 +56,8 @@ class EntityPublic(BaseModel):
     area: str | None
     merged_into: str | None
     archived: bool
-    archived_at: datetime | None = None
+    archived_at: UtcDatetime | None = None
     """When a full integration sync stopped reporting it (CONTRACT §5), while archived."""
-
-    @field_serializer("archived_at")
-    def _utc(self, value: datetime | None) -> str | None:
-        return _z(value)
 
     @classmethod
     def of(cls, e: EntityRecord) -> EntityPublic:
@@ -145,10 +83,10 @@ class FactPublic(BaseModel):
     value: Scalar | None
     object_id: str | None
     cardinality: str
-    valid_from: datetime
-    valid_to: datetime | None
-    recorded_at: datetime
-    retracted_at: datetime | None
+    valid_from: UtcDatetime
+    valid_to: UtcDatetime | None
+    recorded_at: UtcDatetime
+    retracted_at: UtcDatetime | None
     status: str
     source: str
     evidence: str | None
@@ -156,10 +94,6 @@ class FactPublic(BaseModel):
     confidence: float
     run_id: str | None = None
     message_id: str | None = None
-
-    @field_serializer("valid_from", "valid_to", "recorded_at", "retracted_at")
-    def _utc(self, value: datetime | None) -> str | None:
-        return _z(value)
 
     @classmethod
     def of(cls, f: FactRecord) -> FactPublic:
@@ -198,13 +132,9 @@ class CorroborationPublic(BaseModel):
     message_id: str | None = None
     event_id: str | None = None
     """The decision, action or sync it was asserted for (CONTRACT §8)."""
-    valid_from: datetime
-    valid_to: datetime | None
-    recorded_at: datetime
-
-    @field_serializer("valid_from", "valid_to", "recorded_at")
-    def _utc(self, value: datetime | None) -> str | None:
-        return _z(value)
+    valid_from: UtcDatetime
+    valid_to: UtcDatetime | None
+    recorded_at: UtcDatetime
 
 
 class FactDetail(FactPublic):
@@ -314,55 +244,14 @@ class MessageIn(RequestModel):
         return value
 
 
-class EntityRefIn(RequestModel):
-    """An entity named by an observation: by name and kind (resolved or created); no
-    name means the owner's own person entity."""
-
-    name: str | None = Field(default=None, min_length=1, max_length=MAX_NAME, pattern=r"\S")
-    kind: str = Field(default="person", min_length=1, max_length=50, pattern=r"\S")
-
-
-class ObservationIn(RequestModel):
-    """An integration's structured observation in a run (CONTRACT §4): exactly one of
-    `value` and `object`; `valid_from` defaults to the run's time."""
-
-    integration: str = Field(min_length=1, max_length=100, pattern=r"^[a-z0-9][a-z0-9_.\-]*$")
-    entity: EntityRefIn
-    attribute: str = Field(min_length=1, max_length=100, pattern=r"^[a-z][a-z0-9_]*$")
-    value: Scalar | None = None
-    object: EntityRefIn | None = None
-    valid_from: Timestamp | None = None
-    valid_to: Timestamp | None = None
-    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
-    evidence: str | None = Field(default=None, max_length=MAX_TEXT)
-
-    _bounded = field_validator("value")(FactCreate._bounded.__func__)  # type: ignore[attr-defined]
-
-    @model_validator(mode="after")
-    def _one_value_and_a_window(self) -> ObservationIn:
-        """Exactly one of value/object; times representable in UTC; a non-empty window."""
-        if (self.value is None) == (self.object is None):
-            raise ValueError("give exactly one of value and object")
-        for name in ("valid_from", "valid_to"):
-            when = getattr(self, name)
-            if when is not None:
-                try:
-                    to_utc(when, name)
-                except InvalidInput as exc:
-                    raise ValueError(f"{name}: {exc.detail}") from exc
-        if self.valid_from and self.valid_to and self.valid_to <= self.valid_from:
-            raise ValueError("valid_to must be later than valid_from")
-        return self
-
-
 class RunCreate(RequestModel):
     """`POST /v1/runs` body (CONTRACT §4, §10)."""
 
     id: str = Field(min_length=1, max_length=200)
-    chat_id: str = Field(min_length=1, max_length=200)
+    chat_id: ChatId
     surface: str | None = Field(default=None, max_length=100)
     messages: list[MessageIn] = Field(max_length=MAX_MESSAGES)
-    observations: list[ObservationIn] = Field(default_factory=list, max_length=1_000)
+    observations: list[Observation] = Field(default_factory=list, max_length=1_000)
 
 
 class RunAccepted(BaseModel):
@@ -385,7 +274,7 @@ class RunStatus(BaseModel):
 class PrefetchIn(RequestModel):
     """`POST /v1/prefetch` body."""
 
-    chat_id: str = Field(min_length=1, max_length=200)
+    chat_id: ChatId
     message: str = Field(max_length=MAX_TEXT)
     at: Timestamp | None = None
     max_chars: int | None = Field(default=None, ge=200, le=20_000)
@@ -429,3 +318,23 @@ class MemoryAccessPublic(BaseModel):
     areas: list[str]
     sources: list[str]
     origin: Literal["chat", "profile", "default"]
+
+
+class FieldError(BaseModel):
+    """One field at fault in a 422."""
+
+    field: str
+    message: str
+
+
+class Problem(BaseModel):
+    """An error, as RFC 9457 problem+json (CONTRACT §9): `detail` says what to do about it.
+    The OpenAPI schema of problem responses (api/http/errors.py `problems`)."""
+
+    type: str = "about:blank"
+    title: str
+    status: int
+    detail: str
+    errors: list[FieldError] | None = Field(
+        default=None, description="422 only: each field at fault and why"
+    )

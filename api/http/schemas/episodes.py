@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, field_serializer
+from pydantic import BaseModel
 
-from api.http.schemas.core import _z
+from graph.fields import UtcDatetime
 from graph.records import EpisodeRecord
 from graph.time import shown_end
 
@@ -29,19 +28,15 @@ class EpisodePublic(BaseModel):
     speaker: str | None
     speaker_id: str | None
     role: str
-    said_at: datetime
+    said_at: UtcDatetime
     chat_id: str
     run_id: str
     message_id: str | None
     part: Literal["own", "pasted"]
     surface: str | None
     source: str
-    recorded_at: datetime
-    retracted_at: datetime | None
-
-    @field_serializer("said_at", "recorded_at", "retracted_at")
-    def _utc(self, value: datetime | None) -> str | None:
-        return _z(value)
+    recorded_at: UtcDatetime
+    retracted_at: UtcDatetime | None
 
     @classmethod
     def of(cls, e: EpisodeRecord) -> EpisodePublic:

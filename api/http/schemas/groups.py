@@ -3,11 +3,10 @@ visible to its members")."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from pydantic import BaseModel, Field
 
-from pydantic import BaseModel, Field, field_serializer
-
-from api.http.schemas.core import MAX_NAME, RequestModel, _z
+from api.http.schemas.core import MAX_NAME, RequestModel
+from graph.fields import UtcDatetime
 from graph.records import GroupRecord, ShareRecord
 from graph.time import shown_end
 
@@ -38,12 +37,8 @@ class SharePublic(BaseModel):
     group_id: str
     entity_id: str
     owner: str
-    shared_at: datetime
-    unshared_at: datetime | None
-
-    @field_serializer("shared_at", "unshared_at")
-    def _utc(self, value: datetime | None) -> str | None:
-        return _z(value)
+    shared_at: UtcDatetime
+    unshared_at: UtcDatetime | None
 
     @classmethod
     def of(cls, s: ShareRecord) -> SharePublic:
@@ -66,11 +61,7 @@ class GroupPublic(BaseModel):
     owner: str
     members: list[str]
     shares: list[SharePublic]
-    created_at: datetime
-
-    @field_serializer("created_at")
-    def _utc(self, value: datetime) -> str | None:
-        return _z(value)
+    created_at: UtcDatetime
 
     @classmethod
     def of(cls, g: GroupRecord) -> GroupPublic:

@@ -3,11 +3,10 @@ notifications, merge suggestions and merges (CONTRACT §3, §4, §5, §10)."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from pydantic import BaseModel, Field
 
-from pydantic import BaseModel, Field, field_serializer
-
-from api.http.schemas.core import MAX_NAME, EntityPublic, FactPublic, RequestModel, Scalar, _z
+from api.http.schemas.core import MAX_NAME, EntityPublic, FactPublic, RequestModel, Scalar
+from graph.fields import UtcDatetime
 from graph.records import MergeSuggestionRecord, NotificationRecord, ProposalRecord
 from graph.time import shown_end
 
@@ -26,8 +25,8 @@ class ProposalPublic(BaseModel):
     value: Scalar | None
     object_id: str | None
     object_name: str | None
-    valid_from: datetime
-    valid_to: datetime | None
+    valid_from: UtcDatetime
+    valid_to: UtcDatetime | None
     source: str
     type: str
     confidence: float
@@ -38,12 +37,8 @@ class ProposalPublic(BaseModel):
     chat_id: str | None
     status: str
     fact_id: str | None
-    created_at: datetime
-    decided_at: datetime | None
-
-    @field_serializer("valid_from", "valid_to", "created_at", "decided_at")
-    def _utc(self, value: datetime | None) -> str | None:
-        return _z(value)
+    created_at: UtcDatetime
+    decided_at: UtcDatetime | None
 
     @classmethod
     def of(cls, p: ProposalRecord) -> ProposalPublic:
@@ -117,16 +112,12 @@ class NotificationPublic(BaseModel):
     id: str
     kind: str
     text: str
-    at: datetime
+    at: UtcDatetime
     chat_id: str | None
     proposal_id: str | None
     suggestion_id: str | None
     fact_ids: list[str]
-    acknowledged_at: datetime | None
-
-    @field_serializer("at", "acknowledged_at")
-    def _utc(self, value: datetime | None) -> str | None:
-        return _z(value)
+    acknowledged_at: UtcDatetime | None
 
     @classmethod
     def of(cls, n: NotificationRecord) -> NotificationPublic:
@@ -159,11 +150,7 @@ class MergeSuggestionPublic(BaseModel):
     reason: str
     score: float
     status: str
-    created_at: datetime
-
-    @field_serializer("created_at")
-    def _utc(self, value: datetime) -> str | None:
-        return _z(value)
+    created_at: UtcDatetime
 
     @classmethod
     def of(cls, s: MergeSuggestionRecord) -> MergeSuggestionPublic:

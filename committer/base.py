@@ -1,0 +1,30 @@
+"""The one base of the committer's command groups: the writer they all run their
+transactions through.
+
+`committer.apply.Committer` is built from command groups (decisions, groups, erasure,
+entity changes), each a subclass of `CommitterBase`, so each uses the real `_writer`.
+"""
+
+from __future__ import annotations
+
+from neo4j import Driver
+
+from graph.embedding import Embedder
+from graph.write.writer import Writer
+
+
+class CommitterBase:
+    """Owns the writer every command runs its one transaction through.
+
+    Args:
+        driver: a connected neo4j driver.
+        database: the Neo4j database, or None for the default.
+        embedder: embeds each new row in the transaction that writes it (CONTRACT §6
+            semantic recall; committer/search_index.py), or None: rows get their search
+            text only.
+    """
+
+    def __init__(
+        self, driver: Driver, database: str | None = None, embedder: Embedder | None = None
+    ):
+        self._writer = Writer(driver, database, embedder)

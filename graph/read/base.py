@@ -1,0 +1,134 @@
+"""The one base of the read side: a READ transaction, and the entity every part starts from.
+
+Every part of `graph.read.reader.Reader` (groups, audit, lifecycle, prefetch, pull,
+proposals, search) subclasses `ReadBase`, so each part calls the real primitives
+(`_rows`, `_facts`, `snapshot`, `entity`) and none re-declares them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from datetime import datetime
+from typing import Any, Self, TypeVar
+
+from neo4j import Driver, unit_of_work
+
+from graph.cypher import entities as ec
+from graph.cypher import facts as fc
+from graph.cypher import lifecycle as lc
+from graph.driver import store_errors
+from graph.errors import NotFound
+from graph.records import EntityRecord, FactRecord
+from graph.scope import Scope, params
+from graph.time import utcnow
+
+T = TypeVar("T")
+
+
+class ReadBase:
+    """Read-only access to the store: every query runs in a Neo4j READ transaction.
+
+    Args:
+        driver: a connected neo4j driver.
+        database: the Neo4j database name, or None for the default.
+        timeout: per-transaction timeout in seconds (None = server default).
+        retry: retry transient failures (the driver's managed transactions); False for a
+            caller with a deadline of its own, such as prefetch.
+    """
+
+    def __init__(
+        self,
+        driver: Driver,
+        database: str | None = None,
+        timeout: float | None = None,
+        retry: bool = True,
+    ):
+        self._driver = driver
+        self._database = database
+        self._timeout = timeout
+        self._retry = retry
+        self._tx: Any = None
+
+    @contextmanager
+    def snapshot(self) -> Iterator[Self]:
+        """Yield a reader of this class whose every query runs in one READ transaction (one consistent
+        view, fewer round trips: prefetch uses it). No retries inside.
+
+        Raises:
+            StoreUnavailable: Neo4j could not be reached.
+            QueryTimedOut: the transaction ran past this reader's timeout.
+        """
+        with (
+            store_errors(),
+            self._driver.session(database=self._database, default_access_mode="READ") as s,
+            s.begin_transaction(timeout=self._timeout) as tx,
+        ):
+            bound = type(self)(self._driver, self._database, self._timeout, self._retry)
+            bound._tx = tx
+            yield bound
+
+    def _read(self, work: Callable[[Any], T]) -> T:
+        if self._tx is not None:
+            return work(self._tx)
+        with (
+            store_errors(),
+            self._driver.session(database=self._database, default_access_mode="READ") as s,
+        ):
+            if self._retry:
+                return s.execute_read(unit_of_work(timeout=self._timeout)(work))
+            with s.begin_transaction(timeout=self._timeout) as tx:
+                return work(tx)
+
+    def _rows(self, query: str, **params: Any) -> list[Any]:
+        def work(tx: Any) -> list[Any]:
+            return list(tx.run(query, params))
+
+        return self._read(work)
+
+    def _facts(self, query: str, **params: Any) -> list[FactRecord]:
+        """Run a query whose `row` column is a fact row (graph.cypher.facts.FACT_COLUMNS)."""
+        return [fc.fact_from_record(r["row"]) for r in self._rows(query, **params)]
+
+    def run_query(self, query: str, **params: Any) -> list[dict[str, Any]]:
+        """Run an arbitrary query in a READ transaction and return its records as dicts.
+
+        For diagnostics and tests: a write in `query` fails with a Neo4j client error.
+        """
+        return [r.data() for r in self._rows(query, **params)]
+
+    def entity(
+        self, owner: str | Scope, entity_id: str, known_at: datetime | None = None
+    ) -> EntityRecord:
+        """Return one entity the scope may see, as known at `known_at` (default now).
+
+        Raises:
+            NotFound: no such entity for this scope (another owner's unshared entity, or
+                one not yet created at `known_at`, looks the same, CONTRACT §7).
+        """
+        rows = self._rows(
+            ec.ENTITY_BY_ID, **params(owner), entity_id=entity_id, known_at=known_at or utcnow()
+        )
+        if not rows:
+            raise NotFound("entity", entity_id)
+        return self.as_known(ec.entity_from_record(rows[0]["e"]), known_at)
+
+    def as_known(self, found: EntityRecord, known_at: datetime | None) -> EntityRecord:
+        """Return an entity node's record as known at `known_at` (None: now, unchanged).
+
+        Not merged yet when the merge came after `known_at`; the name and aliases it had
+        at `known_at` when they changed since (one more read, only then).
+        """
+        if known_at is None:
+            return found
+        if found.merged_at is not None and known_at < found.merged_at:
+            found = replace(found, merged_into=None, merged_at=None)
+        if found.names_since is not None and known_at < found.names_since:
+            rows = self._rows(
+                lc.NAMES_AS_OF, owner=found.owner, entity_id=found.id, known_at=known_at
+            )
+            names = lc.names_from_record(rows[0] if rows else None)
+            if names is not None:
+                found = replace(found, name=names[0], aliases=names[1])
+        return found
