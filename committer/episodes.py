@@ -29,7 +29,9 @@ from committer.proposals import EntityRef, Proposal, Reviewed, Said
 from committer.rules.plan import Predecessor, plan_retract
 from committer.search_index import embed_texts
 from committer.trail import Trail
+from graph.embedding import Embedder
 from graph.errors import Conflict, NotFound
+from graph.names import search_key
 from graph.records import FactRecord, RunRecord
 from graph.time import to_utc, utcnow
 from graph.write.writer import Writer, WriteTx
@@ -42,6 +44,41 @@ def episode_id(owner: str, run_id: str, seq: int, part: str) -> str:
     """The id of an episode: the same message (and part) of the same run, the same id."""
     key = f"{owner}|{run_id}|{seq}|{part}"
     return "epi_" + hashlib.sha256(key.encode()).hexdigest()[:24]
+
+
+def search_text(owner: str, said: Said) -> str:
+    """What both indexes see of an episode: "<speaker>: <text>" for a named speaker other
+    than the owner (questions name people, turns say "I"), else the text."""
+    named = said.role == "user" and said.speaker and said.speaker.strip()
+    if named and search_key(said.speaker or "") != search_key(owner):
+        return f"{(said.speaker or '').strip()}: {said.text}"
+    return said.text
+
+
+@dataclass(frozen=True, slots=True)
+class Embedded:
+    """A run's episodes embedded before its transaction opens (so the embedder never runs
+    while the owner is locked, nor again when the driver retries the transaction).
+
+    Attributes:
+        texts: each episode's search text (`search_text`), in `said` order.
+        vectors: their vectors, or None (no embedder, or it failed: written without).
+        model: the id of the model that made them, or None.
+    """
+
+    texts: list[str]
+    vectors: list[list[float]] | None
+    model: str | None
+
+
+def embed_said(owner: str, said: Sequence[Said], embedder: Embedder | None) -> Embedded:
+    """Embed a run's messages in one call (CONTRACT §12: written with their vectors in the
+    transaction that files the run; an embedder that fails leaves them without vectors,
+    `worldstate embeddings backfill` adds them later)."""
+    texts = [search_text(owner, s) for s in said]
+    vectors = embed_texts(embedder, texts) if texts else None
+    model = embedder.model if embedder is not None and vectors is not None else None
+    return Embedded(texts, vectors, model)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,14 +95,19 @@ class Filed:
 
 
 def record_episodes(
-    w: WriteTx, owner: str, self_id: str, run: RunRecord, said: Sequence[Said], t: datetime
+    w: WriteTx,
+    owner: str,
+    self_id: str,
+    run: RunRecord,
+    said: Sequence[Said],
+    t: datetime,
+    embedded: Embedded | None = None,
 ) -> Filed:
     """Write a curated run's messages as episodes at commit time `t` (CONTRACT §12).
 
     A `user` message's speaker is the person the run names (found by kind and name, or
     created, as the curator's proposals resolve it), or the owner's own entity; other
-    roles have none. Texts are embedded in one call (an embedder that fails leaves them
-    without vectors: `worldstate embeddings backfill` adds them later).
+    roles have none.
 
     Args:
         w: the open write transaction (owner locked).
@@ -74,9 +116,13 @@ def record_episodes(
         run: the run being filed.
         said: its messages as the curator handed them over (already redacted).
         t: the commit time.
+        embedded: their search texts and vectors (`embed_said`, before the transaction);
+            None embeds them here, with the transaction's embedder.
     """
     if not said:
         return Filed({}, {})
+    if embedded is None:
+        embedded = embed_said(owner, said, w.embedder)
     ids: dict[str | None, str] = {}
     speakers: list[str | None] = []
     for s in said:
@@ -87,15 +133,9 @@ def record_episodes(
             ref = EntityRef(name=s.speaker, kind="person") if s.speaker else EntityRef()
             ids[s.speaker] = resolve(w, owner, self_id, ref, t)
         speakers.append(ids[s.speaker])
-    names = w.entity_names(owner, sorted({i for i in speakers if i and i != self_id}))
-    texts = [
-        f"{names[sid]}: {s.text}" if sid in names else s.text
-        for s, sid in zip(said, speakers, strict=True)
-    ]
-    vectors = embed_texts(w.embedder, texts)
-    model = w.embedder.model if w.embedder is not None and vectors is not None else None
+    vectors = embedded.vectors
     items: list[dict[str, Any]] = []
-    for i, (s, sid, text) in enumerate(zip(said, speakers, texts, strict=True)):
+    for i, (s, sid, text) in enumerate(zip(said, speakers, embedded.texts, strict=True)):
         items.append(
             {
                 "id": episode_id(owner, run.id, s.seq, s.part),
@@ -114,7 +154,7 @@ def record_episodes(
                 "embedding": None if vectors is None else vectors[i],
             }
         )
-    w.create_episodes(owner, items, t, model)
+    w.create_episodes(owner, items, t, embedded.model)
     by_message: dict[str, str] = {}
     who: dict[str, str | None] = {}
     for item in items:

@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from committer.curation import Applied, apply_proposals, lookup, name_form
-from committer.episodes import record_episodes, said_by, spoken_by
+from committer.episodes import Embedded, record_episodes, said_by, spoken_by
 from committer.proposals import EntityRef, Proposal, Provenance, Reviewed, Said
 from committer.rules.normalize import value_norm
 from committer.trail import Trail
@@ -141,12 +141,14 @@ def record_run(
     trail: Trail,
     worker: str | None = None,
     said: Sequence[Said] = (),
+    embedded: Embedded | None = None,
 ) -> RunReview:
     """Store a run's messages as episodes and its reviewed proposals: commit the low-risk
     ones, hold the rest (CONTRACT §3, §12).
 
-    The messages (`said`, already redacted by the curator) become episodes first
-    (committer/episodes.py), so each proposal's row names who said it (`speaker_id`).
+    The messages (`said`, already redacted by the curator; `embedded`: their vectors,
+    made before the transaction) become episodes first (committer/episodes.py), so each
+    proposal's row names who said it (`speaker_id`).
     Suppressed proposals are dropped. Held ones get a `proposal` notification in the
     run's chat. Idempotent on proposal and episode id. Recorded as the chain run ->
     message (naming its episode) -> proposal, run -> curation (by `worker`) -> proposal
@@ -156,7 +158,7 @@ def record_run(
         "run", event_id=run.id, at=run.created_at, chat_id=run.chat_id, surface=run.surface
     )
     curation = trail.event("curation", actor=worker, run_id=run.id, causes=[run_event])
-    filed = record_episodes(w, owner, self_id, run, said, t)
+    filed = record_episodes(w, owner, self_id, run, said, t, embedded)
     reviewed = [spoken_by(r, filed.speakers) for r in reviewed]
     messages = _messages(run)
 

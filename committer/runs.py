@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from committer.base import CommitterBase
+from committer.episodes import embed_said
 from committer.filing import record_run
 from committer.owners import ensure_owner
 from committer.proposals import Reviewed, Said
@@ -206,11 +207,15 @@ class RunCommands(CommitterBase):
                 written.
         """
 
+        # Embedded before the transaction: the owner is not locked while the embedder runs.
+        embedded = embed_said(run.owner, said, self._writer.embedder)
+
         def work(w: WriteTx) -> RunOutcome:
             self_id, _ = ensure_owner(w, run.owner)
             t = w.begin_commit(run.owner, utcnow())
+            trail = Trail(w, run.owner, t)
             review = record_run(
-                w, run.owner, self_id, run, reviewed, t, Trail(w, run.owner, t), worker, said
+                w, run.owner, self_id, run, reviewed, t, trail, worker, said, embedded
             )
             outcome = RunOutcome(review.proposals, review.committed, review.held, review.entity_ids)
             if not w.finish_run(

@@ -296,6 +296,11 @@ class Writer:
         self._database = database
         self._embedder = embedder
 
+    @property
+    def embedder(self) -> Embedder | None:
+        """The embedder every `WriteTx` carries (for work done before a transaction)."""
+        return self._embedder
+
     def transaction(self, work: Callable[[WriteTx], T]) -> T:
         """Run `work` in one write transaction and return its result.
 
