@@ -8,9 +8,12 @@ the RSS of this process once the model is loaded.
 Usage (uses NEO4J_URI, else starts a local Neo4j in a temporary directory):
 
     .venv/bin/python bench/search_bench.py [--owners 50] [--rows 1000] [--big 5000]
+        [--episodes 0] [--small-episodes 100]
 
 The store: `--owners` other owners with `--rows` rows each (the crowd), one caller with
-100 rows and one with `--big` rows. Rows are "<name> <attribute> <value>" texts; to load
+100 rows and one with `--big` rows; with `--episodes`, every crowd owner and the big caller
+also hold that many episodes (what was said, CONTRACT §12: the shared vector index of
+episodes is then crowded too) and the small caller `--small-episodes`. Rows are "<name> <attribute> <value>" texts; to load
 tens of thousands of rows quickly, the real model embeds a pool of 400 distinct texts and
 each row takes a pool vector plus small noise (so no two are equal: HNSW degrades on
 duplicates). Queries are 30 questions embedded by the real model.
@@ -40,6 +43,7 @@ from api.chat.search import search
 from bench.measure import p, timed
 from committer.apply import Committer
 from committer.proposals import Assertion, Provenance
+from graph.cypher import episodes as pc
 from graph.cypher import search as sc
 from graph.driver import connect
 from graph.embedding import LocalEmbedder, fact_text
@@ -66,6 +70,18 @@ QUESTIONS = [
     "does {n} have a pet",
     "what is {n}'s favourite drink",
 ]
+
+LOAD_EPISODES = """
+UNWIND $rows AS r
+CREATE (ep:Episode)
+SET ep.id = r.id, ep.owner = r.owner, ep.chat_id = 'bench', ep.run_id = r.run_id,
+    ep.message_id = r.id, ep.seq = r.seq, ep.part = 'own', ep.role = 'user',
+    ep.text = r.text, ep.search_text = r.text, ep.said_at = $t0, ep.source = 'user_stated',
+    ep.recorded_at = $t0, ep.retracted_at = $far, ep.embedding_model = $model
+WITH ep, r
+CALL db.create.setNodeVectorProperty(ep, 'embedding', r.embedding)
+"""
+"""Bulk episodes as the committer leaves them (bench only): a pool text's vector + noise."""
 
 LOAD = """
 UNWIND $rows AS r
@@ -103,6 +119,30 @@ def neo4j() -> Iterator[Driver]:
         finally:
             driver.close()
             stop(local)
+
+
+def load_episodes(
+    driver: Driver, owner: str, n: int, pool: list[tuple[str, list[float]]], rng: random.Random
+) -> None:
+    """`n` episodes of `owner`, each a pool sentence's vector plus noise."""
+    batch = []
+    for i in range(n):
+        text, vector = rng.choice(pool)
+        batch.append(
+            {
+                "id": f"epi_{uuid.uuid4().hex[:24]}",
+                "owner": owner,
+                "run_id": f"run-{i // 20}",
+                "seq": i % 20,
+                "text": text,
+                "embedding": [x + rng.gauss(0, 0.01) for x in vector],
+            }
+        )
+        if len(batch) == 1000 or i == n - 1:
+            driver.execute_query(
+                LOAD_EPISODES, rows=batch, t0=T0, far=FAR_FUTURE, model=LocalEmbedder.model
+            )
+            batch = []
 
 
 def load_owner(
@@ -150,6 +190,8 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=1000)
     ap.add_argument("--big", type=int, default=5000)
     ap.add_argument("--samples", type=int, default=60)
+    ap.add_argument("--episodes", type=int, default=0)
+    ap.add_argument("--small-episodes", type=int, default=100)
     args = ap.parse_args()
     rng = random.Random(7)
 
@@ -170,6 +212,14 @@ def main() -> None:
         f"batch of {len(texts)}: {per_text:.2f} ms per text"
     )
     pool = list(zip(texts, vectors, strict=True))
+    said = [
+        f"{n}: " + s.format(v=v)
+        for n in NAMES
+        for s in ("I just got back from {v}.", "Honestly {v} is all I think about lately.")
+        for _, vs in FACTS
+        for v in vs
+    ][:400]
+    said_pool = list(zip(said, embedder.embed(said), strict=True))
     questions = [q.format(n=n) for q in QUESTIONS for n in NAMES[:5]]
     qvecs = embedder.embed(questions)
 
@@ -177,14 +227,20 @@ def main() -> None:
         ensure_schema(driver)
         started = time.perf_counter()
         for _ in range(args.owners):
-            load_owner(driver, f"bench-crowd-{uuid.uuid4().hex[:8]}", args.rows, pool, rng)
+            crowd = f"bench-crowd-{uuid.uuid4().hex[:8]}"
+            load_owner(driver, crowd, args.rows, pool, rng)
+            load_episodes(driver, crowd, args.episodes, said_pool, rng)
         small, big = f"bench-small-{uuid.uuid4().hex[:8]}", f"bench-big-{uuid.uuid4().hex[:8]}"
         load_owner(driver, small, 100, pool, rng)
         load_owner(driver, big, args.big, pool, rng)
+        if args.episodes:
+            load_episodes(driver, small, args.small_episodes, said_pool, rng)
+            load_episodes(driver, big, args.episodes, said_pool, rng)
         driver.execute_query("CALL db.awaitIndexes(600)")
         print(
-            f"store: {args.owners} owners x {args.rows} rows + callers of 100 and {args.big} "
-            f"rows, loaded in {time.perf_counter() - started:.0f} s"
+            f"store: {args.owners} owners x {args.rows} rows (+ {args.episodes} episodes) + "
+            f"callers of 100 rows ({args.small_episodes if args.episodes else 0} episodes) and "
+            f"{args.big} rows, loaded in {time.perf_counter() - started:.0f} s"
         )
 
         reader = Reader(driver)
@@ -223,6 +279,30 @@ def main() -> None:
                     timed(raw(sc.SEMANTIC_EXACT, owner, k=20), args.samples, WARMUPS),
                 )
             )
+            table.append(
+                (
+                    f"{label}: own rows ranked exactly under a cap (SEMANTIC_SMALL)",
+                    timed(raw(sc.SEMANTIC_SMALL, owner, k=20, cap=4000), args.samples, WARMUPS),
+                )
+            )
+            if args.episodes:
+                for k in (100, 1000):
+                    table.append(
+                        (
+                            f"{label}: episodes, index top-{k} then filter",
+                            timed(
+                                raw(pc.EPISODES_NEAREST, owner, k=20, ann=k),
+                                args.samples,
+                                WARMUPS,
+                            ),
+                        )
+                    )
+                table.append(
+                    (
+                        f"{label}: episodes ranked exactly under a cap (EPISODES_EXACT)",
+                        timed(raw(pc.EPISODES_EXACT, owner, k=20, cap=4000), args.samples, WARMUPS),
+                    )
+                )
             hits = [len(r) for r in (raw(sc.SEMANTIC_NEAREST, owner, k=100)() for _ in range(30))]
             print(
                 f"{label}: rows of the caller among the index's top 100: median "
@@ -241,9 +321,25 @@ def main() -> None:
                     ),
                 )
             )
+
+            def before(o: str = owner, w: Iterator[int] = words) -> object:
+                """The search before episodes (main at 04c1a28): embed, the index's
+                over-fetch then the exact fallback, and full-text, facts only."""
+                q = questions[next(w) % 30]
+                v = embedder.embed([q])[0]
+                with reader.snapshot() as snap:
+                    snap.fulltext(Scope(o), q, now, 20)
+                    return snap.semantic(Scope(o), v, LocalEmbedder.model, now, 20, exact_cap=0)
+
             table.append(
                 (
-                    f"{label}: GET /v1/search core (embed + both lists + fuse)",
+                    f"{label}: search before episodes (facts: index, exact fallback)",
+                    timed(before, args.samples, WARMUPS),
+                )
+            )
+            table.append(
+                (
+                    f"{label}: GET /v1/search core (embed + every list + fuse)",
                     timed(
                         lambda o=owner, w=words: search(
                             reader, embedder, Scope(o), questions[next(w) % 30], now, 10
