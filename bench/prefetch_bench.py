@@ -47,7 +47,7 @@ from api.chat.prefetch import block as prefetch
 from api.http.app import create_app
 from api.http.settings import Settings
 from bench.measure import p, rss_mb, timed
-from bench.prefetch_store import META, load
+from bench.prefetch_store import EPISODES_META, META, load, load_episodes
 from committer.apply import Committer
 from graph.cypher.prefetch import PREFETCH
 from graph.driver import connect
@@ -106,6 +106,9 @@ def main() -> None:
     ap.add_argument("--idle-seconds", type=float, default=20.0)
     ap.add_argument("--stop", action="store_true", help="stop the bench Neo4j at the end")
     ap.add_argument("--load-only", action="store_true", help="load the store, measure nothing")
+    ap.add_argument(
+        "--episodes", type=int, default=0, help="episodes per owner (issue 12), loaded once"
+    )
     args = ap.parse_args()
 
     local = find_running(args.data_dir) or start(
@@ -125,6 +128,12 @@ def main() -> None:
             print(f"loading {args.owners} owners x {args.entities} entities (bulk UNWIND) ...")
             began = time.perf_counter()
             load(driver, args.owners, args.entities)
+            print(f"loaded in {time.perf_counter() - began:.0f} s")
+        said = driver.execute_query(EPISODES_META).records
+        if args.episodes and not said:
+            print(f"loading {args.episodes} episodes per owner ...")
+            began = time.perf_counter()
+            load_episodes(driver, args.owners, args.episodes)
             print(f"loaded in {time.perf_counter() - began:.0f} s")
         began = time.perf_counter()
         ensure_schema(driver)
@@ -179,6 +188,21 @@ def measure(driver: Driver, jvm_pid: int, args: argparse.Namespace) -> None:
             sizes.append(len(out.block))
     floor += timed(ping, args.samples // 2)
     every = [x for xs in lat.values() for x in xs]
+
+    # The section "From earlier conversations" (issue 12): the same turns without it.
+    words_of = prefetch.recall.recall_words
+    prefetch.recall.recall_words = lambda message: []  # type: ignore[assignment]
+    without = [
+        timed(lambda o=owner, m=message: one(o, m), 1)[0]
+        for owner, _, message in messages(random.Random(11), names, owners, args.samples)
+    ]
+    prefetch.recall.recall_words = words_of  # type: ignore[assignment]
+    said_lines = sum(
+        1
+        for owner, _, message in messages(random.Random(13), names, owners, 200)
+        for i in one(owner, message).items
+        if i["kind"] == "episode"
+    )
 
     # Round trips: Bolt requests per prefetch, from the driver's own log.
     counter = BoltCounter()
@@ -237,6 +261,11 @@ def measure(driver: Driver, jvm_pid: int, args: argparse.Namespace) -> None:
     print(
         f"{'prefetch, 0-5 entities named (build)':52} {a50:8.2f} {a99:8.2f} "
         f"{a50 / f50:10.1f} {a99 / f50:10.1f}"
+    )
+    w50, w99 = statistics.median(without), p(without, 0.99)
+    print(
+        f"{'  the same turns without earlier conversations':52} {w50:8.2f} {w99:8.2f} "
+        f"{w50 / f50:10.1f} {w99 / f50:10.1f}  ({said_lines / 200:.2f} snippets per turn)"
     )
     for k in range(6):
         xs = lat[k]
