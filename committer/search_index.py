@@ -11,6 +11,7 @@ embeds a row; the prefetch path never embeds at all.
 from __future__ import annotations
 
 import logging
+from functools import partial
 from collections.abc import Sequence
 from typing import Any
 
@@ -114,7 +115,7 @@ def backfill(
                 break
         while embedder is not None:
             count = writer.transaction(
-                lambda w, o=owner, e=embedder: _backfill_episodes(w, o, e, batch)
+                partial(_backfill_episodes, owner=owner, embedder=embedder, batch=batch)
             )
             done += count
             if count < batch:

@@ -163,7 +163,7 @@ class AuditReads(ReadBase):
         own = lineage.get(fact_id, {})
         cause = events.get(own.get("cause") or "")
         commit = events.get(own.get("commit") or "")
-        said = ()
+        said: tuple[EpisodeRecord, ...] = ()
         if fact.run_id is not None and fact.message_id is not None:
             said = tuple(
                 pc.episode_from_record(r["episode"], r["speaker"])

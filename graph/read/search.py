@@ -186,14 +186,13 @@ class SearchReads(ReadBase):
             "known_at": as_of.known_at,
             **params(scope),
         }
-        small = {"complete": False}
         if exact_cap > 0:
             small = self._rows(sc.SEMANTIC_SMALL, k=limit, cap=exact_cap, **base)[0]
-        if small["complete"]:
-            hits = [
-                _hit(row, e, score, as_of, text, score) for row, e, score, text in small["hits"]
-            ]
-            return hits, "small"
+            if small["complete"]:
+                hits = [
+                    _hit(row, e, score, as_of, text, score) for row, e, score, text in small["hits"]
+                ]
+                return hits, "small"
         k = min(max(limit * ANN_FACTOR, ANN_MIN), ANN_MAX)
         rows = self._rows(sc.SEMANTIC_NEAREST, k=k, **base)
         if len(rows) >= limit:
