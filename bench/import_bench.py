@@ -124,8 +124,10 @@ def main() -> None:
         embedder.embed(texts)
         batch_s = time.perf_counter() - began
     print()
-    print(f"import: {total_turns} turns, {runs_done} runs in {elapsed:.1f} s = "
-          f"{total_turns / elapsed:.1f} turns/s (target >= 100)")
+    print(
+        f"import: {total_turns} turns, {runs_done} runs in {elapsed:.1f} s = "
+        f"{total_turns / elapsed:.1f} turns/s (target >= 100)"
+    )
     rows = [
         ("POST /v1/runs (validate, redact, queue)", post_s),
         ("curator: extractors and risk policy", review_seconds[0]),

@@ -307,6 +307,7 @@ def profile_once(reader: Reader, owner: str, message: str) -> str:
     """PROFILE the PREFETCH query of one message; summarize db hits and server time."""
     from api.chat.prefetch.mentions import mention_keys
     from graph.cypher import prefetch as pc
+    from graph.read.episodes import episode_lucene
     from graph.read.prefetch import lucene_queries
     from graph.scope import Scope, params
 
@@ -335,6 +336,17 @@ def profile_once(reader: Reader, owner: str, message: str) -> str:
                 "max_events": limits.events,
                 "preference_attributes": list(prefetch.PREFERENCE_ATTRIBUTES),
                 "event_attribute": prefetch.EVENT_ATTRIBUTE,
+                "recall": {
+                    "lucene": [
+                        q
+                        for q in [
+                            episode_lucene(" ".join(prefetch.recall.recall_words(message)), owner)
+                        ]
+                        if q
+                    ]
+                },
+                "max_said": limits.said,
+                "said_chars": limits.said_chars,
             },
         )
         result.data()

@@ -10,12 +10,13 @@ Usage (uses NEO4J_URI, else starts a local Neo4j in a temporary directory):
     .venv/bin/python bench/search_bench.py [--owners 50] [--rows 1000] [--big 5000]
         [--episodes 0] [--small-episodes 100]
 
-The store: `--owners` other owners with `--rows` rows each (the crowd), one caller with
-100 rows and one with `--big` rows; with `--episodes`, every crowd owner and the big caller
-also hold that many episodes (what was said, CONTRACT §12: the shared vector index of
-episodes is then crowded too) and the small caller `--small-episodes`. Rows are "<name> <attribute> <value>" texts; to load
-tens of thousands of rows quickly, the real model embeds a pool of 400 distinct texts and
-each row takes a pool vector plus small noise (so no two are equal: HNSW degrades on
+The store: `--owners` other owners with `--rows` rows each (the crowd), one caller with 100
+rows and one with `--big` rows; with `--episodes`, every crowd owner and the big caller also
+hold that many episodes (what was said, CONTRACT §12: the shared vector index of episodes is
+then crowded too) and the small caller `--small-episodes`. Rows are "<name> <attribute>
+<value>" texts; to load tens of thousands of rows quickly, the real model embeds a pool of
+400 distinct texts and each row takes a pool vector plus small noise (so no two are equal:
+HNSW degrades on
 duplicates). Queries are 30 questions embedded by the real model.
 """
 

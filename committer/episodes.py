@@ -18,15 +18,16 @@ was forgotten too, in which case what *it* had pushed out comes back, and so on.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from committer.batch import Batch
 from committer.curation import resolve
 from committer.proposals import EntityRef, Proposal, Reviewed, Said
-from committer.rules.plan import Predecessor, plan_retract
+from committer.rules.retract import Found, gather_predecessors, plan_retract
 from committer.search_index import embed_texts
 from committer.trail import Trail
 from graph.embedding import Embedder
@@ -330,7 +331,7 @@ def _forget(
         lineage = w.lineage(owner, row.id)
         rows = batch.rows(row.entity_id, row.attribute, min(start for start, _ in lineage))
         rows = [r for r in rows if r.id == row.id or r.id not in doomed_ids]
-        preds = _predecessors(w, owner, row.id, forgotten)
+        preds = gather_predecessors(row.id, partial(_lookup, w, owner, row.id, forgotten))
         plan = plan_retract(row, lineage, preds, rows)
         restored.extend(batch.execute(plan, row.entity_id, row.attribute))
         retracted.extend(plan.retract)
@@ -341,23 +342,25 @@ def _forget(
     return ForgetResult(tuple(ids), ended, tuple(standing.values()), kept, t, act)
 
 
-def _predecessors(w: WriteTx, owner: str, row_id: str, forgotten: Any) -> list[Predecessor]:
-    """The rows a retract of `row_id` may bring back (CONTRACT §2.2), with a predecessor
-    whose own only evidence is forgotten replaced by its own predecessors, one level
-    deeper (undoing both assertions brings back what held before either)."""
-    out: list[Predecessor] = []
-    seen = {row_id}
-    frontier = [(p, d) for p, d in w.predecessors(owner, row_id)]
-    while frontier:
-        evidence = w.evidence_of_rows(owner, [p.id for p, _ in frontier if p.id not in seen])
-        nxt: list[tuple[FactRecord, int]] = []
-        for pred, depth in frontier:
-            if pred.id in seen:
-                continue
-            seen.add(pred.id)
-            if evidence.get(pred.id) and all(forgotten(e) for e in evidence[pred.id]):
-                nxt.extend((p, depth + d) for p, d in w.predecessors(owner, pred.id))
-            else:
-                out.append(Predecessor(pred, depth))
-        frontier = nxt
-    return out
+def _lookup(
+    w: WriteTx,
+    owner: str,
+    undoing: str,
+    forgotten: Callable[[Sequence[Any]], bool],
+    ids: Sequence[str],
+) -> list[Found]:
+    """What held before the rows `ids` (`gather_predecessors`'s lookup), a row whose every
+    assertion was forgotten counted as disowned too: it never comes back, and what it had
+    pushed out stands in for it (undoing both assertions brings back what held before
+    either)."""
+    found = w.predecessors(owner, ids, undoing=undoing)
+    evidence = w.evidence_of_rows(owner, [r.id for _, r, _, disowned in found if not disowned])
+    return [
+        (
+            origin,
+            row,
+            depth,
+            disowned or (bool(evidence.get(row.id)) and all(map(forgotten, evidence[row.id]))),
+        )
+        for origin, row, depth, disowned in found
+    ]

@@ -174,8 +174,7 @@ def fuse(
         for h in hits:
             key = (0, h.fact.id)
             seen = out.get(key)
-            semantic = h.semantic if h.semantic is not None else seen and seen.semantic
-            bm25 = h.score if from_text else (seen.fulltext if seen else None)
+            semantic, bm25 = _merged(seen, h.semantic, h.score if from_text else None)
             share = lexical(terms, h.text)
             out[key] = Found(
                 "fact", fused(semantic, share, hybrid), semantic, bm25, share, h.fact, h.entity
@@ -184,8 +183,7 @@ def fuse(
         for e in ehits:
             key = (1, e.episode.id)
             seen = out.get(key)
-            semantic = e.semantic if e.semantic is not None else seen and seen.semantic
-            bm25 = e.score if from_text else (seen.fulltext if seen else None)
+            semantic, bm25 = _merged(seen, e.semantic, e.score if from_text else None)
             share = lexical(terms, e.text)
             out[key] = Found(
                 "episode",
@@ -197,6 +195,18 @@ def fuse(
             )
     order = sorted(out, key=lambda k: (-out[k].score, k))
     return [out[k] for k in order[:limit]]
+
+
+def _merged(
+    seen: Found | None, semantic: float | None, bm25: float | None
+) -> tuple[float | None, float | None]:
+    """(cosine evidence, BM25) of a candidate another list may have found already."""
+    if seen is None:
+        return semantic, bm25
+    return (
+        semantic if semantic is not None else seen.semantic,
+        bm25 if bm25 is not None else seen.fulltext,
+    )
 
 
 def search(

@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
@@ -117,7 +117,7 @@ async def _call(
 ) -> Json:
     """Authenticate, check the token's scope, resolve the caller and run `work` in a
     worker thread (the store is blocking), mapping our errors to tool errors."""
-    state: McpState = ctx.request_context.lifespan_context
+    state = cast(McpState, ctx.request_context.lifespan_context)
     headers = ctx.headers
 
     def run() -> Json:

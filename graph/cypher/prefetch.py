@@ -330,8 +330,9 @@ Returns exactly one row (rows are `_ROW` lists):
   said: the $max_said best full-text hits of the message among the people's own words
     (episodes of source `user_stated`: assistant, tool and pasted text is never pushed,
     as the curator holds it for a yes, CONTRACT §3) the scope sees at the as-of point
-    (CONTRACT §12, area `conversation`), best BM25 first, ties by id: [id, text (its first $said_chars characters), speaker_id, speaker name, spoken by
-    the owner, said_at (micros), chat_id, run_id, message_id, source, role].
+    (CONTRACT §12, area `conversation`), best BM25 first, ties by id: [id, text (its
+    first $said_chars characters), speaker_id, speaker name, spoken by the owner,
+    said_at (micros), chat_id, run_id, message_id, source, role].
 
 `WITH DISTINCT f` between an index seek and the scope predicate: without it the planner
 turns the predicate's `f.owner = $owner OR f.entity_id IN $shared` into a union of two

@@ -155,7 +155,7 @@ class PrefetchView:
 
 @dataclass(frozen=True, slots=True)
 class PrefetchLimits:
-    """How much `PREFETCH` may read.
+    """How much `PREFETCH` may read (the one instance is api.chat.prefetch.block.LIMITS).
 
     Attributes:
         entities: mentioned entities kept (first by position).
@@ -170,15 +170,15 @@ class PrefetchLimits:
         said_chars: the characters of each episode's text read.
     """
 
-    entities: int = 5
-    facts: int = 6
-    rows: int = 100
-    neighbours: int = 60
-    expand: int = 40
-    preferences: int = 20
-    events: int = 3
-    said: int = 20
-    said_chars: int = 2_000
+    entities: int
+    facts: int
+    rows: int
+    neighbours: int
+    expand: int
+    preferences: int
+    events: int
+    said: int
+    said_chars: int
 
 
 def _quote(text: str) -> str:

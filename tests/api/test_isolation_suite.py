@@ -1,10 +1,11 @@
 """CONTRACT §7 for EVERY GET route of the app: nothing crosses between owners.
 
-The world (seeded once for this module): owners A and B, each with a person "Bob"
-holding different facts, a run (its message kept as an episode), and a pending proposal; a group created by A with B as
-member, in which A shares one entity ("Atlas") with B. B has a chat with memory access
-`none` and one `restricted` to the areas `place` and `conversation` and the sources
-`user_edit` and `user_stated` (the person's own words pass, the assistant's do not).
+The world (seeded once for this module): owners A and B, each with a person "Bob" holding
+different facts, a run (its message kept as an episode), and a pending proposal; a group
+created by A with B as member, in which A shares one entity ("Atlas") with B. B has a chat
+with memory access `none` and one `restricted` to the areas `place` and `conversation` and
+the sources `user_edit` and `user_stated` (the person's own words pass, the assistant's do
+not).
 
 `CASES` has one row per GET route, keyed like `app.routes`; a route without a row fails
 `test_every_get_route_has_a_case`, so a route added later cannot skip the suite. Each

@@ -52,6 +52,11 @@ MAX_PREFERENCES = 8
 MAX_FACTS_PER_ENTITY = 6
 MAX_RELATIONS_PER_ENTITY = 4
 MAX_EVENTS = 3
+MAX_SAID_CANDIDATES = 20
+"""Episodes the message's words find that the section "From earlier conversations" chooses
+from (best BM25 first; api/chat/prefetch/recall.py picks on their words)."""
+MAX_SAID_CHARS = 2_000
+"""Characters of each such episode read (a snippet is cut from them)."""
 LIMITS = PrefetchLimits(
     entities=5,
     facts=MAX_FACTS_PER_ENTITY,
@@ -60,6 +65,8 @@ LIMITS = PrefetchLimits(
     expand=20,
     preferences=20,
     events=MAX_EVENTS + 5,
+    said=MAX_SAID_CANDIDATES,
+    said_chars=MAX_SAID_CHARS,
 )
 
 
@@ -192,11 +199,15 @@ def _entity_lines(view: PrefetchView, restricted: bool) -> tuple[list[Line], lis
     names = {n.id: ("you" if n.is_self else n.name) for n in view.neighbours}
     names.update({m.id: m.name for m in view.mentioned})
     seeds = [m.id for m in view.mentioned]
-    edges = [(r.entity_id, r.object_id) for r in view.relations if r.object_id in names]
+    edges = [
+        (r.entity_id, r.object_id)
+        for r in view.relations
+        if r.object_id is not None and r.object_id in names
+    ]
     edges += [
         (r.entity_id, r.object_id)
         for r in view.incoming
-        if r.entity_id in names and r.entity_id not in seeds
+        if r.object_id is not None and r.entity_id in names and r.entity_id not in seeds
     ]
     score = personalized_pagerank(names, edges + list(view.edges), seeds)
     titles: list[Line] = []
@@ -275,8 +286,8 @@ def _entity_lines(view: PrefetchView, restricted: bool) -> tuple[list[Line], lis
     return titles, bodies
 
 
-def _event_lines(view: PrefetchView, shown: set[str]) -> list[Line]:
-    lines = []
+def _event_lines(view: PrefetchView, shown: set[str | None]) -> list[Line]:
+    lines: list[Line] = []
     for r in view.events:
         if r.id in shown or len(lines) == MAX_EVENTS:
             continue

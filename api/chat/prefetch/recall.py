@@ -1,10 +1,11 @@
 """The block's section "From earlier conversations" (CONTRACT §6 push, §12 episodes).
 
-The store looks the message's content words up among the owner's episodes of people's
-own words (`user_stated`: what an assistant, a tool or a pasted document said is never
-pushed into a turn, as the curator holds such content for the person's yes, CONTRACT §3;
-search, a pull, finds it labelled) in prefetch's one query (graph/cypher/prefetch.py: a full-text lookup, narrowed to the owner, scoped by
-the chat's memory access, at the as-of instant) and returns the best BM25 candidates.
+The store looks the message's content words up among the owner's episodes of people's own
+words (`user_stated`: what an assistant, a tool or a pasted document said is never pushed
+into a turn, as the curator holds such content for the person's yes, CONTRACT §3; search, a
+pull, finds it labelled) in prefetch's one query (graph/cypher/prefetch.py: a full-text
+lookup, narrowed to the owner, scoped by the chat's memory access, at the as-of instant) and
+returns the best BM25 candidates.
 Here they are chosen and cut, deterministically, from their own words alone (BM25 depends
 on every owner's texts in the shared index, so it only picks the candidates):
 

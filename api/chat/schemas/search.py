@@ -71,7 +71,7 @@ class SearchOut(BaseModel):
         """The public shape of a search outcome (api/chat/search.py), for REST and MCP alike."""
         return cls(
             items=[_item(f) for f in outcome.items],
-            mode=outcome.mode,  # type: ignore[arg-type]
+            mode=outcome.mode,
             degraded=outcome.degraded,
             detail=outcome.detail,
             embedder=outcome.model,

@@ -20,17 +20,17 @@ def why(fact_id: PathId, scope: ScopeDep, reader: ReaderDep) -> WhyOut:
     """Why a row exists: `{fact, source, reason, evidence, chain, trigger, decided_by,
     corroborations, episodes}` (CONTRACT §8, §10, §12).
 
-    `chain` lists the events that led to the row itself, oldest cause first: its own
-    message (naming its `episode_id`), proposal, decision and commit (e.g. run -> message
-    -> curation -> proposal -> decision -> commit, then the edit and the forget that made
+    `chain` lists the events that led to the row itself, oldest cause first: its own message
+    (naming its `episode_id`), proposal, decision and commit (e.g. run -> message ->
+    curation -> proposal -> decision -> commit, then the edit and the forget that made
     this row of it), each `{id, kind, at, actor, ...}`; the run's other messages and
     proposals are reached through `GET /v1/events/{run_id}/effects`. `episodes` is what
     was said in that message (its own words, and a pasted part), as the memory access
     lets the caller see it. `decided_by` is the decision, action or sync the row was
-    written for, `trigger` the event that set it off. With `chat_id`, the chat's memory access applies: a row it keeps out answers
-    404, memory `none` answers 403. `known_at` sets which group shares apply (a row of
-    an entity shared later answers 404). Errors: 404 unknown id or another owner's.
-    Needs scope `read`.
+    written for, `trigger` the event that set it off. With `chat_id`, the chat's memory
+    access applies: a row it keeps out answers 404, memory `none` answers 403.
+    `known_at` sets which group shares apply (a row of an entity shared later answers
+    404). Errors: 404 unknown id or another owner's. Needs scope `read`.
     """
     found = reader.why(scope, fact_id)
     corroborations = (
