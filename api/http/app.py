@@ -14,7 +14,7 @@ from neo4j import Driver
 from api.chat.prefetch.warm import Warmer
 from api.chat.routes import prefetch as prefetch_route
 from api.chat.routes import pull, search
-from api.http import errors
+from api.http import errors, openapi
 from api.http.deps import PrincipalDep, TokenCache
 from api.http.limits import BodyLimit
 from api.http.routes import (
@@ -51,7 +51,8 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
 
     Returns:
         The app. On start-up it creates the schema idempotently, loads the embedder
-        (`WORLDSTATE_EMBEDDER`, graph/embedding.py) and, unless
+        (`WORLDSTATE_EMBEDDER`, graph/embedding/; a model file failing its sha256 check
+        stops the start-up) and, unless
         `WORLDSTATE_CURATOR_IN_PROCESS=false`, starts a curator worker thread.
     """
 
@@ -129,4 +130,5 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         owners,
     ):
         app.include_router(module.router)
+    openapi.install(app)
     return app

@@ -16,7 +16,6 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from api.http.schemas.core import Problem as ProblemDocument
 from graph.errors import (
     Conflict,
     Forbidden,
@@ -44,6 +43,8 @@ class Problem:
 
 
 UNAVAILABLE = "The memory store cannot be reached; retry shortly."
+UNPARSED_BODY = "There was an error parsing the body"
+"""FastAPI's 400 for a body it cannot decode; answered as a 422 naming the body (CONTRACT §9)."""
 
 
 def problem_of(exc: WorldstateError) -> Problem:  # noqa: PLR0911  # one case per error: a table
@@ -74,47 +75,6 @@ def problem_of(exc: WorldstateError) -> Problem:  # noqa: PLR0911  # one case pe
             return Problem(400, "Bad request", str(exc))
 
 
-PROBLEMS = {
-    401: "no bearer token, or an unknown or revoked one",
-    403: "the token lacks the scope, or the chat's memory access is `none`",
-    404: "no such id for this owner (another owner's ids look the same)",
-    409: "the request collides with the state it would change",
-    422: "a parameter or body field is invalid (named in `errors`)",
-    503: "the memory store cannot be reached; retry shortly",
-}
-"""What each problem status means, for the OpenAPI document."""
-
-
-def problems(*codes: int) -> dict[int | str, dict[str, Any]]:
-    """The `responses` of a route that may answer these problem statuses, documented as
-    `application/problem+json` with the `Problem` schema (401 and 503 always)."""
-    wanted = sorted({401, 503, *codes})
-    return {
-        code: {"model": ProblemDocument, "description": PROBLEMS[code], "content": {PROBLEM: {}}}
-        for code in wanted
-    }
-
-
-def document_problems(app: FastAPI) -> None:
-    """Have `app.openapi()` list each problem response under `application/problem+json`
-    alone (FastAPI files a response `model` under `application/json`)."""
-    build = app.openapi
-
-    def openapi() -> dict[str, Any]:
-        if app.openapi_schema:
-            return app.openapi_schema
-        schema = build()
-        for operations in schema.get("paths", {}).values():
-            for operation in operations.values():
-                for response in operation.get("responses", {}).values():
-                    content = response.get("content", {})
-                    if PROBLEM in content and "application/json" in content:
-                        content[PROBLEM] = content.pop("application/json")
-        return schema
-
-    app.openapi = openapi  # type: ignore[method-assign]
-
-
 def problem(status: int, title: str, detail: str, **extra: Any) -> JSONResponse:
     """Return a problem+json response (RFC 9457) with `type`, `title`, `status`, `detail`;
     a 401 carries `WWW-Authenticate: Bearer`."""
@@ -136,8 +96,7 @@ def _field(error: dict[str, Any]) -> str:
 
 
 def install(app: FastAPI) -> None:
-    """Register the exception handlers on `app`, and document problem responses."""
-    document_problems(app)
+    """Register the exception handlers on `app`."""
 
     @app.exception_handler(RequestValidationError)
     async def validation(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -168,6 +127,13 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == HTTPStatus.BAD_REQUEST and exc.detail == UNPARSED_BODY:
+            return problem(
+                422,
+                "Invalid request",
+                "body: the body is not valid JSON in UTF-8",
+                errors=[{"field": "body", "message": "the body is not valid JSON in UTF-8"}],
+            )
         titles = {
             401: "Unauthorized",
             403: "Forbidden",

@@ -13,7 +13,6 @@ from fastapi import APIRouter, Query, Request
 from api.chat import tools
 from api.chat.schemas.search import SearchOut
 from api.http.deps import AsOfDep, ReaderDep, ScopeDep
-from api.http.errors import problems
 
 router = APIRouter(prefix="/v1", tags=["search"])
 
@@ -21,7 +20,7 @@ MAX_QUERY_CHARS = 1_000
 """Longest `q` (CONTRACT §9): longer is a 422 naming `q`."""
 
 
-@router.get("/search", response_model=SearchOut, responses=problems(403, 422))
+@router.get("/search", response_model=SearchOut)
 def search(
     request: Request,
     scope: ScopeDep,

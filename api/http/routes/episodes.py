@@ -13,7 +13,6 @@ from fastapi import APIRouter, Query
 
 from api.http.cursors import decode_episodes, encode_episodes
 from api.http.deps import AsOfDep, ChatIdQuery, CurateOwner, PathId, ReaderDep, ScopeDep
-from api.http.errors import problems
 from api.http.schemas.audit import EffectPublic, EpisodesForgotten
 from api.http.schemas.core import FactPublic
 from api.http.schemas.episodes import EpisodeList, EpisodePublic
@@ -36,7 +35,7 @@ FactsQuery = Annotated[
 ]
 
 
-@router.get("/episodes", response_model=EpisodeList, responses=problems(403, 422))
+@router.get("/episodes", response_model=EpisodeList)
 def list_episodes(
     scope: ScopeDep,
     reader: ReaderDep,
@@ -77,9 +76,7 @@ def list_episodes(
     return EpisodeList(items=[EpisodePublic.of(e) for e in page[:limit]], next=nxt)
 
 
-@router.get(
-    "/episodes/{episode_id}", response_model=EpisodePublic, responses=problems(403, 404, 422)
-)
+@router.get("/episodes/{episode_id}", response_model=EpisodePublic)
 def get_episode(episode_id: PathId, scope: ScopeDep, reader: ReaderDep) -> EpisodePublic:
     """One episode by id, whatever its axes (a forgotten one shows its `retracted_at`, the
     audit view of CONTRACT §12). `chat_id`: that chat's memory access applies (an episode
@@ -92,7 +89,6 @@ def get_episode(episode_id: PathId, scope: ScopeDep, reader: ReaderDep) -> Episo
 @router.delete(
     "/episodes/{episode_id}",
     response_model=EpisodesForgotten,
-    responses=problems(403, 404, 409, 422),
 )
 def forget_episode(
     episode_id: PathId,
@@ -117,7 +113,6 @@ def forget_episode(
 @router.delete(
     "/runs/{run_id}/episodes",
     response_model=EpisodesForgotten,
-    responses=problems(403, 404, 409, 422),
 )
 def forget_run_episodes(
     run_id: PathId,

@@ -318,23 +318,3 @@ class MemoryAccessPublic(BaseModel):
     areas: list[str]
     sources: list[str]
     origin: Literal["chat", "profile", "default"]
-
-
-class FieldError(BaseModel):
-    """One field at fault in a 422."""
-
-    field: str
-    message: str
-
-
-class Problem(BaseModel):
-    """An error, as RFC 9457 problem+json (CONTRACT §9): `detail` says what to do about it.
-    The OpenAPI schema of problem responses (api/http/errors.py `problems`)."""
-
-    type: str = "about:blank"
-    title: str
-    status: int
-    detail: str
-    errors: list[FieldError] | None = Field(
-        default=None, description="422 only: each field at fault and why"
-    )
