@@ -312,7 +312,7 @@ def profile_once(reader: Reader, owner: str, message: str) -> str:
     from api.chat.prefetch.mentions import mention_keys
     from graph.cypher import prefetch as pc
     from graph.read.episodes import episode_lucene
-    from graph.read.prefetch import lucene_queries
+    from graph.read.prefetch import SAID_SCAN, lucene_queries
     from graph.scope import Scope, params
 
     keys = mention_keys(message)
@@ -350,6 +350,7 @@ def profile_once(reader: Reader, owner: str, message: str) -> str:
                     ]
                 },
                 "max_said": limits.said,
+                "said_scan": limits.said * SAID_SCAN,
                 "said_chars": limits.said_chars,
             },
         )

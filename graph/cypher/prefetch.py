@@ -276,7 +276,7 @@ CALL (self_id) {
   UNWIND $recall.lucene AS q
   CALL db.index.fulltext.queryNodes('"""
     + EPISODE_INDEX
-    + """', q) YIELD node AS ep, score
+    + """', q, {limit: $said_scan}) YIELD node AS ep, score
   WITH self_id, ep, score
   WHERE ep.source = 'user_stated' AND """
     + on(SAID_AS_OF, "ep")
@@ -303,7 +303,8 @@ seed and direction), $max_neighbours, $max_expand (neighbours whose incoming
 relationship rows are read for the ranking), $preference_attributes, $max_preferences,
 $event_attribute, $max_events; $recall: {lucene: at most one Lucene query over
 `episode_text` (the message's content words, narrowed to the owner:
-graph.read.episodes.episode_lucene), empty for none} (a map, like $scope), $max_said,
+graph.read.episodes.episode_lucene), empty for none} (a map, like $scope), $said_scan,
+$max_said,
 $said_chars.
 
 Returns exactly one row (rows are `_ROW` lists):
@@ -327,12 +328,14 @@ Returns exactly one row (rows are `_ROW` lists):
     + [subject name, subject is the owner, object name or null];
   speakers: [[id, name]] of the visible entities who said the rows above (their
     `speaker_id`), the owner's own left out;
-  said: the $max_said best full-text hits of the message among the people's own words
-    (episodes of source `user_stated`: assistant, tool and pasted text is never pushed,
-    as the curator holds it for a yes, CONTRACT §3) the scope sees at the as-of point
-    (CONTRACT §12, area `conversation`), best BM25 first, ties by id: [id, text (its
-    first $said_chars characters), speaker_id, speaker name, spoken by the owner,
-    said_at (micros), chat_id, run_id, message_id, source, role].
+  said: of the $said_scan best-scored full-text hits of the message Lucene hands over
+    (its top-k collector: an owner's other matches are never read), the $max_said best
+    among the people's own words (episodes of source `user_stated`: assistant, tool and
+    pasted text is never pushed, as the curator holds it for a yes, CONTRACT §3) that
+    the scope sees at the as-of point (CONTRACT §12, area `conversation`), best BM25
+    first, ties by id: [id, text (its first $said_chars characters), speaker_id, speaker
+    name, spoken by the owner, said_at (micros), chat_id, run_id, message_id, source,
+    role].
 
 `WITH DISTINCT f` between an index seek and the scope predicate: without it the planner
 turns the predicate's `f.owner = $owner OR f.entity_id IN $shared` into a union of two

@@ -20,6 +20,9 @@ from graph.records import chat_key
 from graph.scope import Scope, params
 from graph.time import AsOf, from_micros
 
+SAID_SCAN = 3
+"""Best-scored full-text hits Lucene hands over per episode prefetch keeps (the rest of an
+owner's matches are never read: its top-k collector stops there)."""
 LUCENE_CLAUSES = 400
 """Keys per Lucene query: below Lucene's default limit of 1,024 clauses per query."""
 
@@ -299,6 +302,7 @@ class PrefetchReads(ReadBase):
             max_events=limits.events,
             recall={"lucene": [q for q in [episode_lucene(" ".join(recall), scope.owner)] if q]},
             max_said=limits.said,
+            said_scan=limits.said * SAID_SCAN,
             said_chars=limits.said_chars,
         )
         r = rows[0]
