@@ -7,6 +7,7 @@ Bad input is 4xx naming the field; the store being down is 503; nothing else is 
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any
@@ -23,6 +24,7 @@ from graph.errors import (
     MemoryOff,
     NotFound,
     StoreUnavailable,
+    TooBusy,
     Unauthenticated,
     WorldstateError,
 )
@@ -33,13 +35,15 @@ PROBLEM = "application/problem+json"
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """One RFC 9457 problem: HTTP status, title, a detail a person can act on, and extra
-    members (`errors` for a 422, naming the fields)."""
+    """One RFC 9457 problem: HTTP status, title, a detail a person can act on, extra
+    members (`errors` for a 422, naming the fields), and response headers (`Retry-After`
+    for a 429)."""
 
     status: int
     title: str
     detail: str
     extra: dict[str, Any] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 UNAVAILABLE = "The memory store cannot be reached; retry shortly."
@@ -69,6 +73,9 @@ def problem_of(exc: WorldstateError) -> Problem:  # noqa: PLR0911  # one case pe
             return Problem(403, "Forbidden", exc.detail)
         case MemoryOff():
             return Problem(403, "Forbidden", memory_off_detail(exc))
+        case TooBusy():
+            wait = str(max(1, math.ceil(exc.retry_after)))
+            return Problem(429, "Too many requests", exc.detail, headers={"Retry-After": wait})
         case StoreUnavailable():
             return Problem(503, "Store unavailable", UNAVAILABLE)
         case _:
@@ -85,7 +92,9 @@ def problem(status: int, title: str, detail: str, **extra: Any) -> JSONResponse:
 
 def respond(p: Problem) -> JSONResponse:
     """A `Problem` as a problem+json response."""
-    return problem(p.status, p.title, p.detail, **p.extra)
+    response = problem(p.status, p.title, p.detail, **p.extra)
+    response.headers.update(p.headers)
+    return response
 
 
 def _field(error: dict[str, Any]) -> str:
@@ -140,6 +149,7 @@ def install(app: FastAPI) -> None:
             404: "Not found",
             405: "Method not allowed",
             413: "Request too large",
+            429: "Too many requests",
         }
         response = problem(exc.status_code, titles.get(exc.status_code, "Error"), str(exc.detail))
         if exc.headers:

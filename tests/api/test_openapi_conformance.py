@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import uuid
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,8 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from api.http.app import create_app
+from api.http.settings import Settings
 from tests.api.conftest import make_api
 
 
@@ -47,11 +50,23 @@ class Seed:
 
 
 @pytest.fixture(scope="module")
-def seed(app: Any, neo4j_driver: Driver) -> Seed:
+def own_app(neo4j_driver: Driver) -> Iterator[Any]:
+    """An app of this module's own: Schemathesis runs the ASGI app's lifespan (start-up and
+    shut-down) around its calls, which must not stop the shared app's pools and curator."""
+    application = create_app(
+        Settings(curator_in_process=False, rate_limit_per_minute=1_000_000), neo4j_driver
+    )
+    with TestClient(application):
+        yield application
+
+
+@pytest.fixture(scope="module")
+def seed(own_app: Any, neo4j_driver: Driver) -> Seed:
     """Entities, facts, a curated run (its messages kept as episodes) with a held proposal and
     its notification, a group."""
 
     owner = f"openapi-{uuid.uuid4().hex[:12]}"
+    app = own_app
     api = make_api(TestClient(app), neo4j_driver, owner, ("read", "write", "curate", "admin"))
     ana = api.entity("Ana", aliases=["Anita"])["id"]
     bo = api.entity("Bo")["id"]
@@ -110,12 +125,12 @@ CHECKS = [
 
 
 @pytest.mark.slow
-def test_every_operation_answers_as_documented(app: Any, seed: Seed) -> None:
+def test_every_operation_answers_as_documented(own_app: Any, seed: Seed) -> None:
     """No 5xx but a documented 503, every status and content type documented, every body
     matching its schema, for every operation; half of the cases use the seeded owner's real
     ids, so the 2xx answers are exercised too. All failures are reported together."""
     failures: dict[str, str] = {}
-    operations = _operations(app)
+    operations = _operations(own_app)
     for operation in operations:
 
         @given(case=operation.as_strategy())
