@@ -153,3 +153,19 @@ def test_tags_name_who_said_it(api: Api, app: Any) -> None:
     tags = {(i.get("value"), i.get("tag"), i.get("speaker")) for i in out["items"]}
     assert ("Berlin", "told by Jon", "Jon") in tags and ("Lisbon", "told by Gina", "Gina") in tags
     assert any(t == "told by you" and s == "you" for _, t, s in tags)
+
+
+def test_another_owners_episodes_cannot_be_forgotten(api: Api, app: Any, other: Api) -> None:
+    """Another owner's episode id and run id answer 404 as unknown ids do (CONTRACT §7),
+    with or without `facts`, and nothing of theirs is forgotten."""
+    post_run(api, app, "r1", [user("I live in Porto.")])
+    [said] = episodes(api)
+    unknown = "epi_" + "0" * 24
+    for theirs, none in ((said["id"], unknown), ("r1", "r0")):
+        path = "/v1/episodes/{}" if theirs.startswith("epi_") else "/v1/runs/{}/episodes"
+        for params in ({}, {"facts": "true"}):
+            r = other.delete(path.format(theirs), params=params)
+            gone = other.delete(path.format(none), params=params)
+            assert (r.status_code, gone.status_code) == (404, 404), r.text
+            assert r.json()["detail"] == gone.json()["detail"].replace(none, theirs)
+    assert episodes(api) == [said] and values(api, "location") == ["Porto"]
