@@ -207,8 +207,10 @@ WHERE (c = x OR w.cause IN ids)
        OR (n:Episode AND """
     + episode_visible("n")
     + """))
+OPTIONAL MATCH (sp:Entity {id: n.speaker_id})
+WHERE n:Episode
 RETURN c.id AS commit, c.at AS at, type(w) AS rel, w.op AS op, w.cause AS cause,
-       n.id AS id,
+       n.id AS id, sp.name AS speaker,
        CASE WHEN n:Episode THEN n.speaker_id ELSE coalesce(n.entity_id, n.id) END
          AS entity_id,
        CASE WHEN n:Fact THEN n """
@@ -222,11 +224,12 @@ SKIP $skip LIMIT $limit
 """
 )
 """READ. $key, $skip, $limit and the scope parameters of graph.scope.params -> commit,
-at, rel (WROTE|ENDED|CHANGED), op, cause, id, entity_id (an episode's speaker), row (the
-fact row, null for an entity change or an episode), episode (a forgotten episode's
-columns, else null): everything the event went on to change, transitively (CONTRACT §8):
-the edges of every commit it led to (CAUSED, any depth) made for a cause it led to
-(every edge when the event is the commit itself), keeping what the scope may see.
+at, rel (WROTE|ENDED|CHANGED), op, cause, id, entity_id (an episode's speaker), speaker
+(that speaker's name, else null), row (the fact row, null for an entity change or an
+episode), episode (a forgotten episode's columns, else null): everything the event went
+on to change, transitively (CONTRACT §8): the edges of every commit it led to (CAUSED,
+any depth) made for a cause it led to (every edge when the event is the commit itself),
+keeping what the scope may see.
 Ordered by commit time, ended before written."""
 
 RUN_EXISTS = """

@@ -225,7 +225,7 @@ class AuditReads(ReadBase):
                 fact=None if r["row"] is None else fc.fact_from_record(r["row"]),
                 episode=None
                 if r["episode"] is None
-                else pc.episode_from_record(r["episode"], None),
+                else pc.episode_from_record(r["episode"], r["speaker"]),
             )
             for r in found
         ]

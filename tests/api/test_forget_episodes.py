@@ -35,7 +35,7 @@ def test_forgetting_an_episode_keeps_its_facts_and_is_audited(api: Api, app: Any
     assert [(e["op"], e["change"], e["episode_id"]) for e in out["effects"]] == [
         ("forgotten", "ended", said["id"])
     ]
-    assert out["effects"][0]["episode"]["text"] == "I live in Porto."
+    assert out["effects"][0]["episode"] == {**said, "retracted_at": out["recorded_at"]}
     assert episodes(api) == [] and values(api, "location") == ["Porto"]
     hits = api.get("/v1/search", params={"q": "live in Porto"}).json()["items"]
     assert [i["kind"] for i in hits] == ["fact"]
