@@ -24,7 +24,9 @@ def post_run(
     }
     assert api.post("/v1/runs", body).status_code == 202
     app.state.curator.drain()
-    return api.get(f"/v1/runs/{run_id}").json()  # type: ignore[no-any-return]
+    status = api.get(f"/v1/runs/{run_id}").json()
+    assert status["status"] in ("done", "skipped"), status  # curated (or a `none` chat's)
+    return status  # type: ignore[no-any-return]
 
 
 def episodes(api: Api, **params: Any) -> list[dict[str, Any]]:
