@@ -43,7 +43,7 @@ def event(
     """A run's, sync's or action's cause and effect: the event, a summary in words, and
     every row it wrote or ended (paginated, 100 a page). 404 for another owner's id."""
     found = effects_of(reader, viewer, event_id, skip)
-    ids = {e.entity_id for e in found.items}
+    ids = {e.entity_id for e in found.items if e.entity_id}
     ids |= {e.fact.object_id for e in found.items if e.fact and e.fact.object_id}
     names = entity_names(reader, viewer, ids)
     return page(
