@@ -28,6 +28,8 @@ OWNED_LABELS: tuple[str, ...] = (
     "Group",
     # Cause-and-effect events (CONTRACT §8).
     "Event",
+    # Episodes, what was said (CONTRACT §12).
+    "Episode",
 )
 """Every label whose nodes belong to one owner through their `owner` property, in the
 order they are erased. Extend it with each new owned label, and give that label an

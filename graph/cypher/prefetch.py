@@ -16,6 +16,13 @@ keyword analyzer, so each normalized name or alias is ONE term and a lookup is e
 the Lucene queries are built by `graph.read.prefetch.lucene_queries` with every user
 string quoted and escaped. Entities shared with the owner through groups are looked up
 by id (`$scope.shared`, usually few) and matched on the same keys.
+
+Every string that varies per turn (owner, chat key, mentions) travels inside a map
+parameter. Neo4j caches a plan per query text and per parameter shape, and the shape of
+a string parameter includes its length class (measured: an owner id of 5 characters
+after a warm-up with 18 planned again, 2.6-3.8 s, far past a turn's deadline); a map's
+values do not enter the shape, so one warm-up serves every owner a token can name
+(tests/api/test_first_turn.py).
 """
 
 from __future__ import annotations
@@ -23,11 +30,21 @@ from __future__ import annotations
 import re
 
 from graph import scope
-from graph.cypher._fragments import AS_OF, KNOWN, LIVE_ENTITY, micros, on, valid_micros
+from graph.cypher._fragments import (
+    AS_OF,
+    KNOWN,
+    LIVE_ENTITY,
+    SAID_AS_OF,
+    micros,
+    on,
+    valid_micros,
+)
 from graph.cypher.memory_access import MEMORY_ACCESS
 
 MENTION_INDEX = "entity_mentions"
 """The full-text index on `Entity.search_names` and `Entity.owner` (keyword analyzer)."""
+EPISODE_INDEX = "episode_text"
+"""The full-text index on `Episode.search_text` and `Episode.owner` (graph/schema.py)."""
 
 _ROW = (
     """[VAR.id, VAR.entity_id, VAR.attribute, VAR.value, VAR.object_id, VAR.source,
@@ -39,9 +56,10 @@ _ROW = (
     + """,
   """
     + micros("recorded_at")
+    + """, VAR.speaker_id"""
 )
 """A compact fact row, a LIST (no keys to send and decode): id, entity_id, attribute,
-value, object_id, source, valid_from, valid_to, recorded_at, the times as integer
+value, object_id, source, valid_from, valid_to, recorded_at, speaker_id, the times as integer
 microseconds since the epoch (decoding a DATETIME costs the Python driver ~0.2 ms,
 integers nothing). No evidence or reason: they can be 20,000 characters and the block
 never shows them."""
@@ -56,6 +74,7 @@ ROW_FIELDS = (
     "valid_from",
     "valid_to",
     "recorded_at",
+    "speaker_id",
 )
 """The positions of `_ROW`'s items (graph/read/prefetch.py reads them by position)."""
 
@@ -83,6 +102,11 @@ def entity_visible(var: str) -> str:
     return _in_map(scope.entity_visible(var))
 
 
+def episode_visible(var: str) -> str:
+    """`graph.scope.episode_visible` over `$scope` (see `_in_map`)."""
+    return _in_map(scope.episode_visible(var))
+
+
 def _row(var: str, extra: str = "") -> str:
     return _ROW.replace("VAR", var) + extra + "]"
 
@@ -99,7 +123,7 @@ def _live(var: str) -> str:
 
 PREFETCH = (
     """CYPHER replan=skip
-OPTIONAL MATCH (o:Owner {id: $owner})
+OPTIONAL MATCH (o:Owner {id: $scope.owner})
 WITH coalesce(o.self_entity_id, '') AS self_id
 CALL (self_id) {
   CALL () {
@@ -204,7 +228,7 @@ CALL (self_id) {
   UNWIND $preference_attributes AS attribute
   MATCH (f:Fact)
   USING INDEX f:Fact(owner, attribute, retracted_at)
-  WHERE f.owner = $owner AND f.attribute = attribute AND """
+  WHERE f.owner = $scope.owner AND f.attribute = attribute AND """
     + _as_of("f")
     + """
   WITH DISTINCT self_id, f
@@ -223,7 +247,7 @@ CALL (self_id) {
 CALL (self_id) {
   MATCH (f:Fact)
   USING INDEX f:Fact(owner, attribute, retracted_at)
-  WHERE f.owner = $owner AND f.attribute = $event_attribute
+  WHERE f.owner = $scope.owner AND f.attribute = $event_attribute
     AND f.retracted_at > $known_at AND f.recorded_at <= $known_at
     AND f.valid_from <= $valid_at
   WITH DISTINCT self_id, f
@@ -245,10 +269,38 @@ CALL (self_id) {
     + _row("f", ", ve.name, ve.id = self_id, vo.name")
     + """) AS events
 }
-RETURN self_id, seeds, attrs, rels, incoming, neighbours, edges, prefs, events
+CALL (self_id, attrs, rels, incoming, prefs, events) {
+  UNWIND [r IN attrs + rels + incoming + prefs + events
+          WHERE r[9] IS NOT NULL AND r[9] <> self_id | r[9]] AS sid
+  WITH DISTINCT sid
+  MATCH (sp:Entity {id: sid})
+  WHERE """
+    + entity_visible("sp")
+    + """
+  RETURN collect([sp.id, sp.name]) AS speakers
+}
+CALL (self_id) {
+  UNWIND $recall.lucene AS q
+  CALL db.index.fulltext.queryNodes('"""
+    + EPISODE_INDEX
+    + """', q, {limit: $said_scan}) YIELD node AS ep, score
+  WITH self_id, ep, score
+  WHERE ep.source = 'user_stated' AND """
+    + on(SAID_AS_OF, "ep")
+    + """ AND """
+    + episode_visible("ep")
+    + """
+  WITH self_id, ep, score ORDER BY score DESC, ep.id LIMIT $max_said
+  OPTIONAL MATCH (sp:Entity {id: ep.speaker_id})
+  RETURN collect([ep.id, left(ep.text, $said_chars), ep.speaker_id, sp.name,
+                  coalesce(ep.speaker_id = self_id, false), """
+    + on(valid_micros("said_at"), "ep")
+    + """, ep.chat_id, ep.run_id, ep.message_id, ep.source, ep.role]) AS said
+}
+RETURN self_id, seeds, attrs, rels, incoming, neighbours, edges, prefs, events, speakers, said
 """
 )
-"""READ. $scope (the map `graph.scope.params(scope)`), $owner (the same owner), plus
+"""READ. $scope (the map `graph.scope.params(scope)`; `$scope.owner` is the owner), plus
 $mentions: {lucene: Lucene queries over `entity_mentions` (see
 `graph.read.prefetch.lucene_queries`), positions: normalized mention key -> its first
 character offset in the message, attribute_order: attribute -> its rank among a
@@ -256,7 +308,11 @@ mentioned entity's facts} (a map, like $scope: see `_in_map`), $valid_at, $known
 $max_entities, $max_facts (attribute rows per seed), $max_rows (relationship rows per
 seed and direction), $max_neighbours, $max_expand (neighbours whose incoming
 relationship rows are read for the ranking), $preference_attributes, $max_preferences,
-$event_attribute, $max_events.
+$event_attribute, $max_events; $recall: {lucene: at most one Lucene query over
+`episode_text` (the message's content words, narrowed to the owner:
+graph.read.episodes.episode_lucene), empty for none} (a map, like $scope), $said_scan,
+$max_said,
+$said_chars.
 
 Returns exactly one row (rows are `_ROW` lists):
   self_id: the owner's own entity id ('' when unknown);
@@ -276,7 +332,17 @@ Returns exactly one row (rows are `_ROW` lists):
     runs on, each row once);
   prefs: rows of the preference attributes + [subject name, subject is the owner];
   events: the latest $max_events rows of $event_attribute started by $valid_at
-    + [subject name, subject is the owner, object name or null].
+    + [subject name, subject is the owner, object name or null];
+  speakers: [[id, name]] of the visible entities who said the rows above (their
+    `speaker_id`), the owner's own left out;
+  said: of the $said_scan best-scored full-text hits of the message Lucene hands over
+    (its top-k collector: an owner's other matches are never read), the $max_said best
+    among the people's own words (episodes of source `user_stated`: assistant, tool and
+    pasted text is never pushed, as the curator holds it for a yes, CONTRACT §3) that
+    the scope sees at the as-of point (CONTRACT §12, area `conversation`), best BM25
+    first, ties by id: [id, text (its first $said_chars characters), speaker_id, speaker
+    name, spoken by the owner, said_at (micros), chat_id, run_id, message_id, source,
+    role].
 
 `WITH DISTINCT f` between an index seek and the scope predicate: without it the planner
 turns the predicate's `f.owner = $owner OR f.entity_id IN $shared` into a union of two
@@ -297,7 +363,9 @@ per seed, Expand(All) over OBJECT from a unique seek for incoming rows and edges
 NodeIndexSeekByRange on `fact_owner_attribute` for preferences and events.
 """
 
-PREFETCH_SCOPE = (
+PREFETCH_SCOPE = re.sub(
+    r"\$(owner|chat_key)\b",
+    r"$who.\1",
     """CYPHER replan=skip
 CALL () {"""
     + MEMORY_ACCESS
@@ -306,9 +374,9 @@ CALL () {"""
     + scope.SHARED_ENTITY_IDS
     + """}
 RETURN profile, chat, ids
-"""
+""",
 )
-"""READ. $owner, $chat_key, $known_at -> profile, chat, ids: `Reader.scope`'s two reads
+"""READ. $who: {owner, chat_key}, $known_at -> profile, chat, ids: `Reader.scope`'s two reads
 (graph/cypher/memory_access.py MEMORY_ACCESS and graph/scope.py SHARED_ENTITY_IDS, the same
 text) in one statement, so prefetch resolves its scope in one round trip. Unique and
 range index seeks only, so its plan is kept like `PREFETCH`'s (`replan=skip`).

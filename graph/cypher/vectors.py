@@ -84,20 +84,24 @@ WHERE f.owner = $owner AND f.embedding_model = $model AND """
   AND """
     + FACT_VISIBLE
     + """
-WITH f, c.score AS score
-ORDER BY score DESC, f.id
+WITH f, c.score AS near
+ORDER BY near DESC, f.id
 LIMIT $k
+WITH f, vector.similarity.cosine(f.embedding, $vector) AS score
 MATCH (e:Entity {id: f.entity_id})
 RETURN """
     + _ROW
-    + """ AS row, e, score
+    + """ AS row, e, score, f.search_text AS text
 ORDER BY score DESC, row.id
 """
 )
 """READ. $candidates (list of {id, score}: the rows the cache picked, with their
-(1 + cosine) / 2 to the query), $k, $model, $known_at, $valid_at, **scope params -> row,
-e, score: of the candidates, those the scope sees at the as-of point, best $k first, ties
-by id. Seeks the `fact_id` constraint's index once per candidate; vectors are not read."""
+(1 + cosine) / 2 to the query as the cache computed it), $vector, $k, $model, $known_at,
+$valid_at, **scope params -> row, e, score, text (the row's search text): of the
+candidates, the best $k the scope sees at the as-of point, scored by Neo4j as
+SEMANTIC_EXACT scores them (so every path gives the same score to the digit), best first,
+ties by id. Seeks the `fact_id` constraint's index once per candidate, and reads the
+vectors of the $k kept only."""
 
 BUMP_SEARCH_REV = """
 MATCH (o:Owner {id: $owner})

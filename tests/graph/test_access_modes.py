@@ -100,6 +100,12 @@ CALLS: dict[str, Callable[[Reader, W], Any]] = {
     "entity": lambda r, w: r.entity(w["owner"], w["ana"]),
     "entity_names": lambda r, w: r.entity_names(w["owner"]),
     "entity_rows": lambda r, w: r.entity_rows(w["scope"], [w["ana"]], utcnow(), None),
+    "episode": lambda r, w: r.episode(w["scope"], "epi_none"),
+    "episode_fulltext": lambda r, w: r.episode_fulltext(w["scope"], "Porto", AsOf.at(), 5),
+    "episode_semantic": lambda r, w: r.episode_semantic(
+        w["scope"], [0.1] * 384, "local:none", AsOf.at(), 5
+    ),
+    "episodes": lambda r, w: r.episodes(w["scope"], AsOf.at()),
     "event": lambda r, w: r.event(w["owner"], "run-none"),
     "export_page": lambda r, w: r.export_page(w["owner"], "Entity", "", 10),
     "export_relations": lambda r, w: r.export_relations(w["owner"], _ANY_RELATION, "", 10),
@@ -111,6 +117,7 @@ CALLS: dict[str, Callable[[Reader, W], Any]] = {
     "groups": lambda r, w: r.groups(w["owner"]),
     "history": lambda r, w: r.history(w["owner"], w["ana"], "location"),
     "last_surfaced": lambda r, w: r.last_surfaced(w["owner"], "c"),
+    "message_episodes": lambda r, w: r.message_episodes(w["scope"], "run-none", "m0"),
     "memory_access": lambda r, w: r.memory_access(w["owner"], "c"),
     "neighbors": lambda r, w: r.neighbors(w["scope"], w["ana"], 2, AsOf.at()),
     "notification": lambda r, w: r.notification(w["owner"], "ntf_none"),
