@@ -55,7 +55,6 @@ def owners(args: Any) -> dict[str, int]:
 
 def load(driver: Any, args: Any, pool: Pool) -> None:
     """Load every owner through the committer (skipping owners already there)."""
-    ensure_schema(driver)
     have = {r["id"] for r in driver.execute_query("MATCH (o:Owner) RETURN o.id AS id").records}
     began = time.perf_counter()
     for owner, count in owners(args).items():
@@ -163,6 +162,7 @@ def main() -> None:
     args = parser.parse_args()
     driver = connect(args.uri)
     try:
+        ensure_schema(driver)  # this version's indexes (episodes' too), on a store loaded before
         if args.load:
             load(driver, args, Pool(Path(args.cache)))
         measure(driver, args)
