@@ -18,12 +18,16 @@ from committer.decisions import DecisionCommands
 from committer.entity_changes import EntityChangeCommands
 from committer.erasure import ErasureCommands
 from committer.groups import GroupCommands
+from committer.knowledge import KnowledgeCommands
 from committer.owners import ensure_owner, live_entity, new_entity
 from committer.proposals import Assertion
+from committer.remember import RememberCommands
 from committer.rules.plan import Predecessor, plan_end, plan_retract
 from committer.runs import RunCommands
+from committer.state import StateCommands
 from committer.trail import Trail
-from graph.attributes import DEFAULT, REGISTRY
+from committer.usage import UsageCommands
+from graph.attributes import DEFAULT, KNOWLEDGE, REGISTRY
 from graph.errors import Conflict, InvalidInput
 from graph.names import token_hash
 from graph.records import (
@@ -62,7 +66,15 @@ admits every `integration:<name>`, graph/scope.py)."""
 
 
 class Committer(
-    DecisionCommands, GroupCommands, ErasureCommands, EntityChangeCommands, RunCommands
+    DecisionCommands,
+    GroupCommands,
+    ErasureCommands,
+    EntityChangeCommands,
+    RunCommands,
+    KnowledgeCommands,
+    RememberCommands,
+    StateCommands,
+    UsageCommands,
 ):
     """The only writer of facts (CONTRACT §1): the facade of the command groups, on one base
     (committer.base.CommitterBase, whose arguments it takes)."""
@@ -265,7 +277,7 @@ class Committer(
         """
         if mode not in MEMORY_MODES:
             raise InvalidInput("mode", f"must be one of {', '.join(MEMORY_MODES)}")
-        known_areas = {spec.area for spec in REGISTRY.values()} | {DEFAULT.area}
+        known_areas = {spec.area for spec in REGISTRY.values()} | {DEFAULT.area, KNOWLEDGE}
         for area in areas:  # a typo would silently let nothing through (fail-closed)
             if area not in known_areas:
                 raise InvalidInput(

@@ -88,6 +88,10 @@ REGISTRY: dict[str, AttributeSpec] = {
 DEFAULT = AttributeSpec("many", "general")
 """An attribute the registry does not know keeps distinct values side by side."""
 
+KNOWLEDGE = "knowledge"
+"""The area of knowledge documents (CONTRACT §14): a restricted memory access lists it to let
+a chat read them (graph/scope.py `knowledge_allowed`)."""
+
 
 def spec(attribute: str) -> AttributeSpec:
     """Return the registry entry for `attribute` (snake_case), or `DEFAULT`."""

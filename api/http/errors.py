@@ -21,6 +21,7 @@ from graph.errors import (
     InvalidInput,
     MemoryOff,
     NotFound,
+    PreconditionFailed,
     StoreUnavailable,
     Unauthenticated,
     WorldstateError,
@@ -60,6 +61,8 @@ def problem_of(exc: WorldstateError) -> Problem:
             )
         case Conflict():
             return Problem(409, "Conflict", exc.detail)
+        case PreconditionFailed():
+            return Problem(412, "Precondition failed", exc.detail, {"current": exc.current})
         case Unauthenticated():
             return Problem(401, "Unauthorized", exc.detail)
         case Forbidden():

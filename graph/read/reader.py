@@ -20,11 +20,13 @@ from graph.cypher import runs as rc
 from graph.errors import NotFound
 from graph.read.audit import AuditReads
 from graph.read.groups import GroupReads
+from graph.read.knowledge import KnowledgeReads
 from graph.read.lifecycle import LifecycleReads
 from graph.read.prefetch import PrefetchReads
 from graph.read.proposals import ProposalReads
 from graph.read.pull import PullReads
 from graph.read.search import SearchReads
+from graph.read.state import StateReads
 from graph.records import (
     EntityRecord,
     FactRecord,
@@ -40,7 +42,15 @@ T = TypeVar("T")
 
 
 class Reader(
-    ProposalReads, GroupReads, LifecycleReads, PullReads, AuditReads, SearchReads, PrefetchReads
+    ProposalReads,
+    GroupReads,
+    LifecycleReads,
+    PullReads,
+    AuditReads,
+    SearchReads,
+    PrefetchReads,
+    KnowledgeReads,
+    StateReads,
 ):
     """Read-only access to one owner's memory (and what is shared with it): the facade of
     the read side, built from its parts on one base (graph.read.base.ReadBase, whose
