@@ -17,11 +17,13 @@ from api.chat.routes import pull, search
 from api.http import errors
 from api.http.deps import PrincipalDep, TokenCache
 from api.http.limits import BodyLimit
+from api.http.openapi import document_problems
 from api.http.routes import (
     audit,
     entities,
     facts,
     groups,
+    knowledge,
     memory_access,
     merges,
     notifications,
@@ -29,7 +31,9 @@ from api.http.routes import (
     proposals,
     runs,
     splits,
+    state,
     syncs,
+    usage,
 )
 from api.http.settings import Settings
 from committer.apply import Committer
@@ -92,6 +96,7 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         Reader(driver, settings.neo4j_database, retry=False), settings.prefetch_keepalive_seconds
     )
     errors.install(app)
+    document_problems(app)
 
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
 
@@ -121,6 +126,9 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         splits,
         groups,
         audit,
+        knowledge,
+        state,
+        usage,
         owners,
     ):
         app.include_router(module.router)

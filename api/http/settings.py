@@ -6,6 +6,8 @@ for everything else (documented in README.md).
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from curator.settings import CuratorSettings
 
 
@@ -27,3 +29,9 @@ class Settings(CuratorSettings):
     (api/chat/prefetch/warm.py); 0 warms once at start-up only."""
     max_body_bytes: int = 2_000_000
     """Requests larger than this are refused with 413 (CONTRACT §9)."""
+    remember_restricted_surfaces: list[str] = Field(
+        default_factory=lambda: ["slack", "whatsapp", "telegram"]
+    )
+    """Surfaces the gated `remember(topic, content)` refuses (CONTRACT §14), JSON list in env."""
+    remember_allow_no_surface: bool = False
+    """Whether a `remember` call that names no surface is let through (default: refused)."""
