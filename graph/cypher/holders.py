@@ -22,3 +22,10 @@ MATCH (g:Group {id: $group_id})
 SET g.last_tx = $t
 """
 """WRITE. $group_id, $t: this commit's time, so the next write to the group is later."""
+
+GROUP_CREATOR = """
+MATCH (g:Group {id: $group_id})
+RETURN g.owner AS owner
+"""
+"""READ. $group_id -> owner, the group's creator (0 rows: no such group). For the command
+line, which acts for a group without a token. Unique-constraint seek on Group.id."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from graph.cypher import access_log as lc
+from graph.cypher import holders as hc
 from graph.cypher import knowledge as kc
 from graph.errors import Conflict, NotFound
 from graph.held import AccessLogRecord, DocumentRecord, Holder, doc_words
@@ -146,6 +147,12 @@ class KnowledgeReads(ReadBase):
             **reach_params(reach),
         )
         return [(r["name"], r["description"] or "", r["holder"], r["text"] or "") for r in rows]
+
+    def group_creator(self, group_id: str) -> str | None:
+        """The owner who created the group, or None when there is no such group (for the
+        command line, which acts for a group without a token)."""
+        rows = self._rows(hc.GROUP_CREATOR, group_id=group_id)
+        return rows[0]["owner"] if rows else None
 
     def managed_groups(self, owner: str) -> list[str]:
         """The groups `owner` created (whose whole access log it may read)."""
