@@ -13,8 +13,9 @@ from graph.cypher import access_log as lc
 from graph.cypher import holders as hc
 from graph.cypher import knowledge as kc
 from graph.errors import Conflict, NotFound
-from graph.held import AccessLogRecord, DocumentRecord, Holder, doc_words
+from graph.held import AccessLogRecord, DocumentRecord, Holder
 from graph.read.base import ReadBase
+from graph.read.search import words
 from graph.records import MemoryAccess
 from graph.scope import GROUPS_CREATED, GROUPS_OF, Reach, knowledge_allowed, reach_params
 from graph.time import FAR_FUTURE, utcnow
@@ -136,7 +137,7 @@ class KnowledgeReads(ReadBase):
     ) -> list[tuple[str, str, str, str]]:
         """Candidate documents for prefetch's pointer line: (name, description, holder,
         indexed words) of those sharing a word with `message`, best first (CONTRACT §14)."""
-        terms = doc_words(message)[:MAX_POINTER_TERMS]
+        terms = words(message)[:MAX_POINTER_TERMS]
         if not terms or not reach.readable:
             return []
         rows = self._rows(

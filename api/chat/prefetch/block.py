@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
+from api.chat.prefetch import pointer
 from api.chat.prefetch.mentions import mention_keys
 from api.chat.prefetch.rank import personalized_pagerank
 from graph.attributes import REGISTRY
@@ -115,7 +116,11 @@ def build(
         if scope.closed:
             return Prefetch("")
         view = read_view(snap, scope, positions, at)
-    return compose(view, at, max_chars, max_items, restricted=scope.access.mode == "restricted")
+        line = pointer.read_pointer(snap, scope, message, at)
+    chars, items = pointer.reserve(line)
+    restricted = scope.access.mode == "restricted"
+    out = compose(view, at, max_chars - chars, max_items - items, restricted=restricted)
+    return pointer.attach(out, line)
 
 
 def read_view(
