@@ -162,10 +162,12 @@ class RememberCommands(CommitterBase):
         name = PREFIX + slug(call.topic, MAX_DOC_NAME - len(PREFIX))
 
         def work(w: WriteTx) -> RememberOutcome:
-            ensure_owner(w, call.owner)
-            t = w.begin_commit(call.owner, utcnow())
             group_id = call.group_id
             failed = early
+            t = utcnow()  # a refusal that needs no store takes no lock: only its entry
+            if failed is None:
+                ensure_owner(w, call.owner)
+                t = w.begin_commit(call.owner, t)
             if failed is None and group_id is None:
                 mine = w.groups_now(call.owner)
                 if len(mine) == 1:

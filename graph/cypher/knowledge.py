@@ -49,14 +49,15 @@ bound counts them; a sync compares digests). Seeks on `knowledge_holder_asof`.""
 VERSION_IN = (
     """
 MATCH (k:KnowledgeVersion {holder: $holder, name: $name})
-WHERE k.version = $version AND """
+WHERE k.version = $version AND k.retracted_at IS NOT NULL AND """
     + held_visible("k")
     + """
 RETURN k
 """
 )
 """READ. $holder, $name, $version and graph.scope.reach_params -> k, that version (0 or 1
-row) when the reach may see the holder. Seeks on `knowledge_holder_name`."""
+row) when the reach may see the holder. Seeks on `knowledge_holder_name` (every version has
+a `retracted_at`: the predicate lets the planner use the three-property index)."""
 
 RECORD_VERSIONS = """
 UNWIND $docs AS d
@@ -136,7 +137,7 @@ body) of each document believed at $known_at, by name then holder. Seeks on
 VERSIONS = (
     """
 MATCH (k:KnowledgeVersion {holder: $holder, name: $name})
-WHERE k.version > $after AND """
+WHERE k.version > $after AND k.retracted_at IS NOT NULL AND """
     + held_visible("k")
     + """
 RETURN k {.id, .holder, .group_id, .name, .version, .description, .retired, .recorded_at,
