@@ -316,12 +316,12 @@ def as_proposal(rec: ProposalRecord) -> Proposal:
         op=rec.op,
         subject=subject,
         attribute=rec.attribute,
-        value=rec.value,  # type: ignore[arg-type]
+        value=rec.value,
         object=obj,
         valid_from=rec.valid_from,
         valid_to=rec.valid_to,
         cardinality=rec.cardinality,
-        type=rec.type,  # type: ignore[arg-type]
+        type=rec.type,
         provenance=Provenance(
             source=rec.source,
             evidence=rec.evidence,

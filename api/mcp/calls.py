@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import anyio
 from mcp.server.mcpserver import Context
@@ -104,7 +104,7 @@ async def call(
 ) -> Json:
     """Authenticate, check the token's scope, resolve the caller and run `work` in a
     worker thread (the store is blocking), mapping our errors to tool errors."""
-    state: McpState = ctx.request_context.lifespan_context
+    state = cast(McpState, ctx.request_context.lifespan_context)
     headers = ctx.headers
 
     def run() -> Json:

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, cast
 
 import anyio
 from mcp.server.mcpserver import Context
@@ -20,7 +20,7 @@ from graph.errors import WorldstateError
 
 async def learn(ctx: Context, topic: str, content: str, group: str | None) -> Json:
     """The gated `remember(topic, content)`: the committer checks, writes and logs."""
-    state: McpState = ctx.request_context.lifespan_context
+    state = cast(McpState, ctx.request_context.lifespan_context)
     headers = ctx.headers
 
     def run() -> Json:

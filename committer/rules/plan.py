@@ -12,13 +12,14 @@ first), `invalidated` (forgotten or stated to have ended).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from committer.rules.normalize import near_duplicate
 from graph.errors import InvalidInterval
-from graph.records import FactRecord, Scalar
+from graph.fields import Scalar
+from graph.records import FactRecord
 from graph.time import FAR_FUTURE
 
 Provenance = dict[str, object]
@@ -269,11 +270,54 @@ class Predecessor:
     Attributes:
         row: the retracted row (its old window and value).
         depth: how many REPLACES steps from the row being retracted to the row that
-            pushed it out or folded it in (0: the row itself).
+            pushed it out or folded it in (0: the row itself); for a row standing in for
+            a disowned one, see `gather_predecessors`.
+        disowned: the row is part of a claim a retract declared never true (CONTRACT
+            §2.2): it is never brought back.
     """
 
     row: FactRecord
     depth: int
+    disowned: bool = False
+
+
+Found = tuple[str, FactRecord, int, bool]
+"""(origin row id, a row its lineage pushed out or folded in, REPLACES depth, disowned)."""
+
+
+def gather_predecessors(
+    fact_id: str, lookup: Callable[[Sequence[str]], Iterable[Found]]
+) -> list[Predecessor]:
+    """What held before the claim of `fact_id`, through claims declared never true.
+
+    A retract declares its row's claim never true for good: the row, the rows it continues,
+    and their parts no longer current then (graph.cypher.fact_rows.PREDECESSORS says which
+    rows are *disowned*). A disowned predecessor never comes back; in its place stand what
+    held before it: the rows its own lineage pushed out or folded in, at its depth plus one
+    plus theirs, and so on through disowned rows (so undoing the value that pushed out a
+    retracted value brings back what that value had pushed out).
+
+    Args:
+        fact_id: the row being retracted.
+        lookup: given row ids, yields `Found` for the rows each one's lineage pushed out
+            or folded in (the store's query).
+
+    Returns:
+        Every row found, each once at its smallest depth, disowned ones flagged.
+    """
+    found: dict[str, Predecessor] = {}
+    frontier = {fact_id: 0}
+    while frontier:
+        grown: dict[str, int] = {}
+        for origin, row, depth, disowned in lookup(list(frontier)):
+            at = frontier[origin] + depth
+            if row.id in found and found[row.id].depth <= at:
+                continue
+            found[row.id] = Predecessor(row, at, disowned)
+            if disowned:
+                grown[row.id] = at + 1
+        frontier = grown
+    return list(found.values())
 
 
 def plan_retract(
@@ -289,7 +333,8 @@ def plan_retract(
         lineage: the windows of `row` and of every row it continues (REPLACES, any
             depth): the claim this row is what remains of.
         predecessors: the rows that `row`, or a row it continues, pushed out (another
-            value) or folded in (the same value, stated separately before).
+            value) or folded in (the same value, stated separately before), and those
+            standing in for disowned ones (`gather_predecessors`).
         rows: the current rows of the (entity, attribute) that end at or after the
             lineage's earliest start, `row` included.
 
@@ -297,7 +342,8 @@ def plan_retract(
         Retract `row` with no replacement. Every part of the lineage's windows that no
         other current row covers goes back to what held there before the claim: the
         predecessor nearest in the lineage, then the most recently recorded, whose old
-        window covers it. Adjacent parts of one value are recorded as one row, coalesced
+        window covers it; a disowned predecessor (declared never true by a retract)
+        never comes back. Adjacent parts of one value are recorded as one row, coalesced
         with current rows of that value they touch; a row's status is that of the part
         supplying its end.
     """
@@ -305,11 +351,12 @@ def plan_retract(
     remaining = [r for r in rows if r.id != row.id]
     gaps: list[tuple[datetime, datetime]] = []
     for start, stop in sorted(lineage):
-        gaps = _subtract(gaps, start, stop) + [(start, stop)]
+        gaps = [*_subtract(gaps, start, stop), (start, stop)]
     for r in remaining:
         gaps = _subtract(gaps, r.valid_from, r.valid_to)
     pieces: list[tuple[datetime, datetime, FactRecord]] = []
-    order = sorted(predecessors, key=lambda p: (p.depth, -p.row.recorded_at.timestamp(), p.row.id))
+    held = [p for p in predecessors if not p.disowned]
+    order = sorted(held, key=lambda p: (p.depth, -p.row.recorded_at.timestamp(), p.row.id))
     for pred in order:
         old = pred.row
         for gap_start, gap_stop in sorted(gaps):

@@ -31,6 +31,8 @@ _REQUEST = re.compile(
     r"(?P<inner>\S.*)$",
     re.IGNORECASE | re.DOTALL,
 )
+_MIN_STATEMENT_WORDS = 3
+"""A remembered clause of fewer words is no statement ("remember that one")."""
 _STATEMENT_START = re.compile(
     r"^(?:I|I'm|I've|I'd|I'll|my|we|we're|we've|our|me|the|his|her|their|he|she|they"
     r"|(?-i:[A-Z][a-z]+))\b",
@@ -80,7 +82,7 @@ def find_request(text: str) -> MemoryRequest | None:
     if not inner.strip():
         return None
     plain = (
-        len(inner.split()) >= 3
+        len(inner.split()) >= _MIN_STATEMENT_WORDS
         and _STATEMENT_START.match(inner) is not None
         and _NOT_A_STATEMENT.search(inner) is None
     )

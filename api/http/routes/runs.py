@@ -48,12 +48,14 @@ def _json(value: object) -> str:
 
 @router.get("/{run_id}", response_model=RunStatus)
 def get_run(run_id: PathId, owner: ReadOwner, reader: ReaderDep) -> RunStatus:
-    """A run's status and counts: `{id, status, proposals, committed, held}`. 404 if not the owner's."""
+    """A run's status and counts: `{id, status, proposals, committed, held}`.
+
+    404 when the run is not the owner's."""
     run = reader.run(owner, run_id)
     return RunStatus(
         id=run.id,
         status=run.status,
-        proposals=run.proposals,  # type: ignore[arg-type]
+        proposals=run.proposals,
         committed=run.committed,
         held=run.held,
     )
