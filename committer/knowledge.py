@@ -299,7 +299,10 @@ class KnowledgeCommands(CommitterBase):
         def work(w: WriteTx) -> SyncResult:
             opened = open_holder(w, author.owner, group_id)
             live = {d["name"]: d for d in w.live_documents(opened.holder.key)}
-            docs, created, changed, unchanged = [], [], [], []
+            docs: list[dict[str, Any]] = []
+            created: list[str] = []
+            changed: list[str] = []
+            unchanged: list[str] = []
             for f in sorted(files, key=lambda x: x.name):
                 now = live.get(f.name)
                 if now is not None and now["digest"] == digest(f.description, f.body):

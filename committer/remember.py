@@ -216,21 +216,20 @@ class RememberCommands(CommitterBase):
                         target_id=name,
                         surface=call.surface,
                     )
-            entry = {
-                "id": new_id("acl"),
-                "owner": call.owner,
-                "token_id": call.token_id,
-                "surface": call.surface,
-                "group_id": group_id,
-                "topic": call.topic[:MAX_TOPIC],
-                "outcome": "refused" if failed else "allowed",
-                "reason": failed[0] if failed else "ok",
-                "document": None if failed else name,
-                "version": None if document is None else document.version,
-                "t": t,
-            }
-            w.record_attempt(**entry)
-            record = AccessLogRecord(**{**{k: v for k, v in entry.items() if k != "t"}, "at": t})
+            record = AccessLogRecord(
+                id=new_id("acl"),
+                owner=call.owner,
+                token_id=call.token_id,
+                surface=call.surface,
+                group_id=group_id,
+                topic=call.topic[:MAX_TOPIC],
+                outcome="refused" if failed else "allowed",
+                reason=failed[0] if failed else "ok",
+                document=None if failed else name,
+                version=None if document is None else document.version,
+                at=t,
+            )
+            w.record_attempt(record)
             return RememberOutcome(record, document, None if failed is None else failed[1])
 
         outcome = self._writer.transaction(work)

@@ -27,6 +27,8 @@ from graph.scope import Reach
 from graph.time import to_utc
 
 MAX_LIST = 500
+MAX_CURSOR_DIGITS = 9
+"""A listing's cursor is an offset; more digits than this is not one we gave."""
 
 
 def reach_for(reader: Reader, caller: Caller) -> Reach:
@@ -46,7 +48,7 @@ def reach_for(reader: Reader, caller: Caller) -> Reach:
 def _offset(cursor: str | None) -> int:
     if cursor is None:
         return 0
-    if not cursor.isdigit() or len(cursor) > 9:
+    if not cursor.isdigit() or len(cursor) > MAX_CURSOR_DIGITS:
         raise InvalidInput("cursor", "not a cursor of this listing; ask again without cursor")
     return int(cursor)
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any
 
-import frontmatter  # type: ignore[import-untyped]  # python-frontmatter ships no stubs
+import frontmatter
 import typer
 import yaml
 

@@ -19,7 +19,7 @@ from graph.cypher import holders as hc
 from graph.cypher import knowledge as kc
 from graph.cypher import state as sc
 from graph.cypher import usage as uc
-from graph.held import DocumentRecord, StateRecord, UsageRecord
+from graph.held import AccessLogRecord, DocumentRecord, StateRecord, UsageRecord
 from graph.scope import GROUPS_OF
 from graph.time import FAR_FUTURE, from_store
 from graph.write.base import WriteBase
@@ -169,10 +169,22 @@ class HeldWrites(WriteBase):
         rows = self._run(lc.GROUP_HAS_CURATOR, group_id=group_id, far=FAR_FUTURE)
         return bool(rows and rows[0]["found"])
 
-    def record_attempt(self, **fields: Any) -> None:
-        """Create one access-log entry (graph/cypher/access_log.py RECORD_ATTEMPT's
-        parameters)."""
-        self._run(lc.RECORD_ATTEMPT, **fields)
+    def record_attempt(self, entry: AccessLogRecord) -> None:
+        """Create one access-log entry (graph/cypher/access_log.py RECORD_ATTEMPT)."""
+        self._run(
+            lc.RECORD_ATTEMPT,
+            id=entry.id,
+            owner=entry.owner,
+            token_id=entry.token_id,
+            surface=entry.surface,
+            group_id=entry.group_id,
+            topic=entry.topic,
+            outcome=entry.outcome,
+            reason=entry.reason,
+            document=entry.document,
+            version=entry.version,
+            t=entry.at,
+        )
 
     def record_usage(self, **fields: Any) -> tuple[UsageRecord, bool, str]:
         """Store a usage record unless one with its key exists; return (the stored record,

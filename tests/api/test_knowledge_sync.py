@@ -33,7 +33,8 @@ def folder(tmp_path: Path, neo4j_uri: str, monkeypatch: pytest.MonkeyPatch) -> P
     write(
         tmp_path,
         "billing/edge-cases.md",
-        "---\nname: billing/edge-cases\ndescription: Refunds and proration\n---\n# Edge\nRefund in 30 days.\n",
+        "---\nname: billing/edge-cases\ndescription: Refunds and proration\n---\n"
+        "# Edge\nRefund in 30 days.\n",
     )
     write(
         tmp_path, "Onboarding Guide.md", "---\ndescription: 'First week: accounts'\n---\nHello.\n"

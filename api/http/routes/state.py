@@ -37,13 +37,15 @@ IdempotencyKey = Annotated[
     Header(min_length=1, max_length=MAX_STATE_KEY, description="a retried write applies once"),
 ]
 WRITE_PROBLEMS = problems(403, 404, 409, 412)
+MAX_VERSION_DIGITS = 12
+"""An `If-Match` version longer than this is not one we gave."""
 
 
 def _version(if_match: str | None) -> int | None:
     if if_match is None:
         return None
     tag = if_match.strip().removeprefix("W/").strip('"')
-    if not tag.isdigit() or len(tag) > 12:
+    if not tag.isdigit() or len(tag) > MAX_VERSION_DIGITS:
         raise InvalidInput("If-Match", 'the version you read, e.g. "3" (the ETag of a GET)')
     return int(tag)
 

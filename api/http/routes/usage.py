@@ -10,11 +10,11 @@ from fastapi import APIRouter, Query, Response
 
 from api.http.deps import ReaderDep, ReadOwner, WriteOwner
 from api.http.openapi import problems
-from api.http.schemas.core import Timestamp
 from api.http.schemas.state import UsageCreate, UsageGroup, UsagePublic, UsageSummary
 from api.http.write_deps import CommitterDep
 from committer.usage import UsageIn
 from graph.errors import InvalidInput
+from graph.fields import Timestamp
 from graph.held import UsageSum
 from graph.time import to_utc, utcnow
 
