@@ -71,13 +71,14 @@ SET k.id = d.id, k.holder = $holder, k.owner = $owner, k.group_id = $group_id,
     k.retired = d.retired, k.recorded_at = $t, k.retracted_at = $far, k.author = $author,
     k.token_id = $token_id, k.source = d.source, k.reason = d.reason, k.path = d.path,
     k.cause = $cause, k.restored_from = d.restored_from, k.digest = d.digest,
-    k.search_text = d.search_text
+    k.search_text = d.search_text, k.chars = size(d.body)
 RETURN k, ended
 """
 """WRITE. $holder, $owner (whom erasure removes it with), $group_id, $t, $far, $author,
 $token_id, $cause (the action or sync event id); $docs: maps of id, name, version,
 description, body, retired, source, reason, path, restored_from, digest, search_text ->
-k (the new version), ended (ids of the versions it retracted, 0 or 1). The committer holds
+k (the new version; `chars` is the body's length, so listings never read a body), ended
+(ids of the versions it retracted, 0 or 1). The committer holds
 the holder's lock, so one version per document is current at any time."""
 
 LINK_EFFECTS = """
@@ -124,7 +125,7 @@ WHERE """
     + held_visible("k")
     + """
 RETURN k {.name, .description, .holder, .group_id, .version, .recorded_at, .author,
-          .source, chars: size(k.body)} AS k
+          .source, .chars} AS k
 ORDER BY k.name, k.holder
 SKIP $skip LIMIT $limit
 """
@@ -142,7 +143,7 @@ WHERE k.version > $after AND k.retracted_at IS NOT NULL AND """
     + """
 RETURN k {.id, .holder, .group_id, .name, .version, .description, .retired, .recorded_at,
           .retracted_at, .author, .source, .reason, .path, .cause, .restored_from, .digest,
-          chars: size(k.body)} AS k
+          .chars} AS k
 ORDER BY k.version
 LIMIT $limit
 """
