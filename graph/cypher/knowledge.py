@@ -20,12 +20,13 @@ belongs to now; under a chat whose memory access keeps knowledge out, nothing.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
-from graph.cypher._fragments import KNOWN, on
+from graph.cypher._fragments import KNOWN, micros, on
 from graph.held import DocumentRecord
 from graph.scope import held_visible
-from graph.time import FAR_FUTURE, from_store
+from graph.time import FAR_FUTURE, from_micros, from_store
 
 CURRENT_DOC = """
 MATCH (k:KnowledgeVersion {holder: $holder, name: $name})
@@ -124,14 +125,16 @@ WHERE """
     + " AND k.retired = false AND "
     + held_visible("k")
     + """
-RETURN k {.name, .description, .holder, .group_id, .version, .recorded_at, .author,
-          .source, .chars} AS k
+RETURN k {.name, .description, .holder, .group_id, .version, .author, .source, .chars,
+          recorded_us: """
+    + on(micros("recorded_at"), "k")
+    + """} AS k
 ORDER BY k.name, k.holder
 SKIP $skip LIMIT $limit
 """
 )
 """READ. $holders, $known_at, $skip, $limit and graph.scope.reach_params -> k: name,
-description, holder, group_id, version, recorded_at, author, source, chars (never the
+description, holder, group_id, version, author, source, chars, recorded_us (never the
 body) of each document believed at $known_at, by name then holder. Seeks on
 `knowledge_holder_asof`."""
 
@@ -141,9 +144,13 @@ MATCH (k:KnowledgeVersion {holder: $holder, name: $name})
 WHERE k.version > $after AND k.retracted_at IS NOT NULL AND """
     + held_visible("k")
     + """
-RETURN k {.id, .holder, .group_id, .name, .version, .description, .retired, .recorded_at,
-          .retracted_at, .author, .source, .reason, .path, .cause, .restored_from, .digest,
-          .chars} AS k
+RETURN k {.id, .holder, .group_id, .name, .version, .description, .retired, .author,
+          .source, .reason, .path, .cause, .restored_from, .digest, .chars,
+          recorded_us: """
+    + on(micros("recorded_at"), "k")
+    + """, retracted_us: """
+    + on(micros("retracted_at"), "k")
+    + """} AS k
 ORDER BY k.version
 LIMIT $limit
 """
@@ -172,6 +179,17 @@ documents the reach sees whose name or description shares words with the message
 first (prefetch's pointer line, CONTRACT §14)."""
 
 
+def _time(node: dict[str, Any], field: str) -> datetime:
+    """A time of a node (`<field>_at`) or of a listing's map (`<field>_us`, microseconds:
+    decoding a DATETIME costs the driver far more than an integer, graph/cypher/
+    _fragments.py `micros`); FAR_FUTURE when neither is there."""
+    if node.get(field + "_us") is not None:
+        return from_micros(int(node[field + "_us"]))
+    if node.get(field + "_at") is not None:
+        return from_store(node[field + "_at"])
+    return FAR_FUTURE
+
+
 def document_from_record(node: Any) -> DocumentRecord:
     """Build a `DocumentRecord` from a KnowledgeVersion node, or a map of LIST_DOCS or
     VERSIONS (fields they leave out read as empty)."""
@@ -186,8 +204,8 @@ def document_from_record(node: Any) -> DocumentRecord:
         description=node.get("description") or "",
         body=body,
         retired=bool(node.get("retired")),
-        recorded_at=from_store(node["recorded_at"]),
-        retracted_at=from_store(node.get("retracted_at") or FAR_FUTURE),
+        recorded_at=_time(node, "recorded"),
+        retracted_at=_time(node, "retracted"),
         author=node["author"],
         source=node["source"],
         reason=node.get("reason"),
