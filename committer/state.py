@@ -27,7 +27,7 @@ from typing import Any
 from committer.base import CommitterBase
 from committer.holders import Author, open_holder, record_cause
 from graph.errors import Conflict, InvalidInput, NotFound, PreconditionFailed
-from graph.held import MAX_STATE_BYTES, MAX_STATE_KEY, Holder, StateRecord
+from graph.held import MAX_STATE_BYTES, MAX_STATE_KEY, StateRecord
 from graph.write.writer import WriteTx, new_id
 
 
@@ -204,8 +204,3 @@ class StateCommands(CommitterBase):
             PreconditionFailed: `If-Match` names another version.
         """
         return self._write(author, workflow, key, group_id, conditions, None)
-
-
-def holder_of(owner: str, group_id: str | None) -> Holder:
-    """The holder a state route names: the group's, else the owner's own."""
-    return Holder.of(owner, group_id)
