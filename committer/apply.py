@@ -22,7 +22,8 @@ from committer.knowledge import KnowledgeCommands
 from committer.owners import ensure_owner, live_entity, new_entity
 from committer.proposals import Assertion
 from committer.remember import RememberCommands
-from committer.rules.plan import gather_predecessors, plan_end, plan_retract
+from committer.rules.plan import plan_end
+from committer.rules.retract import gather_predecessors, plan_retract
 from committer.runs import RunCommands
 from committer.state import StateCommands
 from committer.trail import Trail

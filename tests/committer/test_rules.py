@@ -16,15 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from committer.rules.normalize import value_norm
-from committer.rules.plan import (
-    NewValue,
-    Plan,
-    Predecessor,
-    gather_predecessors,
-    plan_assert,
-    plan_end,
-    plan_retract,
-)
+from committer.rules.plan import NewValue, Plan, plan_assert, plan_end
+from committer.rules.retract import Predecessor, gather_predecessors, plan_retract
 from graph.errors import InvalidInterval
 from graph.records import FactRecord
 from graph.time import FAR_FUTURE
