@@ -20,6 +20,7 @@ from committer.erasure import ErasureCommands
 from committer.groups import GroupCommands
 from committer.knowledge import KnowledgeCommands
 from committer.owners import ensure_owner, live_entity, new_entity
+from committer.portability import PortabilityCommands
 from committer.proposals import Assertion
 from committer.remember import RememberCommands
 from committer.rules.plan import plan_end
@@ -76,6 +77,7 @@ class Committer(
     RememberCommands,
     StateCommands,
     UsageCommands,
+    PortabilityCommands,
 ):
     """The only writer of facts (CONTRACT §1): the facade of the command groups, on one base
     (committer.base.CommitterBase, whose arguments it takes)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from neo4j import Driver
 
 from graph.embedding import Embedder
+from graph.transactions import DEFAULT_RETRY, RetryPolicy
 from graph.write.writer import Writer
 
 
@@ -22,9 +23,15 @@ class CommitterBase:
         embedder: embeds each new row in the transaction that writes it (CONTRACT §6
             semantic recall; committer/search_index.py), or None: rows get their search
             text only.
+        policy: how long a commit is retried while the store does not answer or under
+            contention (graph/transactions.py; `Settings.retry_policy()`).
     """
 
     def __init__(
-        self, driver: Driver, database: str | None = None, embedder: Embedder | None = None
+        self,
+        driver: Driver,
+        database: str | None = None,
+        embedder: Embedder | None = None,
+        policy: RetryPolicy = DEFAULT_RETRY,
     ):
-        self._writer = Writer(driver, database, embedder)
+        self._writer = Writer(driver, database, embedder, policy)

@@ -7,6 +7,8 @@ import logging
 
 from neo4j import Driver
 
+from graph.cypher.portability import OWNER_ID_INDEXES
+
 log = logging.getLogger("worldstate.schema")
 
 STATEMENTS: tuple[str, ...] = (
@@ -132,6 +134,9 @@ STATEMENTS: tuple[str, ...] = (
     "CREATE CONSTRAINT usage_key IF NOT EXISTS FOR (u:Usage) REQUIRE u.key IS UNIQUE",
     "CREATE INDEX usage_owner_at IF NOT EXISTS FOR (u:Usage) ON (u.owner, u.at)",
     "CREATE INDEX usage_owner IF NOT EXISTS FOR (u:Usage) ON (u.owner)",
+    # Owner export (graph/cypher/portability.py): keyset pages of each kind with an id,
+    # in (owner, id) order, seeking on (owner, id).
+    *OWNER_ID_INDEXES,
 )
 
 VECTOR_INDEX = """

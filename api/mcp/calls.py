@@ -41,7 +41,7 @@ class McpState:
         stdio_token: the token of a stdio server (`WORLDSTATE_TOKEN`); None over HTTP,
             where each request brings its own.
         chat_id: the chat this server is pinned to (`--chat-id`), or None.
-        embedder: embeds `search` queries (graph/embedding.py), or None (full-text only).
+        embedder: embeds `search` queries (graph/embedding/), or None (full-text only).
         surface: the surface this server answers for (`--surface`), or None: over HTTP
             the request's `X-Worldstate-Surface` header, else none.
         surfaces: which surfaces may call the gated `remember` (settings).

@@ -30,7 +30,6 @@ from api.http.deps import (
     ReadOwner,
     WriteOwner,
 )
-from api.http.openapi import problems
 from api.http.schemas.knowledge import (
     AccessLogList,
     AccessLogPublic,
@@ -76,7 +75,7 @@ def _author(principal: Principal, group: str | None) -> Author:
     return Author(principal.owner, principal.token_id)
 
 
-@router.get("/knowledge", response_model=DocumentList, responses=problems(403))
+@router.get("/knowledge", response_model=DocumentList)
 def list_documents(
     owner: ReadOwner,
     reader: ReaderDep,
@@ -98,7 +97,11 @@ def list_documents(
     )
 
 
-@router.post("/knowledge/remember", response_model=RememberOut, responses=problems(403, 404, 409))
+@router.post(
+    "/knowledge/remember",
+    response_model=RememberOut,
+    responses={404: {"description": "not a member of the group"}},
+)
 def remember(
     body: RememberIn, request: Request, principal: PrincipalDep, committer: CommitterDep
 ) -> RememberOut:
@@ -135,9 +138,7 @@ def remember(
     )
 
 
-@router.get(
-    "/knowledge/{name:path}/versions", response_model=VersionList, responses=problems(403, 404)
-)
+@router.get("/knowledge/{name:path}/versions", response_model=VersionList)
 def versions(
     name: Name,
     owner: ReadOwner,
@@ -161,7 +162,6 @@ def versions(
 @router.post(
     "/knowledge/{name:path}/restore",
     response_model=DocumentWrite,
-    responses=problems(403, 404, 409),
 )
 def restore(
     name: Name,
@@ -184,7 +184,9 @@ def restore(
 
 
 @router.get(
-    "/knowledge/{name:path}", response_model=DocumentPublic, responses=problems(403, 404, 409)
+    "/knowledge/{name:path}",
+    response_model=DocumentPublic,
+    responses={409: {"description": "several of your groups have a document of that name"}},
 )
 def get_document(
     name: Name,
@@ -205,9 +207,7 @@ def get_document(
     )
 
 
-@router.put(
-    "/knowledge/{name:path}", response_model=DocumentWrite, responses=problems(403, 404, 409)
-)
+@router.put("/knowledge/{name:path}", response_model=DocumentWrite)
 def put_document(
     name: Name,
     body: DocumentPut,
@@ -234,9 +234,7 @@ def put_document(
     return DocumentWrite(document=DocumentPublic.of(doc), changed=changed)
 
 
-@router.delete(
-    "/knowledge/{name:path}", response_model=DocumentPublic, responses=problems(403, 404)
-)
+@router.delete("/knowledge/{name:path}", response_model=DocumentPublic)
 def retire_document(
     name: Name,
     principal: PrincipalDep,
@@ -254,7 +252,7 @@ def retire_document(
     )
 
 
-@router.get("/access-log", response_model=AccessLogList, responses=problems(403))
+@router.get("/access-log", response_model=AccessLogList)
 def access_log(
     owner: AdminOwner,
     reader: ReaderDep,

@@ -17,7 +17,7 @@ from typing import Annotated
 from fastapi import APIRouter, Header, Path, Response
 
 from api.http.deps import KnownAtDep, Principal, PrincipalDep, ReaderDep, ReadOwner, WriteOwner
-from api.http.openapi import problems
+from api.http.openapi import DESCRIPTIONS
 from api.http.schemas.state import StateDeleted, StatePublic, StatePut
 from api.http.write_deps import CommitterDep
 from committer.holders import Author
@@ -36,7 +36,7 @@ IdempotencyKey = Annotated[
     str | None,
     Header(min_length=1, max_length=MAX_STATE_KEY, description="a retried write applies once"),
 ]
-WRITE_PROBLEMS = problems(403, 404, 409, 412)
+WRITE_PROBLEMS: dict[int | str, dict[str, str]] = {412: {"description": DESCRIPTIONS[412]}}
 MAX_VERSION_DIGITS = 12
 """An `If-Match` version longer than this is not one we gave."""
 
@@ -115,7 +115,7 @@ def _delete(
     )
 
 
-@router.get("/state/{workflow}/{key}", response_model=StatePublic, responses=problems(403, 404))
+@router.get("/state/{workflow}/{key}", response_model=StatePublic)
 def get_state(
     workflow: Segment,
     key: Segment,
@@ -179,7 +179,6 @@ def delete_state(
 @router.get(
     "/shared-state/{group_id}/{workflow}/{key}",
     response_model=StatePublic,
-    responses=problems(403, 404),
 )
 def get_shared_state(
     group_id: GroupId,

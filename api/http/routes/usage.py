@@ -9,7 +9,6 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query, Response
 
 from api.http.deps import ReaderDep, ReadOwner, WriteOwner
-from api.http.openapi import problems
 from api.http.schemas.state import UsageCreate, UsageGroup, UsagePublic, UsageSummary
 from api.http.write_deps import CommitterDep
 from committer.usage import UsageIn
@@ -23,7 +22,7 @@ DEFAULT_SPAN = timedelta(days=30)
 MAX_SPAN = timedelta(days=366)
 
 
-@router.post("", status_code=201, response_model=UsagePublic, responses=problems(403, 409))
+@router.post("", status_code=201, response_model=UsagePublic)
 def record_usage(
     body: UsageCreate, owner: WriteOwner, committer: CommitterDep, response: Response
 ) -> UsagePublic:
@@ -48,7 +47,7 @@ def record_usage(
     )
 
 
-@router.get("/summary", response_model=UsageSummary, responses=problems(403))
+@router.get("/summary", response_model=UsageSummary)
 def summary(
     owner: ReadOwner,
     reader: ReaderDep,
