@@ -22,7 +22,12 @@ DEFAULT_SPAN = timedelta(days=30)
 MAX_SPAN = timedelta(days=366)
 
 
-@router.post("", status_code=201, response_model=UsagePublic)
+@router.post(
+    "",
+    status_code=201,
+    response_model=UsagePublic,
+    responses={200: {"description": "a retry of a record stored before (same id)"}},
+)
 def record_usage(
     body: UsageCreate, owner: WriteOwner, committer: CommitterDep, response: Response
 ) -> UsagePublic:
