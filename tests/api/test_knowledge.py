@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 import committer.knowledge
+from committer.apply import Committer
 from tests.api.conftest import Api, make_api
 from tests.api.test_groups import group_of
 
@@ -170,3 +171,22 @@ def test_memory_access_of_the_chat_applies(api: Api) -> None:
     assert api.get(DOC, params={"chat_id": "c-places"}).status_code == 404
     assert api.get("/v1/knowledge", params={"chat_id": "c-places"}).json()["items"] == []
     assert api.get(DOC, params={"chat_id": "c-docs"}).json()["body"] == "text"
+
+
+def test_export_and_import_carry_documents_and_state(
+    api: Api, client: Any, neo4j_driver: Any
+) -> None:
+    """An owner's documents (every version), state values and usage travel in its export;
+    imported into a new owner they read the same, under the new owner's holder."""
+    v1 = put(api, DOC, "first").json()["document"]
+    put(api, DOC, "second")
+    api.client.put("/v1/state/wf/k", json={"value": [1, 2]}, headers=api.headers)
+    lines = api.get("/v1/owners/me/export").text.splitlines()
+    new = api.owner + "-copy"
+    Committer(neo4j_driver).import_owner(lines, new)
+    copy = make_api(client, neo4j_driver, new, ("read", "write", "curate", "admin"))
+    assert copy.get(DOC).json()["body"] == "second"
+    assert copy.get(DOC, params={"known_at": v1["recorded_at"]}).json()["body"] == "first"
+    assert [v["version"] for v in copy.get(DOC + "/versions").json()["items"]] == [1, 2]
+    assert copy.get("/v1/state/wf/k").json()["value"] == [1, 2]
+    assert put(copy, DOC, "third").json()["document"]["version"] == 3
