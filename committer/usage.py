@@ -24,8 +24,8 @@ from graph.write.writer import WriteTx, new_id
 
 @dataclass(frozen=True, slots=True)
 class UsageIn:
-    """One turn's usage as a caller reports it (bounds checked at the edge: api/http/
-    schemas/usage.py)."""
+    """One turn's usage as a caller reports it (bounds checked at the edge:
+    api/http/schemas/state.py `UsageCreate`)."""
 
     at: datetime
     surface: str | None

@@ -121,18 +121,20 @@ def document_versions(
     limit: int = 100,
 ) -> dict[str, Any]:
     """Every version of a document, oldest first, with who changed it and why (no bodies;
-    read one with `known_at`): `{items: [Version], next}`.
+    read one with `known_at`): `{items: [Version], next}`. Without `group`, the caller's
+    own document of that name, else the one group's that has (or had) it, as in
+    `read_knowledge`.
 
     Raises:
         MemoryOff: memory access `none`. NotFound: no such document for the caller.
+        Conflict: no own document and several groups have one of that name.
     """
     if not 1 <= limit <= MAX_LIST:
         raise InvalidInput("limit", f"1 to {MAX_LIST}")
     reach = reach_for(reader, caller)
     after = _offset(cursor)
-    found = reader.versions(
-        reach, Holder.of(caller.owner, group), name, after=after, limit=limit + 1
-    )
+    holder = None if group is None else Holder(group_id=group)
+    found = reader.versions(reach, holder, name, after=after, limit=limit + 1)
     nxt = str(found[limit - 1].version) if len(found) > limit else None
     return VersionList(items=[VersionPublic.of(d) for d in found[:limit]], next=nxt).model_dump(
         mode="json"

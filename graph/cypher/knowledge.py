@@ -159,6 +159,21 @@ LIMIT $limit
 graph.scope.reach_params -> k: every version after $after, oldest first, without bodies
 (`chars` its length). Seeks on `knowledge_holder_name`."""
 
+DOC_HOLDERS = (
+    """
+UNWIND $holders AS holder
+MATCH (k:KnowledgeVersion {holder: holder, name: $name})
+WHERE k.retracted_at IS NOT NULL AND """
+    + held_visible("k")
+    + """
+RETURN DISTINCT k.holder AS holder
+ORDER BY holder
+"""
+)
+"""READ. $holders (candidate holder keys), $name and graph.scope.reach_params -> holder: each
+holder the reach sees that has ever had a version of the document (retired ones included),
+so `/versions` without a group finds the one it means. Seeks on `knowledge_holder_name`."""
+
 POINTERS = (
     """
 CALL db.index.fulltext.queryNodes('knowledge_text', $lucene) YIELD node AS k, score

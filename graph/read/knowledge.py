@@ -113,13 +113,24 @@ class KnowledgeReads(ReadBase):
         return [kc.document_from_record(r["k"]) for r in rows]
 
     def versions(
-        self, reach: Reach, holder: Holder, name: str, after: int = 0, limit: int = 100
+        self, reach: Reach, holder: Holder | None, name: str, after: int = 0, limit: int = 100
     ) -> list[DocumentRecord]:
         """Every version of one document, oldest first, without bodies.
 
+        Args:
+            reach: what the caller may read.
+            holder: the document's holder; None resolves it as `document` does: the
+                caller's own document first, then the one group's that has (or had) it.
+            name: the document's name.
+            after: the last version of the previous page (0: from the first).
+            limit: page size.
+
         Raises:
             NotFound: the document has no version the reach may see.
+            Conflict: `holder` None, no own document, and several groups have one.
         """
+        if holder is None:
+            holder = self._holder_of(reach, name)
         rows = self._rows(
             kc.VERSIONS,
             holder=holder.key,
@@ -131,6 +142,28 @@ class KnowledgeReads(ReadBase):
         if not rows and after == 0:
             raise NotFound("document", name)
         return [kc.document_from_record(r["k"]) for r in rows]
+
+    def _holder_of(self, reach: Reach, name: str) -> Holder:
+        """The holder a name without a group means: the caller's own, else its one group's.
+
+        Raises:
+            NotFound: no holder the reach sees has the document.
+            Conflict: no own document, and several groups have one.
+        """
+        own = Holder(owner=reach.owner)
+        rows = self._rows(
+            kc.DOC_HOLDERS,
+            holders=[own.key, *(Holder(group_id=g).key for g in reach.groups)],
+            name=name,
+            **reach_params(reach),
+        )
+        found = [r["holder"] for r in rows]
+        if own.key in found or not found:
+            return own
+        if len(found) > 1:
+            groups = ", ".join(h.removeprefix("group:") for h in found)
+            raise Conflict(f"Groups {groups} each have a document {name!r}; name the group.")
+        return Holder(group_id=found[0].removeprefix("group:"))
 
     def pointers(
         self, reach: Reach, message: str, known_at: datetime, limit: int = 20

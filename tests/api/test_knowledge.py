@@ -128,6 +128,8 @@ def test_a_groups_documents_are_read_by_its_members_only(
     assert r.status_code == 200 and r.json()["document"]["group"] == group
     assert other.get(DOC, params={"group": group}).json()["body"] == "team text"
     assert other.get(DOC).json()["group"] == group  # its one group's
+    listed = other.get(DOC + "/versions").json()["items"]  # its one group's versions too
+    assert [(v["version"], v["group"]) for v in listed] == [(1, group)]
     outsider = make_api(client, neo4j_driver, api.owner + "-out", ("read", "write", "curate"))
     group_of(outsider)  # a member of another group
     probe = outsider.get(DOC, params={"group": group})
@@ -145,14 +147,17 @@ def test_a_groups_documents_are_read_by_its_members_only(
 
 def test_a_name_in_two_groups_needs_the_group(api: Api, other: Api) -> None:
     """Without `group`, the caller's own document wins; with none and two groups holding
-    the name, the read is a 409 asking for the group."""
+    the name, the read and the listing of versions are a 409 asking for the group."""
     g1, g2 = group_of(api), group_of(api)
     put(api, DOC + f"?group={g1}", "one")
     put(api, DOC + f"?group={g2}", "two")
     assert api.get(DOC).status_code == 409
+    assert api.get(DOC + "/versions").status_code == 409
     assert api.get(DOC, params={"group": g2}).json()["body"] == "two"
     put(api, DOC, "mine")
     assert api.get(DOC).json()["body"] == "mine"
+    [own] = api.get(DOC + "/versions").json()["items"]
+    assert own["group"] is None
 
 
 def test_memory_access_of_the_chat_applies(api: Api) -> None:

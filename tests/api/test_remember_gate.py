@@ -78,6 +78,39 @@ def test_an_allowed_call_writes_learned_slug_and_a_later_one_replaces_it(
     assert not nothing_holds(neo4j_driver, "Prorate instead.")  # the probe finds content
 
 
+def test_a_member_of_another_group_cannot_read_or_write_the_learning(
+    api: Api, team: str, client: Any, neo4j_driver: Driver
+) -> None:
+    """A curator of another group reads the learning nowhere (404 as for an unknown name,
+    absent from listings and from its prefetch) and cannot replace it: its `remember` on
+    the group is refused `not_member` and logged, and the learning reads as before."""
+    assert learn(api, team, content="Refund within 30 days.").status_code == 200
+    stranger = make_api(client, neo4j_driver, api.owner + "-s", ALL)
+    elsewhere = group_of(stranger)
+    url = "/v1/knowledge/learned/refund-edge-cases"
+    unknown = stranger.get("/v1/knowledge/learned/no-such", params={"group": team})
+    for probe in (
+        stranger.get(url, params={"group": team}),
+        stranger.get(url),
+        stranger.get(url + "/versions", params={"group": team}),
+    ):
+        assert probe.status_code == unknown.status_code == 404
+        assert probe.json()["title"] == unknown.json()["title"]
+    assert stranger.get("/v1/knowledge", params={"group": team}).json()["items"] == []
+    assert stranger.get("/v1/knowledge").json()["items"] == []
+    block = stranger.post("/v1/prefetch", {"chat_id": "c1", "message": "refund edge cases?"})
+    assert "learned/refund-edge-cases" not in block.json()["block"]
+    hijack = learn(stranger, team, content="Never refund.")
+    assert hijack.status_code == 404
+    [entry] = log(stranger)
+    assert (entry["outcome"], entry["reason"], entry["group"]) == ("refused", "not_member", team)
+    assert nothing_holds(neo4j_driver, "Never refund.")
+    assert learn(stranger, elsewhere, content="Their own.").json()["document"]["version"] == 1
+    assert api.get(url, params={"group": team}).json()["body"] == "Refund within 30 days."
+    [v1] = api.get(url + "/versions", params={"group": team}).json()["items"]
+    assert v1["version"] == 1
+
+
 @pytest.mark.parametrize(
     ("reason", "status"),
     [

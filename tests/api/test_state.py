@@ -8,7 +8,7 @@ from typing import Any
 
 from neo4j import Driver
 
-from tests.api.conftest import Api
+from tests.api.conftest import Api, make_api
 from tests.api.test_erasure import inventory
 from tests.api.test_groups import group_of
 
@@ -83,9 +83,12 @@ def test_another_owners_workflow_of_the_same_name_starts_empty(api: Api, other: 
     assert api.get(URL).json()["value"] == "mine"
 
 
-def test_shared_state_is_the_groups_members_only(api: Api, other: Api, client: Any) -> None:
+def test_shared_state_is_the_groups_members_only(
+    api: Api, other: Api, client: Any, neo4j_driver: Driver
+) -> None:
     """A group's value is read and written by every member (compare-and-set across them);
-    an outsider gets 404 as for an unknown group."""
+    an outsider (a member of another group) gets 404 as for an unknown group, and its own
+    group's value of the same names is its own."""
     group = group_of(api, other)
     shared = f"/v1/shared-state/{group}/digest/last-sent"
     assert put(api, shared, "2024-05-01").status_code == 201
@@ -95,9 +98,20 @@ def test_shared_state_is_the_groups_members_only(api: Api, other: Api, client: A
         "recorded_at": None
     }
     assert api.get(shared).json()["author"] == other.owner
-    outsider_group = group_of(api)
-    probe = put(api, f"/v1/shared-state/{outsider_group}x/digest/last-sent", 1)
-    assert probe.status_code == 404
+    outsider = make_api(client, neo4j_driver, api.owner + "-out", ("read", "write"))
+    elsewhere = group_of(outsider)
+    unknown = outsider.get(f"/v1/shared-state/{group}x/digest/last-sent")
+    for probe in (
+        outsider.get(shared),
+        put(outsider, shared, "hijack"),
+        put(outsider, shared, "hijack", **{"If-Match": '"2"'}),
+        outsider.delete(shared),
+    ):
+        assert probe.status_code == unknown.status_code == 404
+        assert probe.json()["title"] == unknown.json()["title"]
+    own = put(outsider, f"/v1/shared-state/{elsewhere}/digest/last-sent", "mine")
+    assert own.status_code == 201 and own.json()["version"] == 1
+    assert other.get(shared).json()["value"] == "2024-05-02"
 
 
 def test_bounds(api: Api) -> None:

@@ -138,7 +138,11 @@ def remember(
     )
 
 
-@router.get("/knowledge/{name:path}/versions", response_model=VersionList)
+@router.get(
+    "/knowledge/{name:path}/versions",
+    response_model=VersionList,
+    responses={409: {"description": "several of your groups have a document of that name"}},
+)
 def versions(
     name: Name,
     owner: ReadOwner,
@@ -151,8 +155,10 @@ def versions(
     """Every version of a document, oldest first, without bodies: `{items: [{version,
     description, chars, author, source, reason, path, restored_from, event_id, retired,
     recorded_at, retracted_at}], next}`. Read a version's body with `GET
-    /v1/knowledge/{name}?known_at=<its recorded_at>`. Errors: 404 no such document for you.
-    Needs scope `read`.
+    /v1/knowledge/{name}?known_at=<its recorded_at>`. Without `group`: your own document,
+    else your one group's that has (or had) it, as `GET /v1/knowledge/{name}`. Errors: 404
+    no such document for you; 409 several of your groups have one of that name. Needs
+    scope `read`.
     """
     return VersionList.model_validate(
         read.document_versions(reader, Caller(owner, chat_id), name, group, cursor, limit)
