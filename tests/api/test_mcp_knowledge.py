@@ -15,7 +15,7 @@ from neo4j import Driver
 
 from tests.api.conftest import Api
 from tests.api.test_groups import group_of
-from tests.api.test_mcp import error, mcp_url, ok, token
+from tests.api.test_mcp import error, mcp_url, ok, over_http, token
 
 __all__ = ["mcp_url"]  # the module-scoped server fixture of tests/api/test_mcp.py
 
@@ -77,3 +77,18 @@ def test_remember_a_learning_through_the_gate(
     assert "either" in mixed
     facts = ok(call(mcp_url, curator, "remember", {"text": "I live in Porto."}, "web"))
     assert facts["proposals"][0]["attribute"] == "location"
+
+
+def test_the_remember_tool_tells_the_model_when_to_call_it(
+    mcp_url: str, neo4j_driver: Driver, owner: str
+) -> None:
+    """The description the model reads says to call `remember` only when the person
+    explicitly asks to remember, save or note something; its schema offers topic and
+    content, and no surface (the surface is the request's, never the model's choice)."""
+    listed = over_http(mcp_url, token(neo4j_driver, owner, "read"), lambda c: c.list_tools())
+    tool = next(t for t in listed.tools if t.name == "remember")
+    assert "ONLY when the person explicitly asks you to remember, save or note" in " ".join(
+        (tool.description or "").split()
+    )
+    assert {"topic", "content", "group"} <= set(tool.input_schema["properties"])
+    assert "surface" not in tool.input_schema["properties"]
