@@ -11,6 +11,7 @@ from api.http.openapi import problem_statuses
 EXTRA = {
     ("/v1/knowledge/remember", "post"): {404},  # not a member of the group
     ("/v1/knowledge/{name}", "get"): {409},  # several groups hold the name
+    ("/v1/knowledge/{name}/versions", "get"): {409},
     ("/v1/state/{workflow}/{key}", "put"): {412},
     ("/v1/state/{workflow}/{key}", "delete"): {412},
     ("/v1/shared-state/{group_id}/{workflow}/{key}", "put"): {412},
@@ -38,7 +39,7 @@ ROUTES = [
 
 def test_every_new_route_documents_its_problems(client: Any) -> None:
     """Each route lists the house rule's problem statuses and its own (412 for state
-    writes, 404 for remember, 409 for an ambiguous document), each as problem+json with the
+    writes, 404 for remember, 409 for an ambiguous document or its versions), each as problem+json with the
     Problem schema; state PUTs document 201 and their conditional headers."""
     doc = client.get("/openapi.json").json()
     for path, method in ROUTES:
