@@ -39,8 +39,9 @@ ROUTES = [
 
 def test_every_new_route_documents_its_problems(client: Any) -> None:
     """Each route lists the house rule's problem statuses and its own (412 for state
-    writes, 404 for remember, 409 for an ambiguous document or its versions), each as problem+json with the
-    Problem schema; state PUTs document 201 and their conditional headers."""
+    writes, 404 for remember, 409 for an ambiguous document or its versions), each as
+    problem+json with the Problem schema; state PUTs document 201 and their conditional
+    headers."""
     doc = client.get("/openapi.json").json()
     for path, method in ROUTES:
         operation = doc["paths"][path][method]
