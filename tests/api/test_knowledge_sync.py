@@ -107,3 +107,19 @@ def test_a_bad_file_writes_nothing(api: Api, folder: Path) -> None:
     assert api.get("/v1/knowledge", params={"group": group}).json()["items"] == []
     out = CliRunner().invoke(cli, ["knowledge", "sync", str(folder), "--group", "grp_nope"])
     assert out.exit_code == 1
+
+
+def test_an_owners_own_folder_and_exactly_one_target(api: Api, folder: Path) -> None:
+    """`--owner O` makes the owner's own documents match the folder (group null); giving
+    both `--group` and `--owner`, or neither, exits 2 and writes nothing."""
+    for args in (["--owner", api.owner, "--group", "grp_x"], []):
+        out = CliRunner().invoke(cli, ["knowledge", "sync", str(folder), *args])
+        assert out.exit_code == 2 and "exactly one" in out.output
+    assert api.get("/v1/knowledge").json()["items"] == []
+    out = CliRunner().invoke(cli, ["knowledge", "sync", str(folder), "--owner", api.owner])
+    assert out.exit_code == 0 and "2 created" in out.output, out.output
+    docs = api.get("/v1/knowledge").json()["items"]
+    assert [(d["name"], d["group"], d["source"]) for d in docs] == [
+        ("billing/edge-cases", None, "sync"),
+        ("onboarding-guide", None, "sync"),
+    ]
