@@ -242,7 +242,7 @@ _WORD = re.compile(r"[^\W_]+")
 
 
 def doc_words(text: str) -> list[str]:
-    """The words of a name, a description or a message, as the `knowledge_text` index sees
+    """The words of a name, a description or a message, as the `knowledge_words` index sees
     them: runs of letters and digits, accents and case folded, each once, in order."""
     folded = unicodedata.normalize("NFKD", text)
     folded = "".join(c for c in folded if not unicodedata.combining(c)).casefold()

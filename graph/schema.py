@@ -105,7 +105,8 @@ STATEMENTS: tuple[str, ...] = (
     # knowledge.py, state.py, access_log.py, usage.py): a holder's document or value by name
     # (current: retracted_at open; as of a point: range on retracted_at), a holder's
     # documents, a state write by idempotency key, the log by reader and by group, usage by
-    # owner and time; every label by owner (erasure); the pointer's words (full-text).
+    # owner and time; every label by owner (erasure); the pointer's words (full-text,
+    # with the holder, so a lookup is narrowed to the caller's documents).
     "CREATE CONSTRAINT knowledge_id IF NOT EXISTS FOR (k:KnowledgeVersion) REQUIRE k.id IS UNIQUE",
     (
         "CREATE INDEX knowledge_holder_name IF NOT EXISTS "
@@ -117,8 +118,8 @@ STATEMENTS: tuple[str, ...] = (
     ),
     "CREATE INDEX knowledge_owner IF NOT EXISTS FOR (k:KnowledgeVersion) ON (k.owner)",
     (
-        "CREATE FULLTEXT INDEX knowledge_text IF NOT EXISTS "
-        "FOR (k:KnowledgeVersion) ON EACH [k.search_text] "
+        "CREATE FULLTEXT INDEX knowledge_words IF NOT EXISTS "
+        "FOR (k:KnowledgeVersion) ON EACH [k.search_text, k.holder] "
         "OPTIONS {indexConfig: {`fulltext.analyzer`: 'standard-folding'}}"
     ),
     "CREATE CONSTRAINT state_id IF NOT EXISTS FOR (s:StateVersion) REQUIRE s.id IS UNIQUE",

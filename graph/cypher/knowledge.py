@@ -176,7 +176,7 @@ so `/versions` without a group finds the one it means. Seeks on `knowledge_holde
 
 POINTERS = (
     """
-CALL db.index.fulltext.queryNodes('knowledge_text', $lucene) YIELD node AS k, score
+CALL db.index.fulltext.queryNodes('knowledge_words', $lucene) YIELD node AS k, score
 WHERE """
     + on(KNOWN, "k")
     + " AND k.retired = false AND "
@@ -188,8 +188,9 @@ ORDER BY score DESC, name, holder
 LIMIT $limit
 """
 )
-"""READ. $lucene (words of a message, graph.read.knowledge.pointer_query), $known_at,
-$limit and graph.scope.reach_params -> name, description, holder, text (the indexed words):
+"""READ. $lucene (words of a message, narrowed to the reach's holders:
+graph.read.knowledge.pointer_lucene), $known_at, $limit and graph.scope.reach_params ->
+name, description, holder, text (the indexed words):
 documents the reach sees whose name or description shares words with the message, best
 first (prefetch's pointer line, CONTRACT §14)."""
 

@@ -7,6 +7,7 @@ A part of `graph.read.reader.Reader`: READ transactions only. Every query ANDs
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from graph.cypher import access_log as lc
@@ -21,6 +22,27 @@ from graph.scope import GROUPS_CREATED, GROUPS_OF, Reach, knowledge_allowed, rea
 from graph.time import FAR_FUTURE, utcnow
 
 MAX_POINTER_TERMS = 16
+MAX_NARROWED_HOLDERS = 64
+"""More holders than this and the pointer's lookup is not narrowed in Lucene (the Cypher
+filter alone keeps it exact)."""
+_SAFE_KEY = re.compile(r"[\w.@:+-]+")
+
+
+def pointer_lucene(terms: list[str], reach: Reach) -> str:
+    """The full-text query of prefetch's pointer: any of `terms` (message words, as
+    `graph.read.search.words` gives them: no Lucene operator among them) in a document's
+    words, narrowed to the reach's holders (the caller's own, its groups') so that other
+    owners' documents are never read from the index, as `fact_text` is narrowed by owner.
+
+    A holder key the analyzer could not match as a phrase (characters outside letters,
+    digits and `.@:+-_`), or more than `MAX_NARROWED_HOLDERS` of them, leaves the query
+    un-narrowed: the Cypher filter (`held_visible`) still keeps the answer exact.
+    """
+    query = "+search_text:(" + " ".join(terms) + ")"
+    keys = [f"owner:{reach.owner}", *(f"group:{g}" for g in reach.groups)]
+    if len(keys) <= MAX_NARROWED_HOLDERS and all(_SAFE_KEY.fullmatch(k) for k in keys):
+        query += " +(" + " ".join(f'holder:"{k}"' for k in keys) + ")"
+    return query
 
 
 class KnowledgeReads(ReadBase):
@@ -175,7 +197,7 @@ class KnowledgeReads(ReadBase):
             return []
         rows = self._rows(
             kc.POINTERS,
-            lucene="search_text:(" + " ".join(terms) + ")",
+            lucene=pointer_lucene(terms, reach),
             known_at=known_at,
             limit=limit,
             **reach_params(reach),

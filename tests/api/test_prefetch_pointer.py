@@ -10,7 +10,9 @@ from neo4j import Driver
 
 from api.chat.prefetch import pointer
 from api.chat.prefetch.block import build
+from graph.read.knowledge import pointer_lucene
 from graph.read.reader import Reader
+from graph.scope import Reach
 from graph.time import utcnow
 from tests.api.conftest import Api
 from tests.api.test_groups import group_of
@@ -102,3 +104,15 @@ def test_choose_is_pure_and_ranked() -> None:
     ]
     said = "billing refunds chargebacks disputes"
     assert pointer.choose(candidates, said) == ["billing", "a/other", "z/refunds"]
+
+
+def test_the_lookup_is_narrowed_to_the_callers_holders() -> None:
+    """The full-text query names the caller's own holder and its groups' (other owners'
+    documents are never read from the index); a holder key Lucene could not take as a
+    phrase leaves it un-narrowed (the Cypher filter keeps the answer exact)."""
+    reach = Reach("ana-1", ("grp_a", "grp_b"))
+    assert pointer_lucene(["billing", "refunds"], reach) == (
+        '+search_text:(billing refunds) +(holder:"owner:ana-1" holder:"group:grp_a" '
+        'holder:"group:grp_b")'
+    )
+    assert pointer_lucene(["billing"], Reach('odd"owner')) == "+search_text:(billing)"
