@@ -65,6 +65,7 @@ UNWIND $docs AS d
 OPTIONAL MATCH (old:KnowledgeVersion {holder: $holder, name: d.name})
 WHERE old.retracted_at = $far
 SET old.retracted_at = $t
+REMOVE old.search_text
 WITH d, collect(old.id) AS ended
 CREATE (k:KnowledgeVersion)
 SET k.id = d.id, k.holder = $holder, k.owner = $owner, k.group_id = $group_id,
@@ -79,8 +80,10 @@ RETURN k, ended
 $token_id, $cause (the action or sync event id); $docs: maps of id, name, version,
 description, body, retired, source, reason, path, restored_from, digest, search_text ->
 k (the new version; `chars` is the body's length, so listings never read a body), ended
-(ids of the versions it retracted, 0 or 1). The committer holds
-the holder's lock, so one version per document is current at any time."""
+(ids of the versions it retracted, 0 or 1). A retracted version leaves the pointer's
+full-text index (its `search_text` is removed: only current versions are looked up, so
+a document's history never slows prefetch). The committer holds the holder's lock, so
+one version per document is current at any time."""
 
 LINK_EFFECTS = """
 MATCH (c:Event {key: $commit})
@@ -177,9 +180,7 @@ so `/versions` without a group finds the one it means. Seeks on `knowledge_holde
 POINTERS = (
     """
 CALL db.index.fulltext.queryNodes('knowledge_words', $lucene) YIELD node AS k, score
-WHERE """
-    + on(KNOWN, "k")
-    + " AND k.retired = false AND "
+WHERE k.retracted_at = $far AND k.retired = false AND """
     + held_visible("k")
     + """
 RETURN k.name AS name, k.description AS description, k.holder AS holder,
@@ -189,10 +190,10 @@ LIMIT $limit
 """
 )
 """READ. $lucene (words of a message, narrowed to the reach's holders:
-graph.read.knowledge.pointer_lucene), $known_at, $limit and graph.scope.reach_params ->
-name, description, holder, text (the indexed words):
-documents the reach sees whose name or description shares words with the message, best
-first (prefetch's pointer line, CONTRACT §14)."""
+graph.read.knowledge.pointer_lucene), $far, $limit and graph.scope.reach_params -> name,
+description, holder, text (the indexed words): current documents the reach sees whose
+name or description shares words with the message, best first (prefetch's pointer line,
+CONTRACT §14). Only current versions are in the index (RECORD_VERSIONS)."""
 
 
 def _time(node: dict[str, Any], field: str) -> datetime:

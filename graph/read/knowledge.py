@@ -188,17 +188,20 @@ class KnowledgeReads(ReadBase):
         return Holder(group_id=found[0].removeprefix("group:"))
 
     def pointers(
-        self, reach: Reach, message: str, known_at: datetime, limit: int = 20
+        self, reach: Reach, message: str, limit: int = 20
     ) -> list[tuple[str, str, str, str]]:
         """Candidate documents for prefetch's pointer line: (name, description, holder,
-        indexed words) of those sharing a word with `message`, best first (CONTRACT §14)."""
+        indexed words) of the current documents sharing a word with `message`, best first
+        (CONTRACT §14). Current, whatever the prefetch's `at`: the pointer tells the
+        assistant to read a document now (`read_knowledge`), and only current versions
+        are in the index, so a document's history never slows prefetch."""
         terms = words(message)[:MAX_POINTER_TERMS]
         if not terms or not reach.readable:
             return []
         rows = self._rows(
             kc.POINTERS,
             lucene=pointer_lucene(terms, reach),
-            known_at=known_at,
+            far=FAR_FUTURE,
             limit=limit,
             **reach_params(reach),
         )

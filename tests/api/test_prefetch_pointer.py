@@ -116,3 +116,33 @@ def test_the_lookup_is_narrowed_to_the_callers_holders() -> None:
         'holder:"group:grp_b")'
     )
     assert pointer_lucene(["billing"], Reach('odd"owner')) == "+search_text:(billing)"
+
+
+def test_it_names_current_documents_and_history_is_not_indexed(
+    api: Api, neo4j_driver: Driver
+) -> None:
+    """The pointer names documents as they read now, whatever the prefetch's `at` (the
+    assistant reads them now): an old description no longer matches and a retired
+    document is never named. Only the current version of a document is in the full-text
+    index, so its history never slows prefetch."""
+    doc(api, "support/tone", "Angry customers and chargebacks")
+    before = utcnow().isoformat()
+    for description in ("Refund disputes", "Refund disputes, escalation", "Escalation paths"):
+        doc(api, "support/tone", description)
+    doc(api, "billing/edge-cases", "Refunds")
+    api.delete("/v1/knowledge/billing/edge-cases")
+    for at in (None, before):
+        body = {"chat_id": "c1", "message": "billing edge cases: angry customers, chargebacks"}
+        r = api.post("/v1/prefetch", body | ({"at": before} if at else {}))
+        assert r.status_code == 200 and "see knowledge" not in r.json()["block"], at
+    out = prefetch(api, "who handles escalation paths?")
+    assert out["block"].rstrip("\n").endswith("see knowledge: support/tone")
+    indexed = Reader(neo4j_driver).run_query(
+        "MATCH (k:KnowledgeVersion {holder: $h}) WHERE k.search_text IS NOT NULL "
+        "RETURN k.name AS name, k.version AS version ORDER BY name",
+        h=f"owner:{api.owner}",
+    )
+    assert [(r["name"], r["version"]) for r in indexed] == [
+        ("billing/edge-cases", 2),
+        ("support/tone", 4),
+    ]

@@ -116,7 +116,7 @@ def build(
         if scope.closed:
             return Prefetch("")
         view = read_view(snap, scope, positions, at)
-        line = pointer.read_pointer(snap, scope, message, at)
+        line = pointer.read_pointer(snap, scope, message)
     chars, items = pointer.reserve(line)
     restricted = scope.access.mode == "restricted"
     out = compose(view, at, max_chars - chars, max_items - items, restricted=restricted)

@@ -9,6 +9,11 @@ lookup of the message's words, graph/read/knowledge.py `pointers`), then a pure 
   billing, edge, cases), or when at least two content words of its description are;
 * name matches first, then more words matched, then by name; each name once.
 
+It names documents as they read now, whatever the prefetch's `at`: the line tells the
+assistant to read one now (`read_knowledge`), which reads the current version; and only
+current versions are in the full-text index, so a document's history (every edit is a
+version) never slows prefetch.
+
 The line is appended after the block's sections, within the block's budgets: `build`
 reserves its characters and one item before composing the rest (api/chat/prefetch/block.py).
 A chat whose memory access keeps knowledge out (`none`, or `restricted` without the area
@@ -17,7 +22,6 @@ A chat whose memory access keeps knowledge out (`none`, or `restricted` without 
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from graph.held import doc_words
@@ -50,12 +54,12 @@ def choose(candidates: list[tuple[str, str, str, str]], message: str) -> list[st
     return names[:MAX_NAMES]
 
 
-def read_pointer(snap: Reader, scope: Scope, message: str, at: datetime) -> str | None:
+def read_pointer(snap: Reader, scope: Scope, message: str) -> str | None:
     """The pointer line for `message`, or None (no match, or knowledge kept out)."""
     if not knowledge_allowed(scope.access):
         return None
     reach = snap.reach(scope.owner, scope.access)
-    names = choose(snap.pointers(reach, message, at), message)
+    names = choose(snap.pointers(reach, message), message)
     return PREFIX + ", ".join(names) if names else None
 
 
