@@ -182,20 +182,28 @@ def knowledge_allowed(access: MemoryAccess) -> bool:
 
 
 def reach_params(reach: Reach) -> dict[str, Any]:
-    """Compile a reach into the parameters of `HELD_VISIBLE`: `held_readable`,
-    `own_holder` (`owner:<id>`), `group_holders` (`group:<id>` each)."""
+    """Compile a reach into the parameter of `HELD_VISIBLE`: the map `held` of `readable`,
+    `own` (`owner:<id>`) and `groups` (`group:<id>` each).
+
+    One map, not three parameters: Neo4j caches a plan per query text and parameter shape,
+    and a string parameter's shape includes its length class, so each new length of owner
+    id would plan again inside a turn (prefetch reads the pointer with it); a map's values
+    do not enter the shape (graph/cypher/prefetch.py)."""
     return {
-        "held_readable": reach.readable,
-        "own_holder": f"owner:{reach.owner}",
-        "group_holders": [f"group:{g}" for g in reach.groups],
+        "held": {
+            "readable": reach.readable,
+            "own": f"owner:{reach.owner}",
+            "groups": [f"group:{g}" for g in reach.groups],
+        }
     }
 
 
-HELD_VISIBLE = "($held_readable AND (h.holder = $own_holder OR h.holder IN $group_holders))"
+HELD_VISIBLE = "($held.readable AND (h.holder = $held.own OR h.holder IN $held.groups))"
 """Cypher predicate on a document or state version bound to `h`: held by the caller
 itself, or by a group it belongs to now (members read a group's documents and state;
 another owner's holder answers as absent, CONTRACT §7). The one place these reads are
-scoped (graph/cypher/knowledge.py, graph/cypher/state.py)."""
+scoped (graph/cypher/knowledge.py, graph/cypher/state.py); its parameter is `reach_params`'s
+map `held`."""
 
 
 def held_visible(var: str) -> str:
@@ -204,12 +212,13 @@ def held_visible(var: str) -> str:
 
 
 GROUPS_OF = """
-MATCH (m:Membership {member: $owner})
+MATCH (m:Membership {member: $who.owner})
 WHERE m.left_at = $far
 RETURN collect(DISTINCT m.group_id) AS ids
 """
-"""READ. $owner, $far -> ids: the groups `$owner` is a member of now (a reach's groups).
-Seeks on `membership_member`."""
+"""READ. $who: {owner}, $far -> ids: the groups the owner is a member of now (a reach's
+groups; prefetch reads it for the pointer, so the owner id travels in a map: see
+`reach_params`). Seeks on `membership_member`."""
 
 LOG_VISIBLE = "(a.owner = $owner OR a.group_id IN $managed)"
 """Cypher predicate on an access-log entry bound to `a` (CONTRACT §14): the reader's own

@@ -179,7 +179,7 @@ so `/versions` without a group finds the one it means. Seeks on `knowledge_holde
 
 POINTERS = (
     """
-CALL db.index.fulltext.queryNodes('knowledge_words', $lucene) YIELD node AS k, score
+CALL db.index.fulltext.queryNodes('knowledge_words', $turn.lucene) YIELD node AS k, score
 WHERE k.retracted_at = $far AND k.retired = false AND """
     + held_visible("k")
     + """
@@ -189,8 +189,9 @@ ORDER BY score DESC, name, holder
 LIMIT $limit
 """
 )
-"""READ. $lucene (words of a message, narrowed to the reach's holders:
-graph.read.knowledge.pointer_lucene), $far, $limit and graph.scope.reach_params -> name,
+"""READ. $turn: {lucene} (words of a message, narrowed to the reach's holders:
+graph.read.knowledge.pointer_lucene; in a map, so its length class never makes prefetch
+plan again, graph.scope.reach_params), $far, $limit and graph.scope.reach_params -> name,
 description, holder, text (the indexed words): current documents the reach sees whose
 name or description shares words with the message, best first (prefetch's pointer line,
 CONTRACT §14). Only current versions are in the index (RECORD_VERSIONS)."""

@@ -55,7 +55,7 @@ class KnowledgeReads(ReadBase):
             owner: the caller's owner id.
             access: the chat's memory access, or None (no chat: full).
         """
-        rows = self._rows(GROUPS_OF, owner=owner, far=FAR_FUTURE)
+        rows = self._rows(GROUPS_OF, who={"owner": owner}, far=FAR_FUTURE)
         groups = tuple(sorted(rows[0]["ids"])) if rows else ()
         readable = access is None or knowledge_allowed(access)
         return Reach(owner, groups, readable)
@@ -200,7 +200,7 @@ class KnowledgeReads(ReadBase):
             return []
         rows = self._rows(
             kc.POINTERS,
-            lucene=pointer_lucene(terms, reach),
+            turn={"lucene": pointer_lucene(terms, reach)},
             far=FAR_FUTURE,
             limit=limit,
             **reach_params(reach),

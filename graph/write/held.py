@@ -64,9 +64,7 @@ class HeldWrites(WriteBase):
             holder=holder,
             name=name,
             version=version,
-            held_readable=True,
-            own_holder=holder,
-            group_holders=[],
+            held={"readable": True, "own": holder, "groups": []},
         )
         return kc.document_from_record(rows[0]["k"]) if rows else None
 
@@ -161,7 +159,7 @@ class HeldWrites(WriteBase):
 
     def groups_now(self, owner: str) -> list[str]:
         """The ids of the groups `owner` is a member of now, sorted."""
-        rows = self._run(GROUPS_OF, owner=owner, far=FAR_FUTURE)
+        rows = self._run(GROUPS_OF, who={"owner": owner}, far=FAR_FUTURE)
         return sorted(rows[0]["ids"]) if rows else []
 
     def group_has_curator(self, group_id: str) -> bool:
