@@ -29,8 +29,17 @@ defaults), ms:
     | state PUT via the committer (If-Match) | 30.51 | 203.15 | 12.10 | 131.24 |
     | state PUT via REST in process (If-Match) | 26.29 | 329.17 | 8.72 | 139.74 |
 
-p50s are 2.5-3.3x their floors; the p99s follow the machine's load (the floors' own p99s
-are 20-140 ms).
+A second run half an hour later (same load average), after the held reads' parameters
+became one map:
+
+    | read_knowledge, current | 2.26 | 7.30 | 0.77 | 3.57 |
+    | read_knowledge, at an old known_at | 2.39 | 14.36 | 0.87 | 9.63 |
+    | list_knowledge, 100 names | 5.69 | 23.43 | 0.86 | 15.56 |
+    | state PUT via the committer (If-Match) | 15.96 | 97.07 | 6.86 | 51.89 |
+    | state PUT via REST in process (If-Match) | 13.84 | 61.94 | 5.11 | 34.90 |
+
+read_knowledge is about 3x its floor at p50 and a state PUT about 2.5x a raw write; the
+p99s follow the machine's load, as the floors' own do.
 """
 
 from __future__ import annotations
