@@ -16,6 +16,7 @@ from datetime import datetime
 from committer.batch import Batch, CommitResult, start_of
 from committer.decisions import DecisionCommands
 from committer.entity_changes import EntityChangeCommands
+from committer.episodes import EpisodeCommands
 from committer.erasure import ErasureCommands
 from committer.groups import GroupCommands
 from committer.knowledge import KnowledgeCommands
@@ -29,7 +30,7 @@ from committer.runs import RunCommands
 from committer.state import StateCommands
 from committer.trail import Trail
 from committer.usage import UsageCommands
-from graph.attributes import DEFAULT, KNOWLEDGE, REGISTRY
+from graph.attributes import known_areas
 from graph.errors import Conflict, InvalidInput
 from graph.names import token_hash
 from graph.records import (
@@ -77,6 +78,7 @@ class Committer(
     RememberCommands,
     StateCommands,
     UsageCommands,
+    EpisodeCommands,
     PortabilityCommands,
 ):
     """The only writer of facts (CONTRACT §1): the facade of the command groups, on one base
@@ -285,11 +287,11 @@ class Committer(
         """
         if mode not in MEMORY_MODES:
             raise InvalidInput("mode", f"must be one of {', '.join(MEMORY_MODES)}")
-        known_areas = {spec.area for spec in REGISTRY.values()} | {DEFAULT.area, KNOWLEDGE}
+        known = known_areas()
         for area in areas:  # a typo would silently let nothing through (fail-closed)
-            if area not in known_areas:
+            if area not in known:
                 raise InvalidInput(
-                    "areas", f"unknown area {area!r}; known: {', '.join(sorted(known_areas))}"
+                    "areas", f"unknown area {area!r}; known: {', '.join(sorted(known))}"
                 )
         for source in sources:
             if source not in SOURCES and not (

@@ -22,6 +22,7 @@ from api.http.limits import BodyLimit
 from api.http.routes import (
     audit,
     entities,
+    episodes,
     facts,
     groups,
     knowledge,
@@ -149,6 +150,7 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         knowledge,
         state,
         usage,
+        episodes,
         owners,
     ):
         app.include_router(module.router)

@@ -34,6 +34,8 @@ OWNED_LABELS: tuple[str, ...] = (
     "StateVersion",
     "AccessLogEntry",
     "Usage",
+    # Episodes, what was said (CONTRACT §12).
+    "Episode",
 )
 """Every label whose nodes belong to one owner through their `owner` property, in the
 order they are erased. Extend it with each new owned label, and give that label an

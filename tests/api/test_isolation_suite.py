@@ -1,9 +1,11 @@
 """CONTRACT §7 for EVERY GET route of the app: nothing crosses between owners.
 
-The world (seeded once for this module): owners A and B, each with a person "Bob"
-holding different facts, a run, and a pending proposal; a group created by A with B as
-member, in which A shares one entity ("Atlas") with B. B has a chat with memory access
-`none` and one `restricted` to the area `place` and the source `user_edit`.
+The world (seeded once for this module): owners A and B, each with a person "Bob" holding
+different facts, a run (its message kept as an episode), and a pending proposal; a group
+created by A with B as member, in which A shares one entity ("Atlas") with B. B has a chat
+with memory access `none` and one `restricted` to the areas `place` and `conversation` and
+the sources `user_edit` and `user_stated` (the person's own words pass, the assistant's do
+not).
 
 `CASES` has one row per GET route, keyed like `app.routes`; a route without a row fails
 `test_every_get_route_has_a_case`, so a route added later cannot skip the suite. Each
@@ -121,6 +123,12 @@ CASES: dict[tuple[str, str], Case] = {
         memory=False, why="workflow state of scheduled work, read by no chat"
     ),
     ("GET", "/v1/usage/summary"): Case(memory=False, why="usage numbers, never content"),
+    ("GET", "/v1/episodes"): Case(
+        memory=True, unshared="episodes are the owner's own: a group shares entities, not talk"
+    ),
+    ("GET", "/v1/episodes/{episode_id}"): Case(
+        memory=True, unshared="episodes are the owner's own: a group shares entities, not talk"
+    ),
     ("GET", "/v1/entities/{entity_id}/diff"): Case(
         memory=True,
         shared=True,
@@ -167,6 +175,7 @@ UNKNOWN = {
     "proposal_id": "prp_000000000000000000000000",
     "group_id": "grp_000000000000000000000000",
     "name": "no/such-document",
+    "episode_id": "epi_000000000000000000000000",
 }
 """Ids that exist for nobody, in the shape of real ones."""
 
@@ -183,7 +192,12 @@ def _seed_owner(api: Api, app: Any, tag: str, color: str) -> dict[str, Any]:
         "id": f"run-{tag}",
         "chat_id": "c-full",
         "messages": [
-            {"role": "assistant", "text": f"Noted: the user's favorite color is {color}.", "at": AT}
+            {
+                "role": "assistant",
+                "text": f"Noted: the user's favorite color is {color}.",
+                "at": AT,
+            },
+            {"role": "user", "text": "Hello, just checking in.", "at": AT},
         ],
     }
     assert api.post("/v1/runs", run).status_code == 202
@@ -198,6 +212,7 @@ def _seed_owner(api: Api, app: Any, tag: str, color: str) -> dict[str, Any]:
     _put(api, f"/v1/knowledge/{doc}?group={solo}", {"body": f"team-body-{tag}"})
     _put(api, f"/v1/shared-state/{solo}/wf/k", {"value": f"team-state-{tag}"})
     api.post("/v1/usage", {"at": AT, "model": f"model-{tag}"})
+    told, said = api.get("/v1/episodes", params={"run_id": run["id"]}).json()["items"]
     return {
         "bob": bob,
         "location": location,
@@ -205,6 +220,8 @@ def _seed_owner(api: Api, app: Any, tag: str, color: str) -> dict[str, Any]:
         "proposal": proposal,
         "doc": doc,
         "solo": solo,
+        "episode": said,  # the person's own words
+        "untrusted_episode": told,  # the assistant's
     }
 
 
@@ -228,7 +245,11 @@ def world(app: Any, neo4j_driver: Any) -> Iterator[World]:
     _put(
         b,
         "/v1/chats/c-restricted/memory-access",
-        {"mode": "restricted", "areas": ["place", "knowledge"], "sources": ["user_edit"]},
+        {
+            "mode": "restricted",
+            "areas": ["place", "conversation", "knowledge"],
+            "sources": ["user_edit", "user_stated"],
+        },
     )
     atlas = a.entity("Atlas", kind="project")
     atlas_fact = a.fact(atlas["id"], attribute="location", value=f"Atlas-base-{tag}")["fact"]
@@ -255,6 +276,7 @@ def world(app: Any, neo4j_driver: Any) -> Iterator[World]:
             "proposal_id": seed["proposal"]["id"],
             "group_id": seed["solo"],
             "name": seed["doc"],
+            "episode_id": seed["episode"]["id"],
         }
 
     def private(seed: dict[str, Any], who: str) -> list[str]:
@@ -266,6 +288,8 @@ def world(app: Any, neo4j_driver: Any) -> Iterator[World]:
             seed["location"]["id"],
             seed["employer"]["id"],
             seed["proposal"]["id"],
+            seed["episode"]["id"],
+            seed["untrusted_episode"]["id"],
             ("crimson" if who == "A" else "teal") + tag,
             f"body-{who}{tag}",
             f"about-{who}{tag}",
@@ -279,7 +303,11 @@ def world(app: Any, neo4j_driver: Any) -> Iterator[World]:
         api={"A": a, "B": b},
         ids={"A": ids(seeds["A"], "A"), "B": ids(seeds["B"], "B")},
         shared_ids={"entity_id": atlas["id"], "fact_id": atlas_fact["id"]},
-        restricted_out={"fact_id": seeds["B"]["employer"]["id"]},
+        # The assistant's words are out of the restricted chat's sources (`untrusted`).
+        restricted_out={
+            "fact_id": seeds["B"]["employer"]["id"],
+            "episode_id": seeds["B"]["untrusted_episode"]["id"],
+        },
         private={"A": private(seeds["A"], "A"), "B": private(seeds["B"], "B")},
         shared_marks=[f"Atlas-base-{tag}", f"Atlas-HQ-{tag}"],
         allowed=[f"Porto-B{tag}"],
