@@ -12,8 +12,8 @@ from fastapi.responses import JSONResponse
 from neo4j import Driver
 
 from api.chat.prefetch.warm import Warmer
+from api.chat.routes import history, pull, search
 from api.chat.routes import prefetch as prefetch_route
-from api.chat.routes import pull, search
 from api.http import errors, health, openapi
 from api.http.abuse import AbuseLimits
 from api.http.bounded import BoundedCalls, StoreDeadline
@@ -137,6 +137,7 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         facts,
         pull,
         search,
+        history,
         runs,
         syncs,
         prefetch_route,

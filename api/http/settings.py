@@ -31,6 +31,11 @@ class Settings(CuratorSettings):
     prefetch_keepalive_seconds: float = 5.0
     """Prefetch runs for nobody this often, keeping its connection and plans warm
     (api/chat/prefetch/warm.py); 0 warms once at start-up only."""
+    chat_history_max_turns: int = Field(default=200, ge=1, le=10_000)
+    """`GET /v1/chats/{chat_id}/history` returns at most this many messages, whatever
+    `limit` asks (issue 16 "Per-chat history")."""
+    chat_history_max_age_days: float = Field(default=30.0, gt=0, le=3_660)
+    """`GET /v1/chats/{chat_id}/history` leaves out messages said longer ago than this."""
     max_body_bytes: int = 2_000_000
     """Requests larger than this are refused with 413 (CONTRACT §9)."""
     neo4j_connect_timeout_seconds: float = 1.0

@@ -123,6 +123,11 @@ CASES: dict[tuple[str, str], Case] = {
         memory=False, why="workflow state of scheduled work, read by no chat"
     ),
     ("GET", "/v1/usage/summary"): Case(memory=False, why="usage numbers, never content"),
+    ("GET", "/v1/chats/{chat_id}/history"): Case(
+        memory=False,
+        why="the chat is the path's own: its memory access applies to it "
+        "(tests/api/test_chat_history.py), and episodes are never shared",
+    ),
     ("GET", "/v1/episodes"): Case(
         memory=True, unshared="episodes are the owner's own: a group shares entities, not talk"
     ),
