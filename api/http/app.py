@@ -12,8 +12,8 @@ from fastapi.responses import JSONResponse
 from neo4j import Driver
 
 from api.chat.prefetch.warm import Warmer
+from api.chat.routes import history, pull, search
 from api.chat.routes import prefetch as prefetch_route
-from api.chat.routes import pull, search
 from api.http import errors, health, openapi
 from api.http.abuse import AbuseLimits
 from api.http.bookmarks import BookmarkHeaders
@@ -26,6 +26,7 @@ from api.http.routes import (
     episodes,
     facts,
     groups,
+    knowledge,
     memory_access,
     merges,
     notifications,
@@ -33,7 +34,9 @@ from api.http.routes import (
     proposals,
     runs,
     splits,
+    state,
     syncs,
+    usage,
 )
 from api.http.settings import Settings
 from api.web import mount as mount_memory_page
@@ -142,6 +145,7 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         facts,
         pull,
         search,
+        history,
         runs,
         syncs,
         prefetch_route,
@@ -152,6 +156,9 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         splits,
         groups,
         audit,
+        knowledge,
+        state,
+        usage,
         episodes,
         owners,
     ):

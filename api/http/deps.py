@@ -27,10 +27,12 @@ _bearer = HTTPBearer(auto_error=False)
 
 @dataclass(frozen=True, slots=True)
 class Principal:
-    """The caller: the owner its token is bound to, and the token's scopes (CONTRACT §7)."""
+    """The caller: the owner its token is bound to, the token's scopes (CONTRACT §7), and the
+    token's id (the access log of `remember` names it, CONTRACT §14)."""
 
     owner: str
     scopes: frozenset[str]
+    token_id: str | None = None
 
 
 def get_reader(request: Request) -> Reader:
@@ -157,7 +159,7 @@ def authenticate(
         raise Unauthenticated("The bearer token is unknown or revoked.")
     if limits is not None:
         limits.admit(token.id)
-    return Principal(token.owner, frozenset(token.scopes))
+    return Principal(token.owner, frozenset(token.scopes), token.id)
 
 
 def authenticate_request(request: Request, reader: Reader | None = None) -> Principal:

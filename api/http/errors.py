@@ -23,6 +23,7 @@ from graph.errors import (
     InvalidInput,
     MemoryOff,
     NotFound,
+    PreconditionFailed,
     StoreUnavailable,
     TooBusy,
     Unauthenticated,
@@ -67,6 +68,8 @@ def problem_of(exc: WorldstateError) -> Problem:  # noqa: PLR0911  # one case pe
             )
         case Conflict():
             return Problem(409, "Conflict", exc.detail)
+        case PreconditionFailed():
+            return Problem(412, "Precondition failed", exc.detail, {"current": exc.current})
         case Unauthenticated():
             return Problem(401, "Unauthorized", exc.detail)
         case Forbidden():

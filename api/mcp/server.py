@@ -1,9 +1,17 @@
 """`worldstate mcp`: the read tools and `remember` over the Model Context Protocol
 (CONTRACT §6 "Pull", §7), with the official `mcp` package (`MCPServer`).
 
-Tools: `lookup_entity`, `current_facts`, `time_travel`, `neighbors`, `diff` (scope
-`read`) and `remember` (scope `write`). Each is a thin shell over the same functions as
-the REST routes (api/chat/tools.py, api/mcp/remember.py), so both answer alike.
+Tools: `lookup_entity`, `current_facts`, `time_travel`, `neighbors`, `diff`, `search`,
+`list_knowledge`, `read_knowledge` (scope `read`) and `remember`. Each is a thin shell over
+the same functions as the REST routes (api/chat/tools.py, api/chat/knowledge.py,
+api/mcp/remember.py, committer/remember.py), so both answer alike.
+
+`remember` has two uses, told apart by their arguments (CONTRACT §3, §14): `text` (or
+`attribute` and `value`) files what the person said about their world as proposals (scope
+`write`); `topic` and `content` save a learning as the group's knowledge document
+`learned/<slug>` through the gate (a `curate` token, an allowed surface, a group with a
+curator; every attempt in the access log). The surface is the server's (`--surface`, or
+the `X-Worldstate-Surface` header of an HTTP request), never an argument the model picks.
 
 Authentication is the REST API's: the graph's hashed tokens, resolved through the same
 `TokenCache`. Over stdio the token comes from `WORLDSTATE_TOKEN`, checked at start and
@@ -19,127 +27,30 @@ Errors reach the assistant as tool errors (`isError`) with a sentence it can act
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
-from datetime import datetime
-from typing import Annotated, Any, Literal, cast
+from typing import Annotated, Literal
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import Field, TypeAdapter, ValidationError
+from pydantic import Field
 from starlette.types import ASGIApp, Receive, Send
 from starlette.types import Scope as AsgiScope
 
 from api.chat import tools
-from api.http.deps import Principal, TokenCache, authenticate
+from api.http.deps import TokenCache, authenticate
 from api.http.errors import problem_of, respond
+from api.mcp.calls import ChatArg, EntityArg, Json, McpState, TimeArg, describe
+from api.mcp.calls import call as _call
+from api.mcp.calls import parse_time as _time
+from api.mcp.knowledge import learn as _learn
+from api.mcp.knowledge import list_knowledge, read_knowledge
 from api.mcp.remember import remember as remember_tool
-from committer.apply import Committer
-from curator.statements import Policy
-from graph.embedding import Embedder
-from graph.errors import InvalidInput, Unauthenticated, WorldstateError
-from graph.fields import Scalar, Timestamp
-from graph.read.reader import Reader
+from graph.errors import InvalidInput, WorldstateError
+from graph.fields import Scalar
 
-Json = dict[str, Any]
-_TIME = TypeAdapter(Timestamp)
-
-
-@dataclass(frozen=True, slots=True)
-class McpState:
-    """What the tools share, for the server's whole life.
-
-    Attributes:
-        reader: read transactions.
-        committer: the only writer (for `remember`).
-        tokens: the token cache of the REST API (`api.http.deps.TokenCache`).
-        policy: the risk policy's settings (for `remember`).
-        stdio_token: the token of a stdio server (`WORLDSTATE_TOKEN`); None over HTTP,
-            where each request brings its own.
-        chat_id: the chat this server is pinned to (`--chat-id`), or None.
-        embedder: embeds `search` queries (graph/embedding/), or None (full-text only).
-    """
-
-    reader: Reader
-    committer: Committer
-    tokens: TokenCache
-    policy: Policy
-    stdio_token: str | None = None
-    chat_id: str | None = None
-    embedder: Embedder | None = None
-
-
-def describe(exc: WorldstateError) -> str:
-    """The tool-error text for one of our errors: the `detail` REST gives (one table,
-    api.http.errors.problem_of)."""
-    return problem_of(exc).detail
-
-
-def _time(value: str | None, field: str) -> datetime | None:
-    """Parse an RFC 3339 argument with an offset (CONTRACT §2), naming `field` if bad."""
-    if value is None:
-        return None
-    try:
-        return _TIME.validate_python(value)
-    except ValidationError as exc:
-        raise InvalidInput(
-            field, "an RFC 3339 timestamp with an offset, e.g. 2024-05-01T09:00:00Z or +02:00"
-        ) from exc
-
-
-def _principal(state: McpState, headers: Mapping[str, str] | None) -> Principal:
-    """Resolve the token of this call: the request's bearer (HTTP) or the server's (stdio).
-
-    Raises:
-        Unauthenticated: no token, or one that is unknown or revoked.
-    """
-    if headers is not None:
-        authorization = headers.get("authorization")
-    elif state.stdio_token:
-        authorization = "Bearer " + state.stdio_token
-    else:
-        raise Unauthenticated("No token: set WORLDSTATE_TOKEN (see `worldstate token create`).")
-    return authenticate(state.tokens, authorization)
-
-
-def _caller(state: McpState, principal: Principal, chat_id: str | None) -> tools.Caller:
-    if state.chat_id is not None and chat_id not in (None, state.chat_id):
-        raise ToolError(
-            f"This server is bound to chat {state.chat_id!r}; it cannot read for chat {chat_id!r}."
-        )
-    return tools.Caller(principal.owner, state.chat_id or chat_id)
-
-
-async def _call(
-    ctx: Context, scope: str, chat_id: str | None, work: Callable[[McpState, tools.Caller], Json]
-) -> Json:
-    """Authenticate, check the token's scope, resolve the caller and run `work` in a
-    worker thread (the store is blocking), mapping our errors to tool errors."""
-    state = cast(McpState, ctx.request_context.lifespan_context)
-    headers = ctx.headers
-
-    def run() -> Json:
-        principal = _principal(state, headers)
-        if scope not in principal.scopes and "admin" not in principal.scopes:
-            raise ToolError(f"This token lacks the {scope!r} scope.")
-        return work(state, _caller(state, principal, chat_id))
-
-    try:
-        return await anyio.to_thread.run_sync(run)
-    except WorldstateError as exc:
-        raise ToolError(describe(exc)) from exc
-
-
-ChatArg = Annotated[
-    str | None,
-    Field(description="the chat the assistant runs in: its memory access applies", max_length=200),
-]
-EntityArg = Annotated[
-    str, Field(description="an entity id, e.g. from lookup_entity", min_length=1, max_length=100)
-]
-TimeArg = Annotated[str | None, Field(description="RFC 3339 with offset; default now")]
+__all__ = ["McpState", "build_server", "describe", "http_app"]
 
 
 async def lookup_entity(
@@ -261,11 +172,28 @@ async def remember(
     value: Scalar | None = None,
     valid_from: TimeArg = None,
     chat_id: ChatArg = None,
+    topic: Annotated[
+        str | None,
+        Field(description="a learning's topic: saved as the team document learned/<topic>"),
+    ] = None,
+    content: Annotated[
+        str | None, Field(description="the learning, Markdown; replaces the topic's last")
+    ] = None,
+    group: Annotated[
+        str | None, Field(description="the team (group id); default your only group")
+    ] = None,
 ) -> Json:
-    """Remember something the person told you: give `text`, or `attribute` and `value`
-    (with `entity`). It is filed as stated by the person and goes through the risk
-    policy: low-risk facts are stored now, others wait for the person's yes.
-    {proposals: [Proposal]} with status committed or pending."""
+    """Call this ONLY when the person explicitly asks you to remember, save or note
+    something. Two uses: a fact about the person's world -> give `text` (their words), or
+    `attribute` and `value` (with `entity`); it goes through the risk policy
+    ({proposals: [Proposal]}, committed or pending). A learning for the team (how
+    something is done, an edge case) -> give `topic` and `content`: it is saved as the
+    team's document learned/<topic>, replacing an earlier one on that topic
+    ({document, access}); only curators may, and from allowed surfaces."""
+    if topic is not None or content is not None:
+        if any(x is not None for x in (text, entity, attribute, value, valid_from)):
+            raise ToolError("Give either topic and content, or text / attribute and value.")
+        return await _learn(ctx, topic or "", content or "", group)
     return await _call(
         ctx,
         "write",
@@ -315,7 +243,17 @@ async def search(
     )
 
 
-TOOLS = (lookup_entity, current_facts, time_travel, neighbors, diff, search, remember)
+TOOLS = (
+    lookup_entity,
+    current_facts,
+    time_travel,
+    neighbors,
+    diff,
+    search,
+    list_knowledge,
+    read_knowledge,
+    remember,
+)
 """Every tool, registered by `build_server` (adding one is a function here)."""
 
 

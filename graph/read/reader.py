@@ -22,11 +22,13 @@ from graph.read.audit import AuditReads
 from graph.read.episodes import EpisodeReads
 from graph.read.export import ExportReads
 from graph.read.groups import GroupReads
+from graph.read.knowledge import KnowledgeReads
 from graph.read.lifecycle import LifecycleReads
 from graph.read.prefetch import PrefetchReads
 from graph.read.proposals import ProposalReads
 from graph.read.pull import PullReads
 from graph.read.search import SearchReads
+from graph.read.state import StateReads
 from graph.records import (
     EntityRecord,
     FactRecord,
@@ -49,6 +51,8 @@ class Reader(
     AuditReads,
     SearchReads,
     PrefetchReads,
+    KnowledgeReads,
+    StateReads,
     EpisodeReads,
     ExportReads,
 ):

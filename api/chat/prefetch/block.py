@@ -24,7 +24,7 @@ from datetime import datetime
 from functools import partial
 from typing import Any
 
-from api.chat.prefetch import recall
+from api.chat.prefetch import pointer, recall
 from api.chat.prefetch.mentions import mention_keys
 from api.chat.prefetch.rank import personalized_pagerank
 from api.chat.prefetch.text import clip, day, item, row_tag, scalar, when
@@ -125,8 +125,11 @@ def build(
         if scope.closed:
             return Prefetch("")
         view = read_view(snap, scope, positions, at, words_said)
+        line = pointer.read_pointer(snap, scope, message)
+    chars, items = pointer.reserve(line)
     restricted = scope.access.mode == "restricted"
-    return compose(view, at, max_chars, max_items, restricted, words_said)
+    out = compose(view, at, max_chars - chars, max_items - items, restricted, words_said)
+    return pointer.attach(out, line)
 
 
 def read_view(
