@@ -23,8 +23,9 @@ from committer.apply import Committer
 from committer.proposals import Assertion
 from graph.cypher.portability import EXPORT_RELATIONS
 from graph.errors import WorldstateError
+from graph.held import Holder
 from graph.read.reader import Reader
-from graph.scope import Scope
+from graph.scope import Reach, Scope
 from graph.time import AsOf, utcnow
 
 
@@ -90,6 +91,19 @@ def _in_snapshot(reader: Reader, w: W) -> Any:
 
 
 CALLS: dict[str, Callable[[Reader, W], Any]] = {
+    "access_log": lambda r, w: r.access_log(w["owner"], []),
+    "chat_history": lambda r, w: r.chat_history(
+        w["scope"], "c", before=utcnow(), oldest=w["past"], limit=5
+    ),
+    "document": lambda r, w: r.document(Reach(w["owner"]), "none"),
+    "documents": lambda r, w: r.documents(Reach(w["owner"])),
+    "group_creator": lambda r, w: r.group_creator("grp_000000000000000000000000"),
+    "managed_groups": lambda r, w: r.managed_groups(w["owner"]),
+    "pointers": lambda r, w: r.pointers(Reach(w["owner"]), "Porto"),
+    "reach": lambda r, w: r.reach(w["owner"]),
+    "state": lambda r, w: r.state(Reach(w["owner"]), Holder(owner=w["owner"]), "wf", "k"),
+    "usage_summary": lambda r, w: r.usage_summary(w["owner"], w["past"], utcnow(), "day"),
+    "versions": lambda r, w: r.versions(Reach(w["owner"]), Holder(owner=w["owner"]), "none"),
     "as_known": lambda r, w: r.as_known(r.entity(w["owner"], w["ana"]), w["past"]),
     "corroborations": lambda r, w: r.corroborations(w["owner"], w["fact"]),
     "effects": lambda r, w: r.effects(w["scope"], "run-none"),
