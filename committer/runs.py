@@ -7,6 +7,7 @@ nothing and nothing is applied twice.
 from __future__ import annotations
 
 import hashlib
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -30,6 +31,10 @@ RETRY_BASE_SECONDS = 5.0
 """First retry delay of a released run; it doubles per try."""
 RETRY_MAX_SECONDS = 300.0
 """Longest retry delay of a released run."""
+SPREAD = 4
+"""A claim starts at one of this many of the oldest claimable stripes, at random, so
+concurrent claims mostly take different stripes' locks while the oldest runs still go
+first (each of them is tried first by one claim in `SPREAD`, and next by the others)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,11 +122,16 @@ class RunCommands(CommitterBase):
     def claim_run(
         self, worker: str, lease_seconds: float = 30.0, max_attempts: int = MAX_ATTEMPTS
     ) -> RunRecord | None:
-        """Claim the oldest claimable run of any owner for `worker`, atomically (CONTRACT §4).
+        """Claim one of the oldest claimable runs of any owner for `worker`, atomically
+        (CONTRACT §4).
 
         Claimable: `queued` and past its `retry_at`, or `curating` with a lapsed lease
-        (its worker died: takeover). Claims of all processes are serialized on one queue
-        lock (graph/cypher/runs.py LOCK_QUEUE), so two workers never hold one run.
+        (its worker died: takeover). The queue is striped by owner (graph/write/runs.py):
+        the claim reads which stripes hold claimable runs (without a lock), then takes
+        the lock of one of them (graph/cypher/runs.py LOCK_STRIPE) and its oldest run, in
+        one transaction; so two workers never hold one run, and claims of different
+        stripes never wait for each other. A stripe emptied meanwhile is followed by the
+        next, each in a transaction of its own.
 
         Args:
             worker: the claiming worker's id (host-pid-random).
@@ -134,9 +144,25 @@ class RunCommands(CommitterBase):
             read nor returned) or `failed` (attempts exhausted); None when none waits.
         """
         lease = timedelta(seconds=lease_seconds)
-        return self._writer.transaction(
-            lambda w: w.claim_run(worker, utcnow(), lease, max_attempts)
-        )
+
+        def first(w: WriteTx) -> tuple[RunRecord | None, list[int]]:
+            stripes = w.claimable_stripes(utcnow())
+            if not stripes:
+                return None, []
+            start = random.randrange(min(len(stripes), SPREAD))
+            order = stripes[start:] + stripes[:start]
+            return w.claim_run(worker, utcnow(), lease, max_attempts, order[0]), order[1:]
+
+        run, rest = self._writer.transaction(first)
+        for stripe in rest:
+            if run is not None:
+                break
+
+            def claim(w: WriteTx, stripe: int = stripe) -> RunRecord | None:
+                return w.claim_run(worker, utcnow(), lease, max_attempts, stripe)
+
+            run = self._writer.transaction(claim)
+        return run
 
     def heartbeat(self, run: RunRecord, worker: str, lease_seconds: float) -> bool:
         """Extend `worker`'s lease on `run` to now + `lease_seconds`.
@@ -147,7 +173,9 @@ class RunCommands(CommitterBase):
         """
         lease = timedelta(seconds=lease_seconds)
         return self._writer.transaction(
-            lambda w: w.heartbeat_run(run_key(run.owner, run.id), worker, utcnow(), lease)
+            lambda w: w.heartbeat_run(
+                run_key(run.owner, run.id), run.stripe, worker, utcnow(), lease
+            )
         )
 
     def release_run(
@@ -188,6 +216,7 @@ class RunCommands(CommitterBase):
             now = utcnow()
             return w.release_run(
                 run_key(run.owner, run.id),
+                run.stripe,
                 worker,
                 refund=not count_attempt,
                 retry_at=now + timedelta(seconds=retry_in),
@@ -234,6 +263,7 @@ class RunCommands(CommitterBase):
             outcome = RunOutcome(review.proposals, review.committed, review.held, review.entity_ids)
             if not w.finish_run(
                 run_key(run.owner, run.id),
+                stripe=run.stripe,
                 worker=worker,
                 status="done",
                 proposals=review.proposals,
@@ -258,6 +288,7 @@ class RunCommands(CommitterBase):
         return self._writer.transaction(
             lambda w: w.finish_run(
                 run_key(run.owner, run.id),
+                stripe=run.stripe,
                 worker=worker,
                 status=status,
                 proposals=0,

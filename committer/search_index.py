@@ -159,4 +159,6 @@ def _backfill_batch(
         ],
         model,
     )
+    if vectors is not None:
+        w.vectors_changed(owner)
     return len(rows)

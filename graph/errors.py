@@ -53,6 +53,18 @@ class NaiveTimestamp(InvalidInput):
         super().__init__(field, "timestamp needs a UTC offset, e.g. 2024-05-01T09:00:00Z or +02:00")
 
 
+class InvalidBookmark(InvalidInput):
+    """A bookmark a caller sent back that Neo4j cannot parse (graph/bookmarks.py; maps to
+    422 naming where it came from).
+
+    Args:
+        field: where the bookmark came from, e.g. the request header's name.
+    """
+
+    def __init__(self, field: str = "bookmark") -> None:
+        super().__init__(field, "not a bookmark this store issued; send back one it returned")
+
+
 class Conflict(WorldstateError):
     """The request collides with existing state (maps to 409), e.g. a run id reused with
     other content."""

@@ -145,6 +145,9 @@ class RunRecord:
     """The worker id that closed it (done, failed or skipped), or None."""
     releases: int = 0
     """How many times a worker handed it back to the queue (drives the retry backoff)."""
+    stripe: int = 0
+    """Its stripe of the queue, fixed at creation from its owner: every change of its
+    status or lease takes that stripe's lock (graph/cypher/runs.py LOCK_STRIPE)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ import logging
 
 from neo4j import Driver
 
+from graph.cypher import runs as rc
 from graph.cypher.portability import OWNER_ID_INDEXES
 
 log = logging.getLogger("worldstate.schema")
@@ -18,9 +19,9 @@ STATEMENTS: tuple[str, ...] = (
     "CREATE CONSTRAINT run_key IF NOT EXISTS FOR (r:Run) REQUIRE r.key IS UNIQUE",
     "CREATE CONSTRAINT token_hash IF NOT EXISTS FOR (k:Token) REQUIRE k.hash IS UNIQUE",
     "CREATE CONSTRAINT token_id IF NOT EXISTS FOR (k:Token) REQUIRE k.id IS UNIQUE",
-    # Memory access per chat (graph/cypher/memory_access.py), and the one run-queue lock node
-    # that serializes run claims (graph/cypher/runs.py LOCK_QUEUE: MERGE needs the
-    # constraint to create it once under concurrency).
+    # Memory access per chat (graph/cypher/memory_access.py), and the run queue's lock
+    # nodes, one per stripe (graph/cypher/runs.py LOCK_STRIPE: MERGE needs the constraint
+    # to create each once under concurrency).
     "CREATE CONSTRAINT chat_key IF NOT EXISTS FOR (c:Chat) REQUIRE c.key IS UNIQUE",
     "CREATE CONSTRAINT run_queue_id IF NOT EXISTS FOR (q:RunQueue) REQUIRE q.id IS UNIQUE",
     # Current and as-of reads of an entity: see graph/cypher/facts.py FACTS_CURRENT/AS_OF.
@@ -60,6 +61,8 @@ STATEMENTS: tuple[str, ...] = (
     "CREATE INDEX entity_owner_kind IF NOT EXISTS FOR (e:Entity) ON (e.owner, e.kind)",
     "CREATE INDEX entity_owner IF NOT EXISTS FOR (e:Entity) ON (e.owner)",
     "CREATE INDEX run_status IF NOT EXISTS FOR (r:Run) ON (r.status, r.created_at)",
+    # A stripe's claims (graph/cypher/runs.py NEXT_RUN): its oldest claimable run, a seek.
+    "CREATE INDEX run_stripe IF NOT EXISTS FOR (r:Run) ON (r.stripe, r.status, r.created_at)",
     # Cause and effect (graph/cypher/events.py): events by owner + id; erasure by owner.
     "CREATE CONSTRAINT event_key IF NOT EXISTS FOR (v:Event) REQUIRE v.key IS UNIQUE",
     "CREATE INDEX event_owner IF NOT EXISTS FOR (v:Event) ON (v.owner)",
@@ -194,9 +197,13 @@ def ensure_schema(
             vector_dimensions; 384 for the local model). A vector index of another size
             (the embedder was changed) is dropped and created again at this size: vectors
             are derived data, and `worldstate embeddings backfill` embeds the rows again.
+
+    Runs queued or being curated before the queue had stripes join stripe 0, whose lock is
+    the one lock of before (graph/cypher/runs.py STRIPE_OLD_RUNS).
     """
     for statement in STATEMENTS:
         driver.execute_query(statement, database_=database)
+    driver.execute_query(rc.STRIPE_OLD_RUNS, database_=database)
     for name, create in VECTOR_INDEXES.items():
         found = driver.execute_query(VECTOR_INDEX_SIZE, name=name, database_=database).records
         if found and found[0]["dimensions"] != vector_dimensions:

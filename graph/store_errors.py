@@ -4,7 +4,7 @@
 driver error through `translate`, so a store that cannot be reached is `StoreUnavailable`
 on every path, a transaction Neo4j ended at its timeout is `QueryTimedOut` on every path,
 and `api/http/errors.py` maps both to 503 (CONTRACT §9, §15). A leaf: it imports only the
-driver and `graph.errors`.
+driver, `graph.errors` and `graph.bookmarks` (itself a leaf).
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from neo4j.exceptions import (
     TransientError,
 )
 
-from graph.errors import QueryTimedOut, StoreUnavailable, WorldstateError
+from graph.bookmarks import current
+from graph.errors import InvalidBookmark, QueryTimedOut, StoreUnavailable, WorldstateError
 
 
 class Failure(Enum):
@@ -64,8 +65,9 @@ def translate(exc: BaseException) -> BaseException:
 
     Unreachable, reset or still-starting store, a lost commit answer, or a transient
     failure that outlived its retries -> `StoreUnavailable`; a transaction past its
-    timeout (`Neo.ClientError.Transaction.TransactionTimedOut*`) -> `QueryTimedOut`;
-    anything else (a bug in a query, a constraint violation) passes unchanged.
+    timeout (`Neo.ClientError.Transaction.TransactionTimedOut*`) -> `QueryTimedOut`; a
+    bookmark Neo4j cannot parse -> `InvalidBookmark` naming where it came from
+    (graph/bookmarks.py); anything else (a bug in a query, a constraint violation) passes unchanged.
 
     Args:
         exc: what the driver (or a socket) raised.
@@ -74,6 +76,9 @@ def translate(exc: BaseException) -> BaseException:
         return exc
     if isinstance(exc, ClientError) and "TransactionTimedOut" in (exc.code or ""):
         return QueryTimedOut(str(exc))
+    if isinstance(exc, ClientError) and "InvalidBookmark" in (exc.code or ""):
+        unit = current()
+        return InvalidBookmark(unit.source if unit else "bookmark")
     if isinstance(exc, (ServiceUnavailable, SessionExpired, OSError, TransientError)):
         return StoreUnavailable(str(exc))
     return exc

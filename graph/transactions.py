@@ -2,12 +2,13 @@
 
 The driver's managed transactions retry every retryable failure alike for up to
 `max_transaction_retry_time` after the first one, with delays from 1 s doubling: with the
-store gone that held a request for 30 s. `run_transaction` keeps two budgets instead,
-both measured from the start of the call: a short one while the store does not answer
-(`RetryPolicy.unreachable_s`: the request then fails fast with `StoreUnavailable`, a 503),
-and a longer one for contention between transactions (a deadlock: the store answers, it
-is worth waiting). A commit whose answer was lost is never run again (it may have
-landed). Failures are translated in `graph.store_errors`.
+store gone that held a request for 30 s. `run_transaction` retries with tenacity and keeps
+two budgets instead, both measured from the start of the call: a short one while the store
+does not answer (`RetryPolicy.unreachable_s`: the request then fails fast with
+`StoreUnavailable`, a 503), and a longer one for contention between transactions (a
+deadlock, a leader switch on a cluster: the store answers, it is worth waiting). A commit
+whose answer was lost is never run again (it may have landed). Failures are translated in
+`graph.store_errors`.
 
 A caller that makes several transactions for one answer (an HTTP request: the token,
 the chat's scope, the read itself) sets one deadline over all of them with
@@ -26,7 +27,9 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from neo4j import Driver
+from tenacity import RetryCallState, Retrying, retry_if_exception
 
+from graph import bookmarks
 from graph.store_errors import Failure, classify, translate
 
 T = TypeVar("T")
@@ -83,7 +86,7 @@ def run_transaction(
     timeout: float | None = None,
     policy: RetryPolicy | None = DEFAULT_RETRY,
 ) -> T:
-    """Run `work(tx)` in one transaction and commit it; retry within `policy`.
+    """Run `work(tx)` in one transaction and commit it; retry within `policy` (tenacity).
 
     Args:
         driver: a connected driver.
@@ -104,38 +107,69 @@ def run_transaction(
             outlived its budget, or a commit's answer was lost.
         QueryTimedOut: the transaction ran past `timeout`.
     """
-    began = time.monotonic()
-    delay = policy.first_delay_s if policy else 0.0
-    while True:
-        try:
+    try:
+        if policy is None:
             return _attempt(driver, database, mode, work, timeout)
-        except Exception as exc:
-            kind = classify(exc)
-            limit = began
-            if policy is not None and kind is Failure.UNREACHABLE:
-                limit = began + policy.unreachable_s
-                deadline = _DEADLINE.get()
-                limit = limit if deadline is None else min(limit, deadline)
-            elif policy is not None and kind is Failure.CONTENTION:
-                limit = began + policy.contention_s
-            pause = delay * random.uniform(0.8, 1.2)
-            if time.monotonic() + pause > limit:
-                mapped = translate(exc)
-                if mapped is exc:
-                    raise
-                raise mapped from exc
-            log.info("transaction failed (%s); retrying in %.2f s: %s", kind.value, pause, exc)
-            time.sleep(pause)
-            delay *= 2
+        retrying = Retrying(
+            retry=retry_if_exception(lambda exc: classify(exc) is not Failure.FINAL),
+            wait=_Doubling(policy.first_delay_s),
+            stop=_OverBudget(policy),
+            before_sleep=_log_retry,
+            reraise=True,
+        )
+        result: T = retrying(_attempt, driver, database, mode, work, timeout)
+        return result
+    except Exception as exc:
+        mapped = translate(exc)
+        if mapped is exc:
+            raise
+        raise mapped from exc
+
+
+@dataclass(frozen=True, slots=True)
+class _Doubling:
+    """tenacity wait: `first_s` before the second attempt, doubling, with ±20 % jitter."""
+
+    first_s: float
+
+    def __call__(self, state: RetryCallState) -> float:
+        return float(self.first_s * 2 ** (state.attempt_number - 1) * random.uniform(0.8, 1.2))
+
+
+@dataclass(frozen=True, slots=True)
+class _OverBudget:
+    """tenacity stop: give up when the next attempt would start past the budget of the
+    last failure's kind, measured from the first attempt (an unreachable store also stops
+    at the caller's `store_deadline`)."""
+
+    policy: RetryPolicy
+
+    def __call__(self, state: RetryCallState) -> bool:
+        failed = state.outcome.exception() if state.outcome is not None else None
+        if failed is None:
+            return True
+        if classify(failed) is Failure.UNREACHABLE:
+            limit = state.start_time + self.policy.unreachable_s
+            deadline = _DEADLINE.get()
+            limit = limit if deadline is None else min(limit, deadline)
+        else:
+            limit = state.start_time + self.policy.contention_s
+        return time.monotonic() + state.upcoming_sleep > limit
+
+
+def _log_retry(state: RetryCallState) -> None:
+    failed = state.outcome.exception() if state.outcome is not None else None
+    kind = classify(failed).value if failed is not None else "?"
+    log.info("transaction failed (%s); retrying in %.2f s: %s", kind, state.upcoming_sleep, failed)
 
 
 def _attempt(
     driver: Driver, database: str | None, mode: str, work: Callable[[Any], T], timeout: float | None
 ) -> T:
-    with (
-        driver.session(database=database, default_access_mode=mode) as session,
-        session.begin_transaction(timeout=timeout) as tx,
-    ):
-        result = work(tx)
-        tx.commit()
+    with bookmarks.session(driver, database, mode) as session:
+        with session.begin_transaction(timeout=timeout) as tx:
+            result = work(tx)
+            tx.commit()
+        if mode == "WRITE":
+            bookmarks.wrote(session)
         return result

@@ -119,6 +119,27 @@ def neo4j_driver(neo4j_server: Neo4jServer) -> Iterator[Driver]:
         yield driver
 
 
+@pytest.fixture(scope="session")
+def own_routed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Driver]:
+    """A Neo4j of the session's own (never the shared one), through a `neo4j://` URI, for
+    tests that need to know every transaction committed there is theirs (bookmarks)."""
+    local = Neo4jLocalSettings()
+    instance = start(
+        tmp_path_factory.mktemp("routing") / "neo4j",
+        heap="512m",
+        page_cache_mb=32,
+        cache_dir=local.neo4j_cache,
+        detach=False,
+    )
+    try:
+        with connect("neo4j://" + instance.uri.partition("://")[2]) as driver:
+            driver.verify_connectivity()
+            ensure_schema(driver)
+            yield driver
+    finally:
+        stop(instance, timeout_s=20)
+
+
 @pytest.fixture
 def owner() -> str:
     """A fresh owner id for this test alone, so tests never see each other's data."""

@@ -16,6 +16,7 @@ from api.chat.routes import history, pull, search
 from api.chat.routes import prefetch as prefetch_route
 from api.http import errors, health, openapi
 from api.http.abuse import AbuseLimits
+from api.http.bookmarks import BookmarkHeaders
 from api.http.bounded import BoundedCalls, StoreDeadline
 from api.http.deps import PrincipalDep, TokenCache
 from api.http.limits import BodyLimit
@@ -43,6 +44,7 @@ from committer.apply import Committer
 from curator.worker import CuratorWorker
 from graph.embedding import build_embedder, warm
 from graph.read.reader import Reader
+from graph.read.vectors import VectorCache
 from graph.schema import ensure_schema
 
 log = logging.getLogger("worldstate.api")
@@ -99,7 +101,12 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
     )
     app.state.settings = settings
     policy = settings.retry_policy()
-    app.state.reader = Reader(driver, settings.neo4j_database, policy=policy)
+    vectors = (
+        VectorCache(settings.search_cache_rows, settings.search_cache_owner_rows)
+        if settings.search_cache_rows > 0
+        else None
+    )
+    app.state.reader = Reader(driver, settings.neo4j_database, policy=policy, vectors=vectors)
     app.state.prefetch_reader = Reader(
         driver, settings.neo4j_database, retry=False, timeout=settings.prefetch_deadline_ms / 1000
     )
@@ -124,6 +131,7 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
 
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(StoreDeadline, seconds=settings.request_store_seconds)
+    app.add_middleware(BookmarkHeaders)
 
     health.install(app, settings)
 

@@ -15,11 +15,13 @@ from typing import Any, Self, TypeVar
 
 from neo4j import Driver
 
+from graph import bookmarks
 from graph.cypher import entities as ec
 from graph.cypher import facts as fc
 from graph.cypher import lifecycle as lc
 from graph.driver import store_errors
 from graph.errors import NotFound
+from graph.read.vectors import VectorCache
 from graph.records import EntityRecord, FactRecord
 from graph.scope import Scope, params
 from graph.time import utcnow
@@ -39,6 +41,8 @@ class ReadBase:
             caller with a deadline of its own, such as prefetch: one attempt.
         policy: the retry budgets (`Settings.retry_policy()`; defaults: 1 s while the
             store does not answer, 30 s of contention).
+        vectors: owners' vectors held in this process for semantic search
+            (graph/read/vectors.py), or None to use the vector index alone.
     """
 
     def __init__(
@@ -48,12 +52,14 @@ class ReadBase:
         timeout: float | None = None,
         retry: bool = True,
         policy: RetryPolicy = DEFAULT_RETRY,
+        vectors: VectorCache | None = None,
     ):
         self._driver = driver
         self._database = database
         self._timeout = timeout
         self._retry = retry
         self._policy = policy
+        self._vectors = vectors
         self._tx: Any = None
 
     @contextmanager
@@ -68,11 +74,16 @@ class ReadBase:
         """
         with (
             store_errors(),
-            self._driver.session(database=self._database, default_access_mode="READ") as s,
+            bookmarks.session(self._driver, self._database, "READ") as s,
             s.begin_transaction(timeout=self._timeout) as tx,
         ):
             bound = type(self)(
-                self._driver, self._database, self._timeout, self._retry, self._policy
+                self._driver,
+                self._database,
+                self._timeout,
+                self._retry,
+                self._policy,
+                self._vectors,
             )
             bound._tx = tx
             yield bound

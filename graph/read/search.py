@@ -29,7 +29,9 @@ from typing import Any
 from graph.cypher import entities as ec
 from graph.cypher import facts as fc
 from graph.cypher import search as sc
+from graph.cypher import vectors as vc
 from graph.read.base import ReadBase
+from graph.read.vectors import OwnerVectors
 from graph.records import EntityRecord, FactRecord
 from graph.scope import Scope, params
 from graph.time import AsOf
@@ -42,6 +44,11 @@ ANN_MIN = 100
 """... and for at least this many."""
 ANN_MAX = 1_000
 """... and for at most this many (the index's cost grows with it)."""
+CACHE_FACTOR = 2
+"""From an owner's cached vectors (graph/read/vectors.py), this many times the rows wanted
+are checked against the store ..."""
+CACHE_MIN = 20
+"""... and at least this many."""
 MAX_TERMS = 32
 """Words of a query past this are left out of the full-text query."""
 MAX_NARROWED_ENTITIES = 256
@@ -174,10 +181,11 @@ class SearchReads(ReadBase):
                 always ask the vector index first).
 
         Returns:
-            (hits best first, ties by fact id; "small" when the caller's rows, fewer than
-            `EXACT_CAP`, were ranked exactly at once, "index" when the vector index's
-            over-fetch answered, "exact" when the caller's rows were ranked exactly after
-            it did not).
+            (hits best first, ties by fact id; "cache" when the owner's vectors held in
+            this process picked the candidates (graph/read/vectors.py; exact too), "small"
+            when the caller's rows, fewer than `EXACT_CAP`, were ranked exactly at once,
+            "index" when the vector index's over-fetch answered, "exact" when the caller's
+            rows were ranked exactly after it did not).
         """
         base = {
             "vector": vector,
@@ -186,6 +194,10 @@ class SearchReads(ReadBase):
             "known_at": as_of.known_at,
             **params(scope),
         }
+        if self._vectors is not None and not scope.shared:
+            cached = self._semantic_cached(scope, vector, model, as_of, limit, base)
+            if cached is not None:
+                return cached
         if exact_cap > 0:
             small = self._rows(sc.SEMANTIC_SMALL, k=limit, cap=exact_cap, **base)[0]
             if small["complete"]:
@@ -199,6 +211,62 @@ class SearchReads(ReadBase):
             return [_scored(r, as_of) for r in rows[:limit]], "index"
         rows = self._rows(sc.SEMANTIC_EXACT, k=limit, **base)
         return [_scored(r, as_of) for r in rows], "exact"
+
+    def _semantic_cached(
+        self,
+        scope: Scope,
+        vector: list[float],
+        model: str,
+        as_of: AsOf,
+        limit: int,
+        base: dict[str, Any],
+    ) -> tuple[list[Hit], str] | None:
+        """`semantic` from the owner's vectors held in this process; None when they are
+        not held (unknown owner, or too big to cache)."""
+        held = self._owner_vectors(scope.owner, model)
+        if held is None:
+            return None
+        count = max(limit * CACHE_FACTOR, CACHE_MIN)
+        picked, visible = held.candidates(vector, as_of.known_at, as_of.valid_at, count)
+        candidates = [{"id": i, "score": score} for i, score in picked]
+        rows = (
+            self._rows(vc.NEAREST_OF, candidates=candidates, k=limit, **base) if candidates else []
+        )
+        # Complete when enough candidates pass the scope's filter (every row left out is
+        # farther than each candidate), or when every visible row was one.
+        if len(rows) >= limit or len(picked) == visible:
+            return [_scored(r, as_of) for r in rows], "cache"
+        rows = self._rows(sc.SEMANTIC_EXACT, k=limit, **base)
+        return [_scored(r, as_of) for r in rows], "exact"
+
+    def _owner_vectors(self, owner: str, model: str) -> OwnerVectors | None:
+        """The owner's vectors of `model`, brought up to date in this reader's transaction;
+        None when the owner is unknown or too big to cache (the index serves it)."""
+        cache = self._vectors
+        if cache is None or cache.too_big(owner, model):
+            return None
+        key = self._rows(vc.VECTORS_KEY, owner=owner)
+        if not key:
+            cache.forget(owner)
+            return None
+        last_tx, rev = key[0]["last_tx"], int(key[0]["rev"])
+        held = cache.get(owner, model)
+        if held is not None and held.rev == rev:
+            if held.last_tx == last_tx:
+                return held
+            changes = self._rows(
+                vc.VECTORS_SINCE, owner=owner, model=model, since=held.last_tx, last_tx=last_tx
+            )
+            fresh = held.updated(last_tx, changes)
+        else:
+            limit = cache.owner_rows + 1
+            if self._rows(vc.OWNER_ROWS, owner=owner, limit=limit)[0]["rows"] >= limit:
+                cache.mark_too_big(owner, model)
+                return None
+            rows = self._rows(vc.OWNER_VECTORS, owner=owner, model=model, limit=limit)
+            fresh = OwnerVectors.load(last_tx, rev, rows)
+        cache.put(owner, model, fresh)
+        return None if fresh.rows > cache.owner_rows else fresh
 
     def fulltext(
         self,

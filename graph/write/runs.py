@@ -1,10 +1,15 @@
 """Write primitives of the run queue: submit, claim with a lease, heartbeat, release and
 finish (CONTRACT §4: a run is claimed atomically with a lease, so a crashed worker's run is
 taken over and nothing is applied twice). For `committer` only.
+
+The queue is split into `STRIPES` stripes by owner, each with a lock of its own
+(graph/cypher/runs.py LOCK_STRIPE): a run's transitions serialize with those of its
+stripe only.
 """
 
 from __future__ import annotations
 
+import zlib
 from datetime import datetime, timedelta
 
 from graph.cypher import memory_access as ac
@@ -12,6 +17,21 @@ from graph.cypher import runs as rc
 from graph.errors import Conflict
 from graph.records import RunRecord, run_key
 from graph.write.base import WriteBase
+
+STRIPES = 16
+"""Stripes of the run queue. A run keeps the stripe it was created with, so this may change
+between versions (new runs then spread over the new count)."""
+
+
+def stripe_of(owner: str) -> int:
+    """The stripe of `owner`'s runs: a stable hash (CRC-32) of the owner id, mod `STRIPES`."""
+    return zlib.crc32(owner.encode()) % STRIPES
+
+
+def queue_id(stripe: int) -> str:
+    """The id of a stripe's `RunQueue` lock node; stripe 0 keeps the single lock's id of
+    before stripes ('runs', graph/cypher/runs.py STRIPE_OLD_RUNS)."""
+    return "runs" if stripe == 0 else f"runs-{stripe}"
 
 
 class RunWrites(WriteBase):
@@ -49,6 +69,7 @@ class RunWrites(WriteBase):
             payload=payload,
             digest=digest,
             t=now,
+            stripe=stripe_of(owner),
         )[0]
         if row["r"]["owner"] != owner:
             raise Conflict("run id already used")
@@ -56,14 +77,26 @@ class RunWrites(WriteBase):
             raise Conflict(f"run {run_id!r} was already posted with different content")
         return rc.run_from_record(row["r"]), bool(row["created"])
 
+    def claimable_stripes(self, now: datetime, sample: int = 64) -> list[int]:
+        """Return the stripes that hold claimable runs, the stripe of the oldest first.
+
+        A hint, read without a lock: a claim in one of them may find nothing by then.
+
+        Args:
+            now: the claim time, aware UTC.
+            sample: how many of the oldest claimable runs of each kind are looked at.
+        """
+        return [int(r["stripe"]) for r in self._run(rc.CLAIMABLE_STRIPES, t=now, n=sample)]
+
     def runs_waiting(self, owner: str) -> int:
         """Count the owner's runs queued or being curated."""
         return int(self._run(rc.RUNS_WAITING, owner=owner)[0]["waiting"])
 
     def claim_run(
-        self, worker: str, now: datetime, lease: timedelta, max_attempts: int
+        self, worker: str, now: datetime, lease: timedelta, max_attempts: int, stripe: int = 0
     ) -> RunRecord | None:
-        """Claim the oldest claimable run for `worker` (CONTRACT §4), under the queue lock.
+        """Claim the oldest claimable run of one stripe for `worker` (CONTRACT §4), under
+        that stripe's lock.
 
         Claimable: `queued` and past its `retry_at`, or `curating` with a lapsed lease
         (takeover). A run whose chat has memory access `none` (CONTRACT §7) is closed
@@ -75,13 +108,15 @@ class RunWrites(WriteBase):
             now: the claim time, aware UTC.
             lease: how long the claim holds without a heartbeat.
             max_attempts: attempts after which a run is given up.
+            stripe: the stripe to claim from (`claimable_stripes`).
 
         Returns:
             The run, `curating` and leased to `worker` until `now + lease`, or closed
-            `skipped` (payload empty) or `failed`; None when no run is claimable.
+            `skipped` (payload empty) or `failed`; None when the stripe has no
+            claimable run.
         """
-        self._run(rc.LOCK_QUEUE, worker=worker, t=now)
-        rows = self._run(rc.NEXT_RUN, t=now)
+        self._run(rc.LOCK_STRIPE, queue=queue_id(stripe), worker=worker, t=now)
+        rows = self._run(rc.NEXT_RUN, stripe=stripe, t=now)
         if not rows:
             return None
         key, attempts = rows[0]["key"], int(rows[0]["attempts"])
@@ -103,14 +138,18 @@ class RunWrites(WriteBase):
         )[0]
         return rc.run_from_record(row["r"])
 
-    def heartbeat_run(self, key: str, worker: str, now: datetime, lease: timedelta) -> bool:
-        """Extend `worker`'s lease on a run to `now + lease`; False if the lease is not its own."""
-        self._run(rc.LOCK_QUEUE, worker=worker, t=now)
+    def heartbeat_run(
+        self, key: str, stripe: int, worker: str, now: datetime, lease: timedelta
+    ) -> bool:
+        """Extend `worker`'s lease on a run (of stripe `stripe`) to `now + lease`; False if
+        the lease is not its own."""
+        self._run(rc.LOCK_STRIPE, queue=queue_id(stripe), worker=worker, t=now)
         return bool(self._run(rc.HEARTBEAT_RUN, key=key, worker=worker, until=now + lease))
 
     def release_run(
         self,
         key: str,
+        stripe: int,
         worker: str,
         *,
         refund: bool,
@@ -122,6 +161,7 @@ class RunWrites(WriteBase):
 
         Args:
             key: the run key.
+            stripe: the run's stripe (`RunRecord.stripe`).
             worker: the worker holding the lease.
             refund: True to not count this attempt (the run was not at fault).
             retry_at: not claimed before this instant, aware UTC.
@@ -131,7 +171,7 @@ class RunWrites(WriteBase):
         Returns:
             False if the lease is not `worker`'s (nothing changed).
         """
-        self._run(rc.LOCK_QUEUE, worker=worker, t=now)
+        self._run(rc.LOCK_STRIPE, queue=queue_id(stripe), worker=worker, t=now)
         rows = self._run(
             rc.RELEASE_RUN,
             key=key,
@@ -146,6 +186,7 @@ class RunWrites(WriteBase):
         self,
         key: str,
         *,
+        stripe: int,
         worker: str,
         status: str,
         proposals: int,
@@ -154,13 +195,14 @@ class RunWrites(WriteBase):
         error: str | None,
         now: datetime,
     ) -> bool:
-        """Close a run `worker` is curating, under the queue lock (CONTRACT §4).
+        """Close a run `worker` is curating, under its stripe's lock (CONTRACT §4); `stripe`
+        is the run's (`RunRecord.stripe`).
 
         Returns:
             False if the run is not `curating` under `worker`'s lease (its lease lapsed and
             another worker took it over, or it was closed): the caller must roll back.
         """
-        self._run(rc.LOCK_QUEUE, worker=worker, t=now)
+        self._run(rc.LOCK_STRIPE, queue=queue_id(stripe), worker=worker, t=now)
         rows = self._run(
             rc.FINISH_RUN,
             key=key,

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from graph.cypher import search as sc
+from graph.cypher import vectors as vc
 from graph.write.base import WriteBase
 
 
@@ -27,6 +28,11 @@ class SearchWrites(WriteBase):
         """
         if rows:
             self._run(sc.INDEX_ROWS, owner=owner, rows=list(rows), model=model)
+
+    def vectors_changed(self, owner: str) -> None:
+        """Say that vectors were set on existing rows of `owner` outside a commit (the
+        backfill): in-process caches of its vectors load it again (graph/read/vectors.py)."""
+        self._run(vc.BUMP_SEARCH_REV, owner=owner)
 
     def unindexed_rows(self, owner: str, model: str | None, limit: int) -> list[dict[str, Any]]:
         """Return up to `limit` rows of `owner` (any axis) with no search text, or with no

@@ -329,10 +329,12 @@ class Writer:
     def transaction(self, work: Callable[[WriteTx], T]) -> T:
         """Run `work` in one write transaction and return its result.
 
-        `work` is retried on transient errors (deadlocks) and while the store does not
-        answer, within the policy's budgets (graph/transactions.py), so it must not have
-        side effects outside the transaction. A commit whose answer was lost is not
-        retried (it may have landed).
+        `work` is retried on transient errors (deadlocks, leader switches) and while the
+        store does not answer, within the policy's budgets (graph/transactions.py), so it
+        must not have side effects outside the transaction. A commit whose answer was lost
+        is not retried (it may have landed). The session shares the driver's bookmark
+        manager, and the commit's bookmark is recorded in the current causal unit
+        (graph/bookmarks.py: read-your-writes on a cluster).
 
         Raises:
             StoreUnavailable: Neo4j could not be reached within the budget, or the answer

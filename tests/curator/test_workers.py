@@ -1,8 +1,9 @@
 """Curator workers at scale: leased claims, takeover, exactly-once apply (CONTRACT §4, §7).
 
 Worker processes are real `worldstate curator` processes against the session's Neo4j;
-each test stops the processes it started. Claims take the oldest claimable run of any
-owner, so each test first drains what earlier tests left queued (`quiet_queue`).
+each test stops the processes it started. Claims take one of the oldest claimable runs of any
+owner, so each test first drains what earlier tests left queued (`quiet_queue`, in
+conftest.py).
 """
 
 from __future__ import annotations
@@ -84,22 +85,6 @@ def wait_for(check: Callable[[], Any], timeout: float = 60.0, what: str = "condi
             return found
         time.sleep(0.05)
     pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}")
-
-
-@pytest.fixture
-def committer(neo4j_driver: Driver) -> Committer:
-    return Committer(neo4j_driver)
-
-
-@pytest.fixture
-def reader(neo4j_driver: Driver) -> Reader:
-    return Reader(neo4j_driver)
-
-
-@pytest.fixture
-def quiet_queue(committer: Committer) -> None:
-    """Curate whatever earlier tests left claimable, so claims here find this test's runs."""
-    CuratorWorker(committer).drain()
 
 
 @dataclass

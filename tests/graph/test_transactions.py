@@ -81,3 +81,36 @@ def test_failures_are_classified_and_translated_in_one_place() -> None:
     assert isinstance(translate(OSError("x")), StoreUnavailable)
     bug = ValueError("a bug")
     assert translate(bug) is bug
+
+
+def test_a_failure_that_outlives_its_budget_is_unavailable(neo4j_driver: Driver) -> None:
+    """A store that stops answering mid-call is retried (doubling pauses) until the next
+    attempt would start past `unreachable_s`; then 503, and no attempt is scheduled past
+    it (`starts` are taken inside the transaction, so each carries the time to open a
+    session on a busy machine: 0.25 s of slack)."""
+    starts: list[float] = []
+    began = time.monotonic()
+
+    def work(tx: Any) -> None:
+        starts.append(time.monotonic() - began)
+        raise ServiceUnavailable("connection reset")
+
+    policy = RetryPolicy(unreachable_s=0.4, first_delay_s=0.05)
+    with pytest.raises(StoreUnavailable):
+        run_transaction(neo4j_driver, None, "READ", work, policy=policy)
+    assert len(starts) >= 3
+    assert max(starts) <= 0.4 + 0.25
+    assert time.monotonic() - began < 0.4 + 1.0
+
+
+def test_a_single_attempt_without_a_policy(neo4j_driver: Driver) -> None:
+    """`policy=None` (prefetch, which has a deadline of its own) never retries."""
+    attempts = []
+
+    def work(tx: Any) -> None:
+        attempts.append(1)
+        raise TransientError("deadlock")
+
+    with pytest.raises(StoreUnavailable):
+        run_transaction(neo4j_driver, None, "READ", work, policy=None)
+    assert attempts == [1]

@@ -1,0 +1,174 @@
+"""Search for small and large owners in a crowded store, beside a `RETURN 1` floor (issue 17).
+
+The store holds `--crowd` owners of `--crowd-people` people each, `--small` owners of 200
+people and one owner of `--large` people (ten facts a person, a fifth of the
+one-cardinality ones superseded once: bench/world.py), all loaded through the committer
+with vectors from the local model's pool. The vector index is shared by all of them.
+
+For questions about the small and the large owners, each round runs, interleaved: the
+floor (`Reader.ping`, a `RETURN 1` READ transaction), `api.chat.search.search` (limit 10)
+on a reader without the vector cache (an owner with fewer than `EXACT_CAP` rows ranked
+exactly in Cypher, a larger one by the index with its exact fallback), the same on a
+reader with the cache (graph/read/vectors.py, what the API builds), and prefetch. Query
+embedding is EXCLUDED (questions are embedded beforehand). Printed: p50/p95/p99 in ms and
+p50 and p99 as multiples of the floor's p50, the path the semantic list took, the top-10
+agreement of the two searches, and the RSS of this process (before and after the cache
+filled) and of Neo4j.
+
+    .venv/bin/python bench/search_crowd.py --uri bolt://127.0.0.1:PORT --load
+    .venv/bin/python bench/search_crowd.py --uri bolt://127.0.0.1:PORT --neo4j-pid PID
+
+Use a Neo4j of your own (`WORLDSTATE_DATA_DIR=... worldstate neo4j start`), never a
+shared one: `--load` writes tens of thousands of rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from api.chat.prefetch.block import build
+from api.chat.search import candidates, search
+from bench.measure import p, rss_mb
+from bench.world import FixedEmbedder, Pool, load_ours, people, questions
+from graph.driver import connect
+from graph.embedding import LocalEmbedder
+from graph.read.reader import Reader
+from graph.read.vectors import VectorCache
+from graph.schema import ensure_schema
+from graph.scope import Scope
+from graph.time import AsOf, utcnow
+
+
+def owners(args: Any) -> dict[str, int]:
+    """Every owner of the store and its number of people; targets first."""
+    out = {f"small-{k}": 200 for k in range(args.small)} | {"large-0": args.large}
+    return out | {f"crowd-{k}": args.crowd_people for k in range(args.crowd)}
+
+
+def load(driver: Any, args: Any, pool: Pool) -> None:
+    """Load every owner through the committer (skipping owners already there)."""
+    have = {r["id"] for r in driver.execute_query("MATCH (o:Owner) RETURN o.id AS id").records}
+    began = time.perf_counter()
+    for owner, count in owners(args).items():
+        if owner not in have:
+            load_ours(driver, owner, people(owner, count), pool)
+    driver.execute_query("CALL db.awaitIndexes(3600)")
+    rows = driver.execute_query("MATCH (f:Fact) RETURN count(f) AS n").records[0]["n"]
+    print(f"loaded in {time.perf_counter() - began:.0f} s; {rows} fact rows in the store")
+
+
+def measure(driver: Any, args: Any) -> None:
+    """Interleave floor, search without and with the cache, and prefetch; print tables."""
+    cache = VectorCache()
+    plain, cached = Reader(driver), Reader(driver, vectors=cache)
+    targets = {"small": [f"small-{k}" for k in range(args.small)], "large": ["large-0"]}
+    asked: list[tuple[str, str, str]] = []
+    per = args.queries + args.warmup
+    for kind, names in targets.items():
+        for i in range(per):
+            owner = names[i % len(names)]
+            q = questions(people(owner, owners(args)[owner]), 1, f"{owner}-{i}")[0][0]
+            asked.append((kind, owner, q))
+    local = LocalEmbedder()
+    texts = sorted({q for _, _, q in asked})
+    embedder = FixedEmbedder(dict(zip(texts, local.embed(texts), strict=True)))
+    rss_before = rss_mb(os.getpid())
+    times: dict[str, list[float]] = {}
+    paths: Counter[str] = Counter()
+    agree: dict[str, list[float]] = {"small": [], "large": []}
+    for i in range(per):
+        for kind, owner, q in asked[i::per]:
+            now = AsOf.at()
+            began = time.perf_counter()
+            plain.ping()
+            floor = (time.perf_counter() - began) * 1000
+            began = time.perf_counter()
+            a = search(plain, embedder, Scope(owner), q, now, 10)
+            ms_plain = (time.perf_counter() - began) * 1000
+            began = time.perf_counter()
+            b = search(cached, embedder, Scope(owner), q, now, 10)
+            ms_cached = (time.perf_counter() - began) * 1000
+            began = time.perf_counter()
+            build(plain, owner, "bench", q, utcnow(), 2000, 40)
+            ms_prefetch = (time.perf_counter() - began) * 1000
+            if i < args.warmup:
+                continue
+            for name, ms in (
+                ("floor", floor),
+                ("search, no cache", ms_plain),
+                ("search, cache", ms_cached),
+                ("prefetch", ms_prefetch),
+            ):
+                times.setdefault(f"{kind}|{name}", []).append(ms)
+            ids_a, ids_b = {f.fact.id for f in a.items}, {f.fact.id for f in b.items}
+            agree[kind].append(len(ids_a & ids_b) / max(len(ids_a), 1))
+            if i % 10 == 0:
+                vector = embedder.embed([q])[0]
+                n = candidates(10)
+                for name, reader in (("no cache", plain), ("cache", cached)):
+                    path = reader.semantic(Scope(owner), vector, embedder.model, now, n)[1]
+                    paths[f"{kind}|{name}->{path}"] += 1
+    report(times, paths, agree, args, rss_before)
+
+
+def report(
+    times: dict[str, list[float]],
+    paths: Counter[str],
+    agree: dict[str, list[float]],
+    args: Any,
+    rss_before: float,
+) -> None:
+    """Print the tables."""
+    print(f"\n{args.queries} measured rounds per owner kind after {args.warmup} warm-up rounds")
+    print("| owner | measure | p50 ms | p95 ms | p99 ms | p50 x floor | p99 x floor p50 |")
+    print("|---|---|---|---|---|---|---|")
+    for key, values in times.items():
+        kind, name = key.split("|")
+        floor = p(times[f"{kind}|floor"], 0.5)
+        print(
+            f"| {kind} | {name} | {p(values, 0.5):.2f} | {p(values, 0.95):.2f} | "
+            f"{p(values, 0.99):.2f} | {p(values, 0.5) / floor:.1f} | "
+            f"{p(values, 0.99) / floor:.1f} |"
+        )
+    print("\nsemantic list's path (sampled every 10th round):", dict(sorted(paths.items())))
+    for kind, values in agree.items():
+        print(f"top-10 agreement, no cache vs cache, {kind}: {sum(values) / len(values):.3f}")
+    print(f"RSS of this process: {rss_before:.0f} MiB before, {rss_mb(os.getpid()):.0f} after")
+    if args.neo4j_pid:
+        print(f"RSS of Neo4j: {rss_mb(args.neo4j_pid):.0f} MiB")
+
+
+def main() -> None:
+    """Parse the arguments; load or measure."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--uri", required=True, help="a Neo4j of your own")
+    parser.add_argument("--load", action="store_true", help="load the world first")
+    parser.add_argument("--crowd", type=int, default=100)
+    parser.add_argument("--crowd-people", type=int, default=40)
+    parser.add_argument("--small", type=int, default=4)
+    parser.add_argument("--large", type=int, default=1000)
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--warmup", type=int, default=30)
+    parser.add_argument("--cache", default="bench/results/cache", help="pool vectors dir")
+    parser.add_argument("--neo4j-pid", type=int, default=0)
+    args = parser.parse_args()
+    driver = connect(args.uri)
+    try:
+        ensure_schema(driver)  # this version's indexes (episodes' too), on a store loaded before
+        if args.load:
+            load(driver, args, Pool(Path(args.cache)))
+        measure(driver, args)
+    finally:
+        driver.close()
+
+
+if __name__ == "__main__":
+    main()

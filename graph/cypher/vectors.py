@@ -1,0 +1,122 @@
+"""Cypher for the in-process vector cache of owners' fact rows (graph/read/vectors.py).
+
+The vector index `fact_embedding` holds every owner's rows, so for an owner with few rows
+in a crowded store its nearest hits are mostly other owners' (issue 17: 38 of 40 searches
+of a small owner paid for the index query and then for the exact ranking). The cache keeps
+an owner's vectors in the API process and ranks them there; these queries load them, keep
+them current, and check the candidates the cache picks against the store (the as-of point
+and `FACT_VISIBLE` are decided here, never in Python).
+
+Staleness is told by transaction time: every commit of an owner sets `Owner.last_tx`
+(graph/cypher/entities.py SET_TX_TIME) in the transaction that creates or retracts rows,
+and rows are immutable except `retracted_at`, so what changed since a cached `last_tx` is
+the rows recorded or retracted after it. Vectors set on existing rows (the backfill, which
+commits nothing) bump `Owner.search_rev` instead, and the cache then loads the owner again.
+"""
+
+from __future__ import annotations
+
+from graph.cypher._fragments import AS_OF, micros, on, valid_micros
+from graph.cypher.facts import FACT_COLUMNS
+from graph.scope import FACT_VISIBLE
+
+_ROW = "f " + FACT_COLUMNS.replace("VAR", "f")
+_TIMES = on(
+    micros("recorded_at")
+    + " AS recorded, "
+    + micros("retracted_at")
+    + " AS retracted, "
+    + valid_micros("valid_from")
+    + " AS valid_from, "
+    + valid_micros("valid_to")
+    + " AS valid_to",
+    "f",
+)
+
+VECTORS_KEY = """
+MATCH (o:Owner {id: $owner})
+RETURN o.last_tx AS last_tx, coalesce(o.search_rev, 0) AS rev
+"""
+"""READ. $owner -> last_tx (the owner's last commit time), rev (bumped when vectors are set
+on existing rows): the cache's key. 0 rows for an unknown (or erased) owner."""
+
+OWNER_VECTORS = (
+    """
+MATCH (f:Fact)
+USING INDEX f:Fact(owner, retracted_at, valid_to)
+WHERE f.owner = $owner AND f.retracted_at IS NOT NULL AND f.valid_to IS NOT NULL
+  AND f.embedding_model = $model
+RETURN f.id AS id, f.embedding AS embedding, """
+    + _TIMES
+    + """
+LIMIT $limit
+"""
+)
+"""READ. $owner, $model, $limit -> id, embedding, recorded, retracted, valid_from, valid_to
+(times in microseconds since the epoch, UTC): up to $limit rows of the owner on every axis
+with a vector of $model. A seek on `fact_owner_asof`; cost grows with the owner's rows."""
+
+VECTORS_SINCE = (
+    """
+MATCH (f:Fact)
+USING INDEX f:Fact(owner, retracted_at, valid_to)
+WHERE f.owner = $owner AND f.retracted_at > $since AND f.valid_to IS NOT NULL
+  AND f.embedding_model = $model
+  AND (f.recorded_at > $since OR f.retracted_at <= $last_tx)
+RETURN f.id AS id, CASE WHEN f.recorded_at > $since THEN f.embedding END AS embedding, """
+    + _TIMES
+    + """
+"""
+)
+"""READ. $owner, $model, $since (the cached key's `last_tx`), $last_tx (the current one) ->
+id, embedding (null for a row the cache already holds), recorded, retracted, valid_from,
+valid_to: the owner's rows with a vector of $model recorded after $since (new rows) or
+retracted after it (a retraction is the only change a row may undergo). Seeks
+`fact_owner_asof` from $since: rows retracted before it are never read."""
+
+NEAREST_OF = (
+    """
+UNWIND $candidates AS c
+MATCH (f:Fact {id: c.id})
+WHERE f.owner = $owner AND f.embedding_model = $model AND """
+    + on(AS_OF, "f")
+    + """
+  AND """
+    + FACT_VISIBLE
+    + """
+WITH f, c.score AS near
+ORDER BY near DESC, f.id
+LIMIT $k
+WITH f, vector.similarity.cosine(f.embedding, $vector) AS score
+MATCH (e:Entity {id: f.entity_id})
+RETURN """
+    + _ROW
+    + """ AS row, e, score, f.search_text AS text
+ORDER BY score DESC, row.id
+"""
+)
+"""READ. $candidates (list of {id, score}: the rows the cache picked, with their
+(1 + cosine) / 2 to the query as the cache computed it), $vector, $k, $model, $known_at,
+$valid_at, **scope params -> row, e, score, text (the row's search text): of the
+candidates, the best $k the scope sees at the as-of point, scored by Neo4j as
+SEMANTIC_EXACT scores them (so every path gives the same score to the digit), best first,
+ties by id. Seeks the `fact_id` constraint's index once per candidate, and reads the
+vectors of the $k kept only."""
+
+BUMP_SEARCH_REV = """
+MATCH (o:Owner {id: $owner})
+SET o.search_rev = coalesce(o.search_rev, 0) + 1
+"""
+"""WRITE. $owner -> nothing. Vectors were set on existing rows of the owner (the backfill):
+caches of its vectors load it again (VECTORS_KEY)."""
+
+OWNER_ROWS = """
+MATCH (f:Fact)
+USING INDEX f:Fact(owner, retracted_at, valid_to)
+WHERE f.owner = $owner AND f.retracted_at IS NOT NULL AND f.valid_to IS NOT NULL
+WITH f
+LIMIT $limit
+RETURN count(f) AS rows
+"""
+"""READ. $owner, $limit -> rows: how many rows the owner has on every axis, counted up to
+$limit (so an owner too big to cache costs at most $limit index entries to find out)."""

@@ -1,0 +1,171 @@
+"""Semantic search from owners' vectors held in the process (graph/read/vectors.py).
+
+The cache only picks candidates; the store checks them. These tests show it answers what
+the store answers, stays current across commits, forgets and backfills by transaction
+time, honours memory access, and leaves owners too big for it to the index.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from neo4j import Driver
+
+from committer.apply import Committer
+from committer.proposals import Assertion, Provenance
+from committer.search_index import backfill
+from graph.embedding import LocalEmbedder
+from graph.read.reader import Reader
+from graph.read.vectors import OwnerVectors, VectorCache
+from graph.records import MemoryAccess
+from graph.scope import Scope
+from graph.time import AsOf, utcnow
+
+MODEL = LocalEmbedder.model
+CITIES = ("Porto", "Lisbon", "Berlin", "Oslo", "Kyoto", "Lima")
+
+
+@pytest.fixture(scope="module")
+def embedder() -> LocalEmbedder:
+    return LocalEmbedder()
+
+
+@pytest.fixture
+def committer(neo4j_driver: Driver, embedder: LocalEmbedder) -> Committer:
+    return Committer(neo4j_driver, embedder=embedder)
+
+
+def people(committer: Committer, owner: str, cities: tuple[str, ...] = CITIES) -> list[str]:
+    """One person per city, each with a location and an occupation; return fact ids of
+    the locations."""
+    out = []
+    for i, city in enumerate(cities):
+        entity = committer.create_entity(owner, f"Person{i}", "person")
+        for attribute, value in (("location", city), ("occupation", f"job{i}")):
+            done = committer.assert_fact(
+                owner,
+                Assertion(
+                    entity_id=entity.id,
+                    attribute=attribute,
+                    value=value,
+                    provenance=Provenance(source="user_edit"),
+                ),
+            )
+            if attribute == "location":
+                out.append(done.fact.id)
+    return out
+
+
+def found(hits: list) -> list[tuple[str, float]]:  # type: ignore[type-arg]
+    return [(h.fact.id, round(h.score, 5)) for h in hits]
+
+
+def test_the_cache_answers_what_the_exact_ranking_answers(
+    committer: Committer, neo4j_driver: Driver, embedder: LocalEmbedder, owner: str
+) -> None:
+    """Same rows, same scores, same order as the store's exact ranking of the owner's rows."""
+    people(committer, owner)
+    cache = VectorCache()
+    cached, plain = Reader(neo4j_driver, vectors=cache), Reader(neo4j_driver)
+    for text in ("who lives in Porto", "Person3 occupation", "a city in Japan"):
+        [query] = embedder.embed([text])
+        hits, path = cached.semantic(Scope(owner), query, MODEL, AsOf.at(), 5)
+        assert path == "cache"
+        assert found(hits) == found(plain.semantic(Scope(owner), query, MODEL, AsOf.at(), 5)[0])
+    assert cache.get(owner, MODEL) is not None
+
+
+def test_commits_after_loading_are_seen_and_the_past_is_kept(
+    committer: Committer, neo4j_driver: Driver, embedder: LocalEmbedder, owner: str
+) -> None:
+    """A row committed after the cache loaded is found; a forgotten row is gone now but
+    still found at a `known_at` before the forget (CONTRACT §2)."""
+    [porto, *_] = people(committer, owner)
+    reader = Reader(neo4j_driver, vectors=VectorCache())
+    [query] = embedder.embed(["Person9 location Reykjavik"])
+    reader.semantic(Scope(owner), query, MODEL, AsOf.at(), 3)  # loads the cache
+    before = utcnow()
+    newcomer = people(committer, owner, ("Reykjavik",))[0]
+    committer.forget(owner, porto)
+    hits, path = reader.semantic(Scope(owner), query, MODEL, AsOf.at(), 3)
+    assert path == "cache" and hits[0].fact.id == newcomer
+    [porto_query] = embedder.embed(["Person0 location Porto"])
+    now = reader.semantic(Scope(owner), porto_query, MODEL, AsOf.at(), 20)[0]
+    assert porto not in {h.fact.id for h in now}
+    then = reader.semantic(Scope(owner), porto_query, MODEL, AsOf(before, before), 1)[0]
+    assert [h.fact.id for h in then] == [porto]
+
+
+def test_vectors_backfilled_later_reload_the_owner(
+    neo4j_driver: Driver, embedder: LocalEmbedder, owner: str
+) -> None:
+    """Rows written without an embedder have no vector; the backfill sets them without a
+    commit, and the cache loads the owner again (`search_rev`)."""
+    people(Committer(neo4j_driver), owner, ("Porto", "Lisbon"))
+    reader = Reader(neo4j_driver, vectors=VectorCache())
+    [query] = embedder.embed(["who lives in Porto"])
+    assert reader.semantic(Scope(owner), query, MODEL, AsOf.at(), 3) == ([], "cache")
+    backfill(neo4j_driver, None, embedder, owners=[owner])
+    hits, path = reader.semantic(Scope(owner), query, MODEL, AsOf.at(), 3)
+    assert path == "cache" and hits[0].fact.value == "Porto"
+
+
+def test_memory_access_is_decided_by_the_store(
+    committer: Committer, neo4j_driver: Driver, embedder: LocalEmbedder, owner: str
+) -> None:
+    """A scope restricted to `work` sees occupations only, whatever the cache proposes; a
+    closed scope sees nothing."""
+    people(committer, owner)
+    reader = Reader(neo4j_driver, vectors=VectorCache())
+    [query] = embedder.embed(["who lives in Porto"])
+    work = Scope(owner, MemoryAccess("restricted", ("work",), ("user_edit",)))
+    hits, _ = reader.semantic(work, query, MODEL, AsOf.at(), 3)
+    assert len(hits) == 3 and {h.fact.attribute for h in hits} == {"occupation"}
+    closed = Scope(owner, MemoryAccess("none"))
+    assert reader.semantic(closed, query, MODEL, AsOf.at(), 3)[0] == []
+
+
+def test_an_owner_too_big_for_the_cache_is_left_to_the_index(
+    committer: Committer, neo4j_driver: Driver, embedder: LocalEmbedder, owner: str
+) -> None:
+    """Past `owner_rows` the owner is not held, and the index path answers."""
+    people(committer, owner, ("Porto", "Lisbon"))
+    cache = VectorCache(owner_rows=3)
+    reader = Reader(neo4j_driver, vectors=cache)
+    [query] = embedder.embed(["who lives in Porto"])
+    _, path = reader.semantic(Scope(owner), query, MODEL, AsOf.at(), 1)
+    assert path in ("small", "index", "exact")
+    assert cache.too_big(owner, MODEL) and cache.get(owner, MODEL) is None
+
+
+def _record(fid: str, vector: list[float], times: tuple[int, int, int, int]) -> dict:  # type: ignore[type-arg]
+    keys = ("recorded", "retracted", "valid_from", "valid_to")
+    return {"id": fid, "embedding": vector, **dict(zip(keys, times, strict=True))}
+
+
+def test_candidates_are_the_nearest_rows_visible_at_the_as_of_point() -> None:
+    """Rows outside either axis are never proposed; the rest come nearest first."""
+    t = [int(datetime(2024, m, 1, tzinfo=UTC).timestamp() * 1_000_000) for m in (1, 2, 3, 4)]
+    far = 2**62
+    held = OwnerVectors.load(
+        None,
+        0,
+        [
+            _record("near", [1.0, 0.0], (t[0], far, t[0], far)),
+            _record("mid", [1.0, 1.0], (t[0], far, t[0], far)),
+            _record("retracted", [1.0, 0.01], (t[0], t[1], t[0], far)),
+            _record("later", [1.0, 0.0], (t[0], far, t[3], far)),
+            _record("far", [0.0, 1.0], (t[0], far, t[0], far)),
+        ],
+    )
+    at = datetime(2024, 3, 1, tzinfo=UTC)
+    picked, visible = held.candidates([1.0, 0.0], at, at, 2)
+    assert [i for i, _ in picked] == ["near", "mid"] and visible == 3
+    assert [s for _, s in picked] == pytest.approx([1.0, (1 + 0.5**0.5) / 2])
+    before = datetime(2024, 1, 15, tzinfo=UTC)
+    picked, visible = held.candidates([1.0, 0.0], before, at, 2)
+    assert [i for i, _ in picked] == ["near", "retracted"] and visible == 4
+    changed = held.updated("t", [_record("near", [], (t[0], t[2], t[0], far))])
+    picked, _ = changed.candidates([1.0, 0.0], datetime(2024, 3, 15, tzinfo=UTC), at, 5)
+    assert [i for i, _ in picked] == ["mid", "far"]
