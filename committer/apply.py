@@ -18,6 +18,7 @@ from committer.decisions import DecisionCommands
 from committer.entity_changes import EntityChangeCommands
 from committer.erasure import ErasureCommands
 from committer.groups import GroupCommands
+from committer.notes import NoteCommands
 from committer.owners import ensure_owner, live_entity, new_entity
 from committer.proposals import Assertion
 from committer.rules.plan import Predecessor, plan_end, plan_retract
@@ -62,7 +63,7 @@ admits every `integration:<name>`, graph/scope.py)."""
 
 
 class Committer(
-    DecisionCommands, GroupCommands, ErasureCommands, EntityChangeCommands, RunCommands
+    DecisionCommands, GroupCommands, ErasureCommands, EntityChangeCommands, RunCommands, NoteCommands
 ):
     """The only writer of facts (CONTRACT §1): the facade of the command groups, on one base
     (committer.base.CommitterBase, whose arguments it takes)."""

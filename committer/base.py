@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from neo4j import Driver
 
+from committer.note_ops import MAX_NOTES
 from graph.embedding import Embedder
 from graph.write.writer import Writer
 
@@ -28,3 +29,8 @@ class CommitterBase:
         self, driver: Driver, database: str | None = None, embedder: Embedder | None = None
     ):
         self._writer = Writer(driver, database, embedder)
+
+    note_limit: int = MAX_NOTES
+    """Notes one owner may hold (CONTRACT §13); the process sets it from
+    `WORLDSTATE_NOTES_MAX_PER_OWNER`. Every path that keeps notes (REST, MCP, a run's
+    proposals, a kept proposal) applies it."""

@@ -195,7 +195,15 @@ class RunCommands(CommitterBase):
             self_id, _ = ensure_owner(w, run.owner)
             t = w.begin_commit(run.owner, utcnow())
             review = record_run(
-                w, run.owner, self_id, run, reviewed, t, Trail(w, run.owner, t), worker
+                w,
+                run.owner,
+                self_id,
+                run,
+                reviewed,
+                t,
+                Trail(w, run.owner, t),
+                worker,
+                note_limit=self.note_limit,
             )
             outcome = RunOutcome(review.proposals, review.committed, review.held, review.entity_ids)
             if not w.finish_run(

@@ -24,6 +24,7 @@ from api.http.routes import (
     groups,
     memory_access,
     merges,
+    notes,
     notifications,
     owners,
     proposals,
@@ -32,6 +33,7 @@ from api.http.routes import (
     syncs,
 )
 from api.http.settings import Settings
+from api.notes.limits import NoteLimits
 from committer.apply import Committer
 from curator.worker import CuratorWorker
 from graph.embedding import build_embedder, warm
@@ -84,6 +86,8 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
     )
     app.state.embedder = build_embedder(settings)
     app.state.committer = Committer(driver, settings.neo4j_database, app.state.embedder)
+    app.state.committer.note_limit = settings.notes_max_per_owner
+    app.state.note_limits = NoteLimits.from_settings(settings)
     app.state.token_cache = TokenCache(app.state.reader)
     app.state.prefetch_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="prefetch")
     # The warmer's reader shares prefetch's pool but has no deadline: planning
@@ -122,6 +126,7 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         groups,
         audit,
         owners,
+        notes,
     ):
         app.include_router(module.router)
     return app

@@ -27,10 +27,12 @@ _bearer = HTTPBearer(auto_error=False)
 
 @dataclass(frozen=True, slots=True)
 class Principal:
-    """The caller: the owner its token is bound to, and the token's scopes (CONTRACT §7)."""
+    """The caller: the owner its token is bound to, the token's scopes (CONTRACT §7), and the
+    token's id (the hourly note-reading ceilings count per token, api/notes/limits.py)."""
 
     owner: str
     scopes: frozenset[str]
+    token_id: str | None = None
 
 
 def get_reader(request: Request) -> Reader:
@@ -119,7 +121,7 @@ def authenticate(tokens: TokenCache, authorization: str | None) -> Principal:
     token = tokens.lookup(token_hash(secret.strip()))
     if token is None:
         raise Unauthenticated("The bearer token is unknown or revoked.")
-    return Principal(token.owner, frozenset(token.scopes))
+    return Principal(token.owner, frozenset(token.scopes), token.id)
 
 
 def get_principal(

@@ -28,6 +28,12 @@ OWNED_LABELS: tuple[str, ...] = (
     "Group",
     # Cause-and-effect events (CONTRACT §8).
     "Event",
+    # Notes, their standing, session summaries, task logs, reading ledgers (CONTRACT §13).
+    "Note",
+    "NoteHead",
+    "NoteSession",
+    "NoteTask",
+    "NoteReadLedger",
 )
 """Every label whose nodes belong to one owner through their `owner` property, in the
 order they are erased. Extend it with each new owned label, and give that label an

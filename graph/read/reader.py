@@ -21,6 +21,7 @@ from graph.errors import NotFound
 from graph.read.audit import AuditReads
 from graph.read.groups import GroupReads
 from graph.read.lifecycle import LifecycleReads
+from graph.read.notes import NotesReads
 from graph.read.prefetch import PrefetchReads
 from graph.read.proposals import ProposalReads
 from graph.read.pull import PullReads
@@ -40,7 +41,14 @@ T = TypeVar("T")
 
 
 class Reader(
-    ProposalReads, GroupReads, LifecycleReads, PullReads, AuditReads, SearchReads, PrefetchReads
+    ProposalReads,
+    GroupReads,
+    LifecycleReads,
+    PullReads,
+    AuditReads,
+    SearchReads,
+    PrefetchReads,
+    NotesReads,
 ):
     """Read-only access to one owner's memory (and what is shared with it): the facade of
     the read side, built from its parts on one base (graph.read.base.ReadBase, whose

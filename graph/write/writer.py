@@ -36,6 +36,7 @@ from graph.time import FAR_FUTURE, epoch_parts, from_store
 from graph.write.audit import AuditWrites
 from graph.write.erasure import ErasureWrites
 from graph.write.groups import GroupWrites
+from graph.write.notes import NoteWrites
 from graph.write.proposals import ProposalWrites
 from graph.write.runs import RunWrites
 from graph.write.search import SearchWrites
@@ -44,7 +45,9 @@ T = TypeVar("T")
 TICK = timedelta(microseconds=1)
 
 
-class WriteTx(ProposalWrites, GroupWrites, ErasureWrites, AuditWrites, SearchWrites, RunWrites):
+class WriteTx(
+    ProposalWrites, GroupWrites, ErasureWrites, AuditWrites, SearchWrites, RunWrites, NoteWrites
+):
     """Write primitives inside one transaction (graph.write.base.WriteBase, whose arguments
     it takes), built from its parts. Every query is scoped by `owner`."""
 
