@@ -63,7 +63,12 @@ admits every `integration:<name>`, graph/scope.py)."""
 
 
 class Committer(
-    DecisionCommands, GroupCommands, ErasureCommands, EntityChangeCommands, RunCommands, NoteCommands
+    DecisionCommands,
+    GroupCommands,
+    ErasureCommands,
+    EntityChangeCommands,
+    RunCommands,
+    NoteCommands,
 ):
     """The only writer of facts (CONTRACT §1): the facade of the command groups, on one base
     (committer.base.CommitterBase, whose arguments it takes)."""

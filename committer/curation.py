@@ -165,6 +165,7 @@ def _apply_note(
         source=prov.source,
         run_id=prov.run_id,
         message_id=prov.message_id,
+        valid_from=p.valid_from,
     )
     try:
         result = note_ops.keep_note(w, owner, draft, t, trail, max_notes=note_limit)

@@ -145,7 +145,7 @@ def keep_note(
         )
     note_id, vid = new_id("nte"), new_id("nov")
     row = rules.row(draft, ident=vid, note_id=note_id, owner=owner, version=1,
-                    first_learned_at=t, t=t)  # fmt: skip
+                    first_learned_at=draft.valid_from or t, t=t)  # fmt: skip
     w.create_notes([row], t)
     w.create_note_head(owner, note_id, draft.tier, t, sessions)
     trail.noted("WROTE", [(vid, owner, "created")])
@@ -178,8 +178,12 @@ def supersede(
     """
     if w.retract_notes([old.id], t) != 1:
         raise Conflict(f"note {old.note_id!r} changed meanwhile; nothing was written")
+    # The new version holds from when it was said, unless that is not after the old one's
+    # start (then from now): the old version stands until then.
+    start = draft.valid_from if draft.valid_from and draft.valid_from > old.valid_from else t
+    draft = replace(draft, valid_from=start)
     rest, vid = new_id("nov"), new_id("nov")
-    first = rules.remainder(old, rest, t, "superseded") | {"owner": owner}
+    first = rules.remainder(old, rest, start, "superseded") | {"owner": owner}
     new = rules.row(
         draft,
         ident=vid,

@@ -248,6 +248,8 @@ class NoteDraft:
         group_id: write the note for this group (the writer must be a member), or None.
         source: the fact source (see `source_of`).
         run_id, chat_id, message_id, agent_id, experiment_id: provenance.
+        valid_from: when it was said (a note from a message holds from the message's time,
+            like a fact); None: from the commit time. Dates to look again count from it.
     """
 
     kind: str
@@ -268,3 +270,4 @@ class NoteDraft:
     message_id: str | None = None
     agent_id: str | None = None
     experiment_id: str | None = None
+    valid_from: datetime | None = None

@@ -19,117 +19,28 @@ Errors reach the assistant as tool errors (`isError`) with a sentence it can act
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
-from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import Field, TypeAdapter, ValidationError
+from pydantic import Field
 from starlette.types import ASGIApp, Receive, Send
 from starlette.types import Scope as AsgiScope
 
 from api.chat import tools
-from api.http.deps import Principal, TokenCache, authenticate
+from api.http.deps import TokenCache, authenticate
 from api.http.errors import problem_of, respond
+from api.mcp.calls import Json, McpState, describe
+from api.mcp.calls import call as _call
+from api.mcp.calls import parse_time as _time
+from api.mcp.notes import NOTE_TOOLS
 from api.mcp.remember import remember as remember_tool
-from committer.apply import Committer
-from curator.statements import Policy
-from graph.embedding import Embedder
-from graph.errors import InvalidInput, Unauthenticated, WorldstateError
-from graph.fields import Scalar, Timestamp
-from graph.read.reader import Reader
+from graph.errors import InvalidInput, WorldstateError
+from graph.fields import Scalar
 
-Json = dict[str, Any]
-_TIME = TypeAdapter(Timestamp)
-
-
-@dataclass(frozen=True, slots=True)
-class McpState:
-    """What the tools share, for the server's whole life.
-
-    Attributes:
-        reader: read transactions.
-        committer: the only writer (for `remember`).
-        tokens: the token cache of the REST API (`api.http.deps.TokenCache`).
-        policy: the risk policy's settings (for `remember`).
-        stdio_token: the token of a stdio server (`WORLDSTATE_TOKEN`); None over HTTP,
-            where each request brings its own.
-        chat_id: the chat this server is pinned to (`--chat-id`), or None.
-        embedder: embeds `search` queries (graph/embedding.py), or None (full-text only).
-    """
-
-    reader: Reader
-    committer: Committer
-    tokens: TokenCache
-    policy: Policy
-    stdio_token: str | None = None
-    chat_id: str | None = None
-    embedder: Embedder | None = None
-
-
-def describe(exc: WorldstateError) -> str:
-    """The tool-error text for one of our errors: the `detail` REST gives (one table,
-    api.http.errors.problem_of)."""
-    return problem_of(exc).detail
-
-
-def _time(value: str | None, field: str) -> datetime | None:
-    """Parse an RFC 3339 argument with an offset (CONTRACT §2), naming `field` if bad."""
-    if value is None:
-        return None
-    try:
-        return _TIME.validate_python(value)
-    except ValidationError as exc:
-        raise InvalidInput(
-            field, "an RFC 3339 timestamp with an offset, e.g. 2024-05-01T09:00:00Z or +02:00"
-        ) from exc
-
-
-def _principal(state: McpState, headers: Mapping[str, str] | None) -> Principal:
-    """Resolve the token of this call: the request's bearer (HTTP) or the server's (stdio).
-
-    Raises:
-        Unauthenticated: no token, or one that is unknown or revoked.
-    """
-    if headers is not None:
-        authorization = headers.get("authorization")
-    elif state.stdio_token:
-        authorization = "Bearer " + state.stdio_token
-    else:
-        raise Unauthenticated("No token: set WORLDSTATE_TOKEN (see `worldstate token create`).")
-    return authenticate(state.tokens, authorization)
-
-
-def _caller(state: McpState, principal: Principal, chat_id: str | None) -> tools.Caller:
-    if state.chat_id is not None and chat_id not in (None, state.chat_id):
-        raise ToolError(
-            f"This server is bound to chat {state.chat_id!r}; it cannot read for chat {chat_id!r}."
-        )
-    return tools.Caller(principal.owner, state.chat_id or chat_id)
-
-
-async def _call(
-    ctx: Context, scope: str, chat_id: str | None, work: Callable[[McpState, tools.Caller], Json]
-) -> Json:
-    """Authenticate, check the token's scope, resolve the caller and run `work` in a
-    worker thread (the store is blocking), mapping our errors to tool errors."""
-    state: McpState = ctx.request_context.lifespan_context
-    headers = ctx.headers
-
-    def run() -> Json:
-        principal = _principal(state, headers)
-        if scope not in principal.scopes and "admin" not in principal.scopes:
-            raise ToolError(f"This token lacks the {scope!r} scope.")
-        return work(state, _caller(state, principal, chat_id))
-
-    try:
-        return await anyio.to_thread.run_sync(run)
-    except WorldstateError as exc:
-        raise ToolError(describe(exc)) from exc
+__all__ = ["McpState", "build_server", "describe", "http_app"]
 
 
 ChatArg = Annotated[
@@ -313,8 +224,9 @@ async def search(
     )
 
 
-TOOLS = (lookup_entity, current_facts, time_travel, neighbors, diff, search, remember)
-"""Every tool, registered by `build_server` (adding one is a function here)."""
+TOOLS = (lookup_entity, current_facts, time_travel, neighbors, diff, search, remember, *NOTE_TOOLS)
+"""Every tool, registered by `build_server` (adding one is a function here, or among the
+note tools of api/mcp/notes.py)."""
 
 
 def build_server(state: McpState) -> MCPServer[McpState]:

@@ -120,17 +120,18 @@ def check(draft: NoteDraft, now: datetime) -> NoteDraft:
             "status", f"a {draft.kind} is written as {' or '.join(allowed)} (retire it instead)"
         )
     review = None if draft.review_at is None else to_utc(draft.review_at, "review_at")
+    said = now if draft.valid_from is None else min(to_utc(draft.valid_from), now)
     if status == "open" and review is None:
         raise InvalidInput(
             "review_at",
             f"an open {draft.kind} needs a date to look again, {REVIEW_DAYS[0]} to "
             f"{REVIEW_DAYS[1]} days out",
         )
-    if review is not None and not review_bounds_ok(review, now):
+    if review is not None and not review_bounds_ok(review, said):
         raise InvalidInput(
             "review_at",
             f"must be {REVIEW_DAYS[0]} to {REVIEW_DAYS[1]} days after today "
-            f"({now.date().isoformat()}, UTC); got {review.date().isoformat()}",
+            f"({said.date().isoformat()}, UTC); got {review.date().isoformat()}",
         )
     if status in CLOSED:
         review = None
@@ -142,6 +143,7 @@ def check(draft: NoteDraft, now: datetime) -> NoteDraft:
         project=None if draft.project is None else draft.project.strip(),
         status=status,
         review_at=review,
+        valid_from=said,
     )
 
 
@@ -162,7 +164,8 @@ def row(
     closed_at: datetime | None = None,
     close_reason: str | None = None,
 ) -> dict[str, Any]:
-    """A new version row (valid from `t`, open) of a checked draft."""
+    """A new version row of a checked draft, valid from when it was said (`valid_from`,
+    at most `t`) and open."""
     assert draft.status is not None  # `check` sets it
     return {
         "id": ident,
@@ -187,7 +190,7 @@ def row(
         "closed_at": closed_at,
         "close_reason": close_reason,
         "first_learned_at": first_learned_at,
-        "valid_from": t,
+        "valid_from": draft.valid_from or t,
         "valid_to": FAR_FUTURE,
         "row_status": "active",
         "version": version,

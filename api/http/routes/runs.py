@@ -10,6 +10,7 @@ from fastapi import APIRouter
 from api.http.deps import PathId, ReaderDep, ReadOwner, WriteOwner
 from api.http.schemas.core import RunAccepted, RunCreate, RunStatus
 from api.http.write_deps import CommitterDep
+from graph.fields import MAX_PAGE
 
 router = APIRouter(prefix="/v1/runs", tags=["runs"])
 
@@ -25,7 +26,9 @@ def post_run(body: RunCreate, owner: WriteOwner, committer: CommitterDep) -> Run
     Errors: 409 when the id was posted before with different content; 413/422 over
     the bounds in README.md. Needs scope `write`.
     """
-    payload = _json(body.model_dump(mode="json"))
+    # A run without a project is stored as before the field existed (same idempotency).
+    unset = {"project"} if body.project is None else None
+    payload = _json(body.model_dump(mode="json", exclude=unset))
     utc = body.model_copy(
         update={
             "messages": [m.model_copy(update={"at": m.at.astimezone(UTC)}) for m in body.messages]
@@ -37,7 +40,7 @@ def post_run(body: RunCreate, owner: WriteOwner, committer: CommitterDep) -> Run
         chat_id=body.chat_id,
         surface=body.surface,
         payload=payload,
-        canonical=_json(utc.model_dump(mode="json")),
+        canonical=_json(utc.model_dump(mode="json", exclude=unset)),
     )
     return RunAccepted(id=run.id, status=run.status)
 
@@ -48,12 +51,16 @@ def _json(value: object) -> str:
 
 @router.get("/{run_id}", response_model=RunStatus)
 def get_run(run_id: PathId, owner: ReadOwner, reader: ReaderDep) -> RunStatus:
-    """A run's status and counts: `{id, status, proposals, committed, held}`. 404 if not the owner's."""
+    """A run's status and counts: `{id, status, proposals, committed, held, notes}`;
+    `notes` has one line per note request of the run (what was kept and where, CONTRACT
+    §13). 404 if not the owner's."""
     run = reader.run(owner, run_id)
+    replies = [p.reply for p in reader.proposals(owner, run_id=run_id, limit=MAX_PAGE) if p.reply]
     return RunStatus(
         id=run.id,
         status=run.status,
         proposals=run.proposals,  # type: ignore[arg-type]
         committed=run.committed,
         held=run.held,
+        notes=replies,
     )

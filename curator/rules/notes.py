@@ -1,0 +1,168 @@
+"""Note requests in chat, and what a note said in chat looks like (CONTRACT §13, issue 15).
+
+Pure and offline, like the statement rules, but a note request is not a fact: it becomes a
+note proposal (committer.proposals.NoteProposal). The phrasings, each a whole sentence:
+
+* "Remember for this project only: the v1 endpoints are deprecated." (the run's project);
+* "We decided to drop the Windows installer — note that down." ("write that down",
+  "make a note of that");
+* "The spring sale runs until Friday; check that note again next week." (a date to look
+  again, resolved against the message time, towards the future);
+* "Forget the note about the old pricing page, it's gone." (retire the note it names).
+
+"Remember that X" / "Remember: X" with nothing the statement rules read in X is found by
+`curator.rules.memory` (its `note` fallback); `note_of` shapes either into a note: its
+kind read from the words (`kind_of`), a title from the clause (`title_of`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, time, timedelta
+from typing import Literal
+
+from committer.proposals import NoteProposal
+from curator.timeparse import find_all
+from graph.notes import MAX_BODY, MAX_TITLE, is_claim
+
+__all__ = ["NoteRequest", "find_note_request", "kind_of", "note_proposal", "title_of"]
+
+CLAIM_REVIEW = timedelta(days=14)
+"""A hypothesis or question said in chat without a date is looked at again 14 days out
+(an open claim always carries one, CONTRACT §13)."""
+
+_SEP = r"\s*(?:[;,:.!]|\s[-—–]+)\s*"
+_PROJECT = re.compile(
+    r"^(?:(?:ok|okay|also|and|so|please)[,!]?\s+)*(?:please\s+)?(?:remember|note|keep\s+in\s+mind)"
+    r"\s+(?:for|in)\s+this\s+project(?:\s+only)?\s*(?:[:,—–-]\s*)?(?:that\s+)?(?P<clause>\S.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+_NOTE_DOWN = re.compile(
+    r"^(?P<clause>\S.*?)" + _SEP + r"(?:and\s+)?(?:please\s+)?(?:(?:note|write|jot|put)\s+"
+    r"(?:that|this|it)\s+down|make\s+a\s+note\s+of\s+(?:that|this|it))(?:[\s,]+please)?\W*$",
+    re.IGNORECASE | re.DOTALL,
+)
+_AGAIN = re.compile(
+    r"^(?P<clause>\S.*?)" + _SEP + r"(?:and\s+)?(?:please\s+)?(?:check|revisit|look\s+at|review)"
+    r"\s+(?:that|this|it)(?:\s+note)?\s+again\s+(?P<when>\S.*?)\W*$",
+    re.IGNORECASE | re.DOTALL,
+)
+_FORGET = re.compile(
+    r"^(?:please\s+)?(?:forget|retire|drop|delete|remove)\s+(?:the|my|our|that)\s+note\s+"
+    r"(?:about|on|for|regarding|called|titled|that\s+says)\s+(?P<what>\S.*?)"
+    r"(?:" + _SEP + r"(?:it|that|this|they)\b.*)?\W*$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class NoteRequest:
+    """A note request found in a sentence.
+
+    Attributes:
+        op: `note` to keep a note, `retire_note` to retire the note `clause` names.
+        clause: the words of the note (or of the note to retire).
+        project_only: "for this project only": the note is scoped to the run's project.
+        when: the words of a date to look again ("next week"), or None.
+    """
+
+    op: Literal["note", "retire_note"]
+    clause: str
+    project_only: bool = False
+    when: str | None = None
+
+
+def find_note_request(sentence: str) -> NoteRequest | None:
+    """The note request `sentence` (one sentence, plain quotes) makes, or None."""
+    text = sentence.strip()
+    if m := _FORGET.match(text):
+        return NoteRequest("retire_note", _clean(m["what"]))
+    if m := _PROJECT.match(text):
+        return NoteRequest("note", _clean(m["clause"]), project_only=True)
+    if m := _NOTE_DOWN.match(text):
+        return NoteRequest("note", _clean(m["clause"]))
+    if m := _AGAIN.match(text):
+        return NoteRequest("note", _clean(m["clause"]), when=m["when"].strip())
+    return None
+
+
+def _clean(text: str) -> str:
+    return " ".join(text.split()).strip(" ,;:-—–.!")
+
+
+_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(pattern, re.IGNORECASE))
+    for kind, pattern in (
+        ("decision", r"\b(?:we|i)\s+(?:have\s+|'ve\s+)?decided\b|\bdecision\b|\bwe\s+agreed\b"),
+        ("question", r"\?\s*$|\b(?:open\s+question|we\s+don'?t\s+know|nobody\s+knows|unclear)\b"),
+        (
+            "hypothesis",
+            r"\b(?:maybe|might|probably|i\s+suspect|i\s+think|i\s+bet|hypothes\w*)\b",
+        ),
+        ("workaround", r"\b(?:workaround|work\s+around|get\s+around)\b"),
+        ("playbook", r"\b(?:how\s+to|playbook|step\s+\d|first\b.*\bthen)\b"),
+        ("convention", r"\b(?:always|never|convention|by\s+default|our\s+rule)\b"),
+        ("learning", r"\b(?:learn(?:ed|t)|turns\s+out|lesson)\b"),
+        ("insight", r"\b(?:insight|pattern|notic(?:e|ed))\b"),
+    )
+)
+
+
+def kind_of(clause: str) -> str:
+    """The kind of note a clause reads as: the first of decision, question, hypothesis,
+    workaround, playbook, convention, learning, insight whose words it holds, else
+    `context`."""
+    return next((kind for kind, pattern in _KINDS if pattern.search(clause)), "context")
+
+
+_DECIDED = re.compile(
+    r"^(?:so\s+|and\s+)?(?:we|i)\s+(?:have\s+|'ve\s+)?(?:decided|agreed)\s+(?:to\s+|that\s+|on\s+)?",
+    re.IGNORECASE,
+)
+
+
+def title_of(clause: str) -> str:
+    """A note's title from its clause: "we decided to" left out, the first letter capital,
+    end punctuation dropped, at most 200 characters (cut at a word, with an ellipsis)."""
+    text = _DECIDED.sub("", _clean(clause)) or _clean(clause)
+    text = text[:1].upper() + text[1:]
+    if len(text) <= MAX_TITLE:
+        return text
+    cut = text[: MAX_TITLE - 1]
+    return (cut[: cut.rfind(" ")] if " " in cut else cut) + "…"
+
+
+def review_date(when: str | None, kind: str, at: datetime) -> datetime | None:
+    """The date to look again: the start of what `when` says ("next week": its Monday),
+    resolved towards the future from the message time `at`, at least a day out; else 14
+    days out for a hypothesis or question; else None."""
+    if when:
+        found = find_all(when, at, prefer="future")
+        if found:
+            # The speaker's calendar day, as that day's midnight in UTC (a date, CONTRACT §13).
+            start = max(found[0].start, at + timedelta(days=1)).astimezone(at.tzinfo)
+            return datetime.combine(start.date(), time(0), UTC)
+    return at + CLAIM_REVIEW if is_claim(kind) else None
+
+
+def note_proposal(
+    clause: str,
+    at: datetime,
+    *,
+    project: str | None = None,
+    when: str | None = None,
+    kind: str | None = None,
+) -> NoteProposal:
+    """The note a clause said in chat proposes: its kind (`kind_of` unless given), title,
+    the whole clause as body when the title shortened it, a date to look again."""
+    kind = kind or kind_of(clause)
+    title = title_of(clause)
+    body = _clean(clause)
+    return NoteProposal(
+        kind=kind,
+        title=title,
+        body="" if body.casefold() == title.casefold() else body[:MAX_BODY],
+        project=project,
+        review_at=review_date(when, kind, at),
+    )
