@@ -320,7 +320,7 @@ def extract_message(
                     subject=subject,
                     message_id=message_id,
                     run_id=run_id,
-                )  # fmt: skip
+                )
             )
             continue
         for found in _mine(sentence):

@@ -10,6 +10,7 @@ import typer
 from api.cli.store import open_store
 from api.http.deps import TokenCache
 from api.http.settings import Settings
+from api.notes.limits import NoteLimits
 from committer.apply import Committer
 from curator.statements import Policy
 from graph.errors import StoreUnavailable
@@ -58,16 +59,19 @@ def mcp(
     with open_store(settings, start_local=False) as driver:
         reader = Reader(driver, settings.neo4j_database)
         embedder = build_embedder(settings)
+        committer = Committer(driver, settings.neo4j_database, embedder)
+        committer.note_limit = settings.notes_max_per_owner
         state = McpState(
             reader=reader,
             # search embeds queries; remember's rows get their vectors like any other
             # (the local model loads on first use, not at start-up)
-            committer=Committer(driver, settings.neo4j_database, embedder),
+            committer=committer,
             tokens=TokenCache(reader),
             policy=Policy(settings.auto_commit_threshold, tuple(settings.privileged_areas)),
             stdio_token=token.strip() if transport == "stdio" and token else None,
             chat_id=chat_id,
             embedder=embedder,
+            notes=NoteLimits.from_settings(settings),
         )
         if transport == "stdio":
             _serve_stdio(state)

@@ -36,6 +36,19 @@ from tests.api.conftest import Api
 T = TypeVar("T")
 T0 = "2024-01-01T00:00:00Z"
 TOOLS = {"lookup_entity", "current_facts", "time_travel", "neighbors", "diff", "search", "remember"}
+NOTE_TOOLS = {
+    "list_context",
+    "search_context",
+    "read_context",
+    "write_context",
+    "retire_context",
+    "memory_store",
+    "memory_recall",
+    "memory_brief",
+    "memory_end_session",
+    "task_log",
+    "task_history",
+}
 
 
 @pytest.fixture(scope="module")
@@ -115,9 +128,9 @@ def world(api: Api) -> dict[str, str]:
 
 
 def test_http_lists_every_tool(mcp_url: str, neo4j_driver: Driver, owner: str) -> None:
-    """tools/list names the seven tools, each with an input schema."""
+    """tools/list names the seven tools and the note tools, each with an input schema."""
     listed = over_http(mcp_url, token(neo4j_driver, owner, "read"), lambda c: c.list_tools())
-    assert {t.name for t in listed.tools} == TOOLS
+    assert {t.name for t in listed.tools} == TOOLS | NOTE_TOOLS
     neighbors = next(t for t in listed.tools if t.name == "neighbors")
     assert set(neighbors.input_schema["properties"]) >= {"entity_id", "depth", "chat_id"}
 
@@ -379,7 +392,7 @@ def test_stdio_serves_the_tools_for_a_pinned_chat(
 
     with tempfile.TemporaryFile("w+") as errlog:
         got = over_stdio(env, ["--chat-id", "pin"], work, errlog)
-    assert got["tools"] == TOOLS
+    assert got["tools"] == TOOLS | NOTE_TOOLS
     [item] = ok(got["lookup"])["items"]
     assert [(f["attribute"], f["value"]) for f in item["facts"]] == [("location", "Berlin")]
     assert ok(got["neighbors"])["items"] == []  # `knows` is family, not place

@@ -48,8 +48,10 @@ def test_the_five_requests_of_the_issue(api: Api, app: Any) -> None:
         "Kept a context note “Our Starter plan includes 3 seats” in your general notes.",
         "Kept a context note “The v1 endpoints are deprecated” for project “Atlas” only.",
         "Kept a decision note “Drop the Windows installer” in your general notes.",
-        "Kept a context note “The spring sale runs until Friday” in your general notes. "
-        "I'll bring it up again on 2024-03-18.",
+        (
+            "Kept a context note “The spring sale runs until Friday” in your general notes. "
+            "I'll bring it up again on 2024-03-18."
+        ),
         "Retired the note “The old pricing page is at /pricing-v1”.",
     ]
     general = notes(api)
