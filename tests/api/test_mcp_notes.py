@@ -109,13 +109,13 @@ def test_zibby_store_recall_tiers_and_dedupe(
                     "memoryKey": "theme",
                 },
             )
-        )  # noqa: E501
+        )
         again = ok(
             await c.call_tool(
                 "memory_store",
                 {"content": "the user prefers dark mode in the editor.", "category": "preference"},
             )
-        )  # noqa: E501
+        )
         other = ok(
             await c.call_tool(
                 "memory_store",
@@ -125,11 +125,11 @@ def test_zibby_store_recall_tiers_and_dedupe(
                     "tier": "long",
                 },
             )
-        )  # noqa: E501
+        )
         recall = ok(await c.call_tool("memory_recall", {"query": "dark mode editor"}))
         by_tier = ok(
             await c.call_tool("memory_recall", {"query": "release thursdays", "tier": "mid"})
-        )  # noqa: E501
+        )
         return {"first": first, "again": again, "other": other, "recall": recall, "tier": by_tier}
 
     got = over_http(mcp_url, rw, work)
@@ -164,13 +164,13 @@ def test_zibby_sessions_decay_brief_and_tasks(
                     "sessionId": "s-1",
                 },
             )
-        )  # noqa: E501
+        )
         await c.call_tool("memory_end_session", {"summary": "Reviewed pricing"})
         logged = ok(
             await c.call_tool(
                 "task_log", {"task": "import contacts", "status": "done", "durationMs": 1200}
             )
-        )  # noqa: E501
+        )
         await c.call_tool("task_log", {"task": "import contacts", "status": "failed"})
         bad = await c.call_tool("task_log", {"task": "x", "status": "nope"})
         history = ok(await c.call_tool("task_history", {}))
