@@ -22,6 +22,7 @@ from api.http.routes import (
     entities,
     facts,
     groups,
+    memory,
     memory_access,
     merges,
     notes,
@@ -127,6 +128,7 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         audit,
         owners,
         notes,
+        memory,
     ):
         app.include_router(module.router)
     return app
