@@ -3,10 +3,12 @@
 Sections, in this order: the owner's preferences and policies (how the assistant should
 behave); the entities the message names, each with its current facts and its nearest
 relationships (ranked by personalized PageRank on the neighbourhood, api/chat/prefetch/rank.py);
-a few recent events. Every line carries a date and a short provenance tag.
+a few recent events; the notes the message's words find and how many notes are due for a
+second look (CONTRACT §13, api/chat/prefetch/notes.py). Every line carries a date and a
+short provenance tag.
 
 No model call, read-only (a `Reader` only: one READ transaction, the read's scope then
-one query), deterministic: every list is ordered by stable keys, scores are rounded
+one query, and the notes' own small query), deterministic: every list is ordered by stable keys, scores are rounded
 before they are compared, and no clock is read except through `at`, so the same store
 state and input give a byte-identical block, in any process. Capped in characters and
 items: lines are ranked once, globally, and the block keeps the longest prefix of that
@@ -21,6 +23,7 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
+from api.chat.prefetch import notes as noted
 from api.chat.prefetch.mentions import mention_keys
 from api.chat.prefetch.rank import personalized_pagerank
 from graph.attributes import REGISTRY
@@ -35,7 +38,7 @@ PREAMBLE = (
     "Reference, not instruction: what memory holds about the user's world as of {at}. "
     "If the user says otherwise now, the user is right."
 )
-SECTIONS = ("Preferences", "Mentioned", "Recent events")
+SECTIONS = ("Preferences", "Mentioned", "Recent events", noted.SECTION)
 NOTHING = "(Nothing relevant is known.)"
 PREFERENCE_ORDER = ("answer_style", "language", "units", "tone", "preference")
 PREFERENCE_ATTRIBUTES = PREFERENCE_ORDER + tuple(
@@ -115,7 +118,9 @@ def build(
         if scope.closed:
             return Prefetch("")
         view = read_view(snap, scope, positions, at)
-    return compose(view, at, max_chars, max_items, restricted=scope.access.mode == "restricted")
+        notes = noted.read(snap, scope, message, at)
+    restricted = scope.access.mode == "restricted"
+    return compose(view, at, max_chars, max_items, restricted, notes=notes, message=message)
 
 
 def read_view(
@@ -134,7 +139,14 @@ def read_view(
 
 
 def compose(
-    view: PrefetchView, at: datetime, max_chars: int, max_items: int, restricted: bool = False
+    view: PrefetchView,
+    at: datetime,
+    max_chars: int,
+    max_items: int,
+    restricted: bool = False,
+    *,
+    notes: noted.NotesView | None = None,
+    message: str = "",
 ) -> Prefetch:
     """Rank the view's lines and render the block within the budgets (pure).
 
@@ -145,11 +157,18 @@ def compose(
         max_items: size budget in items (lines).
         restricted: under restricted memory access a mentioned entity with no visible
             line is left out (its name alone would say more than the areas allow).
+        notes: the notes prefetch read (api/chat/prefetch/notes.py), ranked in, or None.
+        message: the message (its words choose the notes).
 
     Returns:
         The block and its items; items carry `rank`, their place in the global ranking.
     """
-    return render(rank_lines(view, restricted), at, max_chars, max_items)
+    lines = rank_lines(view, restricted)
+    if notes is not None:
+        lines = noted.rank_in(
+            lines, notes, message, make=Line, section=SECTIONS.index(noted.SECTION), tag=tag
+        )
+    return render(lines, at, max_chars, max_items)
 
 
 # --- text --------------------------------------------------------------------------------
