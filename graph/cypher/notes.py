@@ -11,7 +11,7 @@ row a handover recorded for the new owner to the row it moved. One mutable `(:No
 {note_id})` per note holds its standing (tier, relevance), which is bookkeeping, not
 knowledge (graph/notes.py).
 
-Every read opens with `NOTE_GROUPS` and ANDs `NOTE_VISIBLE` (graph/scope.py): the caller's
+Every read opens with `scope.NOTE_GROUPS` and ANDs `NOTE_VISIBLE` (graph/scope.py): the caller's
 own notes and those of the groups it belonged to at `$known_at`, under the chat's memory
 access (area `notes`). Project scope (CONTRACT §13): a read for `$project` sees general
 notes and that project's notes; where two notes share a key, one stands per key, in this
@@ -25,14 +25,14 @@ from typing import Any
 
 from graph.cypher._fragments import AS_OF, micros, on, valid_micros
 from graph.notes import NoteRecord
-from graph.scope import NOTE_GROUPS, note_visible
+from graph import scope
 from graph.time import FAR_FUTURE, from_micros
 
 NOTE_INDEX = "note_text"
 """The full-text index over `Note.title`, `Note.search_text`, `Note.owner`, `Note.group_id`
 (English analyzer: words are stemmed, so "pricing" finds "price")."""
 
-_TIMES = (
+_times = (
     ("valid_from", valid_micros),
     ("valid_to", valid_micros),
     ("recorded_at", micros),
@@ -41,14 +41,14 @@ _TIMES = (
     ("review_at", valid_micros),
     ("closed_at", micros),
 )
-_FIELDS = """.id, .note_id, .owner, .group_id, .kind, .title, .evidence, .known_by, .source,
+_fields = """.id, .note_id, .owner, .group_id, .kind, .title, .evidence, .known_by, .source,
   .confidence, .key, .project, .status, .close_reason, .row_status, .version, .run_id,
   .chat_id, .message_id, .agent_id, .experiment_id"""
 
 
 def _columns(with_body: bool) -> str:
-    times = ",\n  ".join(f"{name}_us: {fn(name)}" for name, fn in _TIMES)
-    return "{\n  " + _FIELDS + (", .body" if with_body else "") + ",\n  " + times + "\n}"
+    times = ",\n  ".join(f"{name}_us: {fn(name)}" for name, fn in _times)
+    return "{\n  " + _fields + (", .body" if with_body else "") + ",\n  " + times + "\n}"
 
 
 NOTE_COLUMNS = _columns(True)
@@ -57,7 +57,7 @@ graph/cypher/_fragments.py). `VAR` stands for the row's variable."""
 SUMMARY_COLUMNS = _columns(False)
 """`NOTE_COLUMNS` without the body (lists show titles and dates, no bodies)."""
 
-_STANDING = (
+_standing_tail = (
     """
 OPTIONAL MATCH (h:NoteHead {note_id: n.note_id})
 OPTIONAL MATCH (o:Owner {id: h.owner})
@@ -70,7 +70,7 @@ RETURN n COLUMNS AS n, h {.tier, .relevance, .relevance_session, .stored,
 
 
 def _standing(columns: str) -> str:
-    return _STANDING.replace("COLUMNS", columns.replace("VAR", "n"))
+    return _standing_tail.replace("COLUMNS", columns.replace("VAR", "n"))
 
 
 def _resolved(carry: str = "") -> str:
@@ -78,7 +78,7 @@ def _resolved(carry: str = "") -> str:
 
     Binds `n` (and keeps the variables in `carry`, e.g. "hits, "). See the module
     docstring for the order in which one note per key stands."""
-    return NOTE_GROUPS + (
+    return scope.NOTE_GROUPS + (
         """
 CALL (groups) {
   MATCH (n:Note)
@@ -96,7 +96,7 @@ WHERE """
         + on(AS_OF, "n")
         + """
   AND """
-        + note_visible("n")
+        + scope.note_visible("n")
         + """
   AND (n.project_norm IS NULL OR n.project_norm = $project)
 WITH CARRYn, CASE WHEN n.key_norm IS NULL THEN 'n:' + n.note_id ELSE 'k:' + n.key_norm END
@@ -130,12 +130,12 @@ $limit, scope parameters (graph.scope.note_params) -> n (SUMMARY_COLUMNS), h (st
 null), sessions: the notes the caller sees, newest version first."""
 
 NOTE_AT = (
-    NOTE_GROUPS
+    scope.NOTE_GROUPS
     + """
 MATCH (n:Note {note_id: $note_id})
 WHERE n.recorded_at <= $known_at AND n.retracted_at > $known_at AND n.valid_from <= $valid_at
   AND """
-    + note_visible("n")
+    + scope.note_visible("n")
     + """
 WITH n ORDER BY CASE WHEN n.valid_to > $valid_at THEN 0 ELSE 1 END, n.valid_to DESC,
      n.recorded_at DESC
@@ -148,12 +148,12 @@ holds then but the note had ended by then (retired), its last version, so a reti
 reads as retired. Seeks on index `note_note_id`."""
 
 NOTE_HISTORY = (
-    NOTE_GROUPS
+    scope.NOTE_GROUPS
     + """
 MATCH (n:Note {note_id: $note_id})
 WHERE ($all_rows OR (n.recorded_at <= $known_at AND n.retracted_at > $known_at))
   AND """
-    + note_visible("n")
+    + scope.note_visible("n")
     + _standing(NOTE_COLUMNS)
     + """
 ORDER BY n.valid_from_us, n.recorded_at_us, n.id
@@ -220,7 +220,7 @@ version standing for them matched, best first; a note another stands in for (the
 under the project) is left out even when it matched."""
 
 
-GROUP_IDS = NOTE_GROUPS + "RETURN groups\n"
+GROUP_IDS = scope.NOTE_GROUPS + "RETURN groups\n"
 """READ. $owner, $known_at -> groups: the groups `$owner` belonged to at $known_at (the
 full-text queries are narrowed to the caller's owner and these groups)."""
 
@@ -239,7 +239,7 @@ moved), each with the caller's commit that wrote it and that commit's cause for 
 for another member's group note: its events are not the caller's), and the rows it
 continues directly. The caller has checked the version is visible (NOTE_AT/NOTE_HISTORY)."""
 
-_GENERAL_STANDS = (
+_general_stands = (
     """(n.group_id IS NULL OR n.key_norm IS NULL OR NOT EXISTS {
     MATCH (o:Note)
     WHERE o.owner = $owner AND o.group_id IS NULL AND o.key_norm = n.key_norm
@@ -252,7 +252,7 @@ _GENERAL_STANDS = (
 caller has no general note of that key (which would stand instead)."""
 
 PREFETCH_NOTES = (
-    NOTE_GROUPS
+    scope.NOTE_GROUPS
     + """
 CALL (groups) {
   UNWIND $lucene AS q
@@ -263,9 +263,9 @@ CALL (groups) {
   WHERE """
     + on(AS_OF, "n")
     + " AND "
-    + note_visible("n")
+    + scope.note_visible("n")
     + """ AND n.project_norm IS NULL AND """
-    + _GENERAL_STANDS
+    + _general_stands
     + """
   WITH n, score ORDER BY score DESC, n.note_id LIMIT $max_notes
   RETURN collect([n.note_id, n.kind, n.title, left(n.body, $body_chars), n.status,
@@ -288,10 +288,10 @@ CALL (groups) {
   WHERE """
     + on(AS_OF, "n")
     + " AND "
-    + note_visible("n")
+    + scope.note_visible("n")
     + """ AND n.project_norm IS NULL
     AND n.status IN ['open', 'active'] AND """
-    + _GENERAL_STANDS
+    + _general_stands
     + """
   RETURN count(DISTINCT n.note_id) AS due
 }

@@ -3,7 +3,7 @@
 The world (seeded once for this module): owners A and B, each with a person "Bob"
 holding different facts, a run, and a pending proposal; a group created by A with B as
 member, in which A shares one entity ("Atlas") with B. B has a chat with memory access
-`none` and one `restricted` to the area `place` and the source `user_edit`.
+`none` and one `restricted` to the areas `place` and `notes` and the source `user_edit`.
 
 `CASES` has one row per GET route, keyed like `app.routes`; a route without a row fails
 `test_every_get_route_has_a_case`, so a route added later cannot skip the suite. Each
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from datetime import timedelta
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -69,6 +70,7 @@ class Case:
 
 
 DOCS = "FastAPI's own docs: the API's schema, no data"
+NOTES = "notes are shared as a group's notes, not by entity shares: tests/api/test_notes_groups.py"
 
 CASES: dict[tuple[str, str], Case] = {
     ("GET", "/openapi.json"): Case(memory=False, auth=False, why=DOCS),
@@ -109,6 +111,16 @@ CASES: dict[tuple[str, str], Case] = {
             "known_at": "2030-01-01T00:00:00Z",
         },
     ),
+    ("GET", "/v1/notes"): Case(memory=True, unshared=NOTES),
+    ("GET", "/v1/notes/search"): Case(memory=True, query={"q": "deploys"}, unshared=NOTES),
+    ("GET", "/v1/notes/due"): Case(
+        memory=True, query={"at": "2099-01-01T00:00:00Z"}, unshared=NOTES
+    ),
+    ("GET", "/v1/notes/overview"): Case(memory=True, unshared=NOTES),
+    ("GET", "/v1/notes/{note_id}"): Case(memory=True, unshared=NOTES),
+    ("GET", "/v1/notes/{note_id}/history"): Case(memory=True, unshared=NOTES),
+    ("GET", "/v1/notes/{note_id}/why"): Case(memory=True, unshared=NOTES),
+    ("GET", "/v1/memory"): Case(memory=True, unshared=NOTES),
 }
 
 
@@ -145,6 +157,7 @@ UNKNOWN = {
     "event_id": "run-unknown",
     "proposal_id": "prp_000000000000000000000000",
     "group_id": "grp_000000000000000000000000",
+    "note_id": "nte_000000000000000000000000",
 }
 """Ids that exist for nobody, in the shape of real ones."""
 
@@ -167,7 +180,27 @@ def _seed_owner(api: Api, app: Any, tag: str, color: str) -> dict[str, Any]:
     assert api.post("/v1/runs", run).status_code == 202
     app.state.curator.drain()
     [proposal] = api.get("/v1/proposals", params={"status": "pending"}).json()["items"]
-    return {"bob": bob, "location": location, "employer": employer, "proposal": proposal}
+    note = api.post(
+        "/v1/notes",
+        {
+            "kind": "decision",
+            "title": f"Deploys need the lock {tag}",
+            "review_at": (utcnow() + timedelta(days=30)).isoformat(),
+        },
+    )
+    observed = api.post(
+        "/v1/notes",
+        {"kind": "learning", "title": f"Deploys fail on Fridays {tag}", "known_by": "observed"},
+    )
+    assert note.status_code == observed.status_code == 201, note.text
+    return {
+        "bob": bob,
+        "location": location,
+        "employer": employer,
+        "proposal": proposal,
+        "note": note.json()["note"],
+        "observed": observed.json()["note"],
+    }
 
 
 def _put(api: Api, url: str, body: Any) -> None:
@@ -190,7 +223,7 @@ def world(app: Any, neo4j_driver: Any) -> Iterator[World]:
     _put(
         b,
         "/v1/chats/c-restricted/memory-access",
-        {"mode": "restricted", "areas": ["place"], "sources": ["user_edit"]},
+        {"mode": "restricted", "areas": ["place", "notes"], "sources": ["user_edit"]},
     )
     atlas = a.entity("Atlas", kind="project")
     atlas_fact = a.fact(atlas["id"], attribute="location", value=f"Atlas-base-{tag}")["fact"]
@@ -216,6 +249,7 @@ def world(app: Any, neo4j_driver: Any) -> Iterator[World]:
             "event_id": f"run-{who}{tag}",
             "proposal_id": seed["proposal"]["id"],
             "group_id": group["id"],
+            "note_id": seed["note"]["id"],
         }
 
     def private(seed: dict[str, Any], who: str) -> list[str]:
@@ -228,17 +262,23 @@ def world(app: Any, neo4j_driver: Any) -> Iterator[World]:
             seed["employer"]["id"],
             seed["proposal"]["id"],
             ("crimson" if who == "A" else "teal") + tag,
+            seed["note"]["id"],
+            f"Deploys need the lock {who}{tag}",
+            f"Deploys fail on Fridays {who}{tag}",
         ]
 
     yield World(
         api={"A": a, "B": b},
         ids={"A": ids(seeds["A"], "A"), "B": ids(seeds["B"], "B")},
         shared_ids={"entity_id": atlas["id"], "fact_id": atlas_fact["id"]},
-        restricted_out={"fact_id": seeds["B"]["employer"]["id"]},
+        restricted_out={
+            "fact_id": seeds["B"]["employer"]["id"],
+            "note_id": seeds["B"]["observed"]["id"],
+        },
         private={"A": private(seeds["A"], "A"), "B": private(seeds["B"], "B")},
         shared_marks=[f"Atlas-base-{tag}", f"Atlas-HQ-{tag}"],
         allowed=[f"Porto-B{tag}"],
-        denied=[f"Acme-B{tag}", f"tea-B{tag}"],
+        denied=[f"Acme-B{tag}", f"tea-B{tag}", f"Deploys fail on Fridays B{tag}"],
         before_share=before_share,
     )
 

@@ -48,6 +48,11 @@ WRITES: dict[tuple[str, str], tuple[str, Any]] = {
         {"fact_ids": ["{fact_id}"], "name": "Bo"},
     ),
     ("POST", "/v1/syncs"): ("write", {"id": "sync-1", "integration": "crm", "observations": []}),
+    ("POST", "/v1/notes"): ("write", {"kind": "decision", "title": "Ship weekly"}),
+    ("POST", "/v1/notes/{note_id}/retire"): ("write", None),
+    ("POST", "/v1/notes/{note_id}/close"): ("write", {"status": "confirmed", "reason": "data"}),
+    ("POST", "/v1/notes/handover"): ("admin", {"project": "atlas", "to": "someone-else"}),
+    ("POST", "/v1/memory"): ("write", {"layer": "decisions", "title": "Ship", "rationale": "why"}),
 }
 """Route -> (the scope it needs, a body that would succeed). Ids in braces are filled
 from the seeded store (`seed`)."""
@@ -98,6 +103,11 @@ def seed(api: Api, app: Any) -> dict[str, str]:
         app.state.committer.create_token(other, ["read"])
     assert api.post(f"/v1/groups/{group['id']}/members", {"owner": "member-x"}).status_code == 201
     assert api.post(f"/v1/groups/{group['id']}/shares", {"entity_id": bob["id"]}).status_code == 201
+    note = api.post(
+        "/v1/notes",
+        {"kind": "hypothesis", "title": "Arm users churn less", "status": "rejected",
+         "project": "atlas"},
+    ).json()  # fmt: skip
     return {
         "entity_id": bob["id"],
         "other_entity_id": john["id"],
@@ -108,6 +118,7 @@ def seed(api: Api, app: Any) -> dict[str, str]:
         "chat_id": "c1",
         "group_id": group["id"],
         "member": "member-x",
+        "note_id": note["note"]["id"],
     }
 
 
@@ -184,6 +195,7 @@ def test_each_write_route_needs_its_scope(
         "chat_id": "c1",
         "group_id": "grp_x",
         "member": "m",
+        "note_id": "nte_x",
     }
     refused = _request(make_api(client, neo4j_driver, owner, others), key, ids)
     assert refused.status_code == 403, (key, refused.text)
