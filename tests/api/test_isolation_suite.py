@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import re
 import uuid
-from datetime import timedelta
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 import pytest
