@@ -184,14 +184,16 @@ def report(t: Tally) -> str:
     lines = [header]
     for k in dict.fromkeys(kinds):
         correct, heard = t.correct[k], t.found[k] + t.misdated[k]
-        lines.append(f"{k:<22}{t.expected[k]:>9}{t.found[k]:>7}{_ratio(t.found[k], t.expected[k]):>8}"
+        recall = _ratio(t.found[k], t.expected[k])
+        lines.append(f"{k:<22}{t.expected[k]:>9}{t.found[k]:>7}{recall:>8}"
                      f"{t.proposed[k]:>10}{correct:>9}{_ratio(correct, t.proposed[k]):>11}"
                      f"{_ratio(t.found[k], heard):>11}")  # fmt: skip
     exp, found = sum(t.expected.values()), sum(t.found.values())
     proposed = sum(v for k, v in t.proposed.items() if k != "none")
     correct, heard = sum(t.correct.values()), found + sum(t.misdated.values())
+    precision, dated = _ratio(correct, proposed), _ratio(found, heard)
     lines.append(f"{'overall':<22}{exp:>9}{found:>7}{_ratio(found, exp):>8}{proposed:>10}"
-                 f"{correct:>9}{_ratio(correct, proposed):>11}{_ratio(found, heard):>11}")  # fmt: skip
+                 f"{correct:>9}{precision:>11}{dated:>11}")  # fmt: skip
     return "\n".join(lines)
 
 

@@ -21,7 +21,8 @@ from committer.groups import GroupCommands
 from committer.notes import NoteCommands
 from committer.owners import ensure_owner, live_entity, new_entity
 from committer.proposals import Assertion
-from committer.rules.plan import Predecessor, plan_end, plan_retract
+from committer.rules.plan import plan_end
+from committer.rules.retract import gather_predecessors, plan_retract
 from committer.runs import RunCommands
 from committer.trail import Trail
 from graph.attributes import DEFAULT, REGISTRY
@@ -218,7 +219,10 @@ class Committer(
     def retract(self, owner: str, fact_id: str, by: str = "rest") -> RetractResult:
         """Retract a fact: it was never true; what it pushed out comes back (CONTRACT §2.2).
 
-        Recorded as the person's `action` event (`retract`, actor `by`; CONTRACT §8).
+        Its claim stays declared never true: no later retract brings back any part of it
+        that was not current when it was retracted (`committer.rules.plan.gather_predecessors`).
+        Recorded as the person's `action` event (`retract`, actor `by`; CONTRACT §8); its
+        `ENDED {op: "retracted"}` edge is what marks the claim.
 
         Raises:
             NotFound: no such row for this owner.
@@ -235,7 +239,9 @@ class Committer(
             )
             batch = Batch(w, owner, t, trail)
             rows = batch.rows(row.entity_id, row.attribute, min(start for start, _ in lineage))
-            predecessors = [Predecessor(p, d) for p, d in w.predecessors(owner, row.id)]
+            predecessors = gather_predecessors(
+                row.id, lambda ids: w.predecessors(owner, ids, undoing=row.id)
+            )
             plan = plan_retract(row, lineage, predecessors, rows)
             created = batch.execute(plan, row.entity_id, row.attribute)
             batch.flush()

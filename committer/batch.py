@@ -309,7 +309,9 @@ class Batch:
                     "kind": "conflict",
                     "chat_id": None,
                     "fact_ids": [r.id for r in c["old"]],
-                    "text": f"I updated something you'd said differently before: {label} {olds} → {new}",
+                    "text": (
+                        f"I updated something you'd said differently before: {label} {olds} → {new}"
+                    ),
                 }
             )
         self.w.notify(self.owner, items, self.t)

@@ -178,8 +178,10 @@ class DecisionCommands(CommitterBase):
                                 "id": "ntf_" + rec.id[4:],
                                 "kind": "merge_suggestion",
                                 "suggestion_id": rec.id,
-                                "text": f"Are these the same? {names.get(a, a)} and {names.get(b, b)} "
-                                f"({c.reason})",
+                                "text": (
+                                    f"Are these the same? {names.get(a, a)} and "
+                                    f"{names.get(b, b)} ({c.reason})"
+                                ),
                             }
                         ],
                         t,

@@ -14,11 +14,13 @@ is filtered on `owner`; relationships go only with a deleted node.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 from committer.base import CommitterBase
 from graph.cypher.erasure import OWNED_LABELS
 from graph.errors import InvalidInput, NotFound
 from graph.time import utcnow
+from graph.write.writer import WriteTx
 
 BATCH = 1_000
 """Nodes deleted per transaction."""
@@ -73,7 +75,7 @@ class ErasureCommands(CommitterBase):
             for label in OWNED_LABELS:
                 while True:
                     n = self._writer.transaction(
-                        lambda w, label=label: w.erase_batch(owner, label, max(batch, 1))
+                        partial(_erase_batch, owner=owner, label=label, size=max(batch, 1))
                     )
                     by_label[label] += n
                     swept += n
@@ -84,3 +86,8 @@ class ErasureCommands(CommitterBase):
         by_label["Owner"] = self._writer.transaction(lambda w: w.erase_owner_node(owner))
         remaining = self._writer.transaction(lambda w: w.owner_remaining(owner))
         return ErasureResult(sum(by_label.values()), remaining, by_label)
+
+
+def _erase_batch(w: WriteTx, *, owner: str, label: str, size: int) -> int:
+    """One batch of erasure: up to `size` nodes of `label` of `owner` (CONTRACT §9)."""
+    return w.erase_batch(owner, label, size)

@@ -347,12 +347,12 @@ def as_proposal(rec: ProposalRecord) -> Proposal:
         note=None if rec.note is None else NoteProposal.model_validate_json(rec.note),
         subject=subject,
         attribute=rec.attribute,
-        value=rec.value,  # type: ignore[arg-type]
+        value=rec.value,
         object=obj,
         valid_from=rec.valid_from,
         valid_to=rec.valid_to,
         cardinality=rec.cardinality,
-        type=rec.type,  # type: ignore[arg-type]
+        type=rec.type,
         provenance=Provenance(
             source=rec.source,
             evidence=rec.evidence,

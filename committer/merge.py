@@ -3,7 +3,8 @@
 The loser keeps its node, marked `merged_into` the survivor at the merge time. Its
 current rows (every valid time, under current knowledge) are retracted and recorded
 again on the survivor through the committer's rules, so duplicates corroborate and
-adjacent windows coalesce (a moved row keeps its status where its own end closes it); relationships that pointed at the loser point at the
+adjacent windows coalesce (a moved row keeps its status where its own end closes it);
+relationships that pointed at the loser point at the
 survivor. A `one` attribute whose loser value overlaps a different survivor value is
 not picked silently: the loser's value becomes a pending proposal (type
 `merge_conflict`) and a conflict notification. The survivor's names change as a new
@@ -62,7 +63,7 @@ def _open(t: datetime) -> datetime | None:
     return None if t >= FAR_FUTURE else t
 
 
-def merge_entities(
+def merge_entities(  # noqa: PLR0912  # one pass over the loser's rows, each case a step of CONTRACT §5
     w: WriteTx,
     owner: str,
     self_id: str,
@@ -138,8 +139,8 @@ def merge_entities(
                 valid_from=row.valid_from,
                 valid_to=_open(row.valid_to),
                 cardinality=row.cardinality,
-                provenance=_provenance(row),  # type: ignore[arg-type]
-                status=row.status,  # type: ignore[arg-type]
+                provenance=_provenance(row),
+                status=row.status,
             )
         )
         if result.effect != "duplicate":
@@ -198,7 +199,7 @@ def _hold_conflicts(
             valid_from=row.valid_from,
             valid_to=_open(row.valid_to),
             cardinality=row.cardinality,
-            type="merge_conflict",  # type: ignore[arg-type]
+            type="merge_conflict",
             provenance=_provenance(row).model_copy(update={"reason": reason}),
         )
         item = stored_proposal(

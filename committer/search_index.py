@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from neo4j import Driver
@@ -104,7 +105,7 @@ def backfill(
     for owner in chosen:
         while True:
             count = writer.transaction(
-                lambda w, o=owner: _backfill_batch(w, o, embedder, model, batch)
+                partial(_backfill_batch, owner=owner, embedder=embedder, model=model, batch=batch)
             )
             done += count
             if count < batch:

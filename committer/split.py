@@ -136,8 +136,8 @@ def split_entity(
                 object_id=obj,
                 valid_from=row.valid_from,
                 valid_to=None if row.valid_to >= FAR_FUTURE else row.valid_to,
-                cardinality=row.cardinality,  # type: ignore[arg-type]
-                status=row.status,  # type: ignore[arg-type]
+                cardinality=row.cardinality,
+                status=row.status,
                 provenance=Provenance(
                     source=row.source,
                     evidence=row.evidence,

@@ -170,8 +170,15 @@ def _requested(request: MemoryRequest, s: Sentence) -> list[Found]:
     statements = [f for f in found if not f.mention]
     out: list[Found] = []
     if request.op == "assert":
-        out = [dataclasses.replace(f, type=_MEMORY, confidence=max(0.95, f.confidence),
-                                   reason=f"asked to remember: {f.reason}") for f in found]  # fmt: skip
+        out = [
+            dataclasses.replace(
+                f,
+                type=_MEMORY,
+                confidence=max(0.95, f.confidence),
+                reason=f"asked to remember: {f.reason}",
+            )
+            for f in found
+        ]
     else:
         out = [
             dataclasses.replace(f, op="end", type=_MEMORY, confidence=0.95, window=None,
@@ -207,7 +214,8 @@ _PLAIN = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '
 def _valid_time(found: Found, at: datetime) -> tuple[datetime, datetime | None]:
     """The valid window of a statement (CONTRACT §4).
 
-    An event covers its resolved window (a day, a week ...), else the message's day (the speaker's local day).
+    An event covers its resolved window (a day, a week ...), else the message's day (the
+    speaker's local day).
     A dated state or an end starts at its window's start; anything else at `at`.
     """
     w = found.window

@@ -229,3 +229,6 @@ NAMED_FROM = (
     r"|home|the\s+office|yoga|book\s+club))?"
 )
 """How a named person may be placed before the statement ("my friend Tom from college")."""
+
+MAX_AGE = 120
+"""An age at or above this is not a person's age ("I'm 150% sure")."""

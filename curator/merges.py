@@ -28,6 +28,8 @@ from graph.time import AsOf
 
 ALIKE = 88.0
 NEAR = 75.0
+WHOLE = 100.0
+"""A rapidfuzz score of a name wholly inside the other ("Ana" in "Ana Lima")."""
 PAGE = 1000
 
 
@@ -46,7 +48,7 @@ def _names(e: EntityRecord) -> set[str]:
     return {search_key(n) for n in (e.name, *e.aliases) if n.strip()}
 
 
-def find_candidates(reader: Reader, owner: str, touched: Iterable[str]) -> list[Candidate]:
+def find_candidates(reader: Reader, owner: str, touched: Iterable[str]) -> list[Candidate]:  # noqa: PLR0912  # the candidate rules of the module table, in order
     """Return new merge candidates among the owner's entities (see the module docstring).
 
     Args:
@@ -74,7 +76,7 @@ def find_candidates(reader: Reader, owner: str, touched: Iterable[str]) -> list[
         shared = na & nb
         sort = max(fuzz.token_sort_ratio(x, y) for x in na for y in nb)
         subset = max(fuzz.token_set_ratio(x, y) for x in na for y in nb)
-        if shared or sort >= NEAR or subset >= 100:
+        if shared or sort >= NEAR or subset >= WHOLE:
             scored.append((key, sort, subset, shared))
     if not scored:
         return []
@@ -94,7 +96,7 @@ def find_candidates(reader: Reader, owner: str, touched: Iterable[str]) -> list[
             reason, score = f"both are called {min(shared)!r}", 100.0
         elif sort >= ALIKE:
             reason, score = f"the names {a.name!r} and {b.name!r} are alike", sort
-        elif common and (subset >= 100 or sort >= NEAR):
+        elif common and (subset >= WHOLE or sort >= NEAR):
             reason, score = (
                 f"the names {a.name!r} and {b.name!r} are alike and {both}",
                 max(sort, 80.0),

@@ -2,22 +2,22 @@
 
 One table, read top to bottom; the first rule that applies decides:
 
-| # | rule                      | applies when                                              | action |
-|---|---------------------------|-----------------------------------------------------------|--------|
-| 1 | secret                    | the value, an entity name or the evidence carries a       | drop   |
-|   |                           | password, PIN, API key, card number or other credential   |        |
-| 2 | untrusted source          | drawn from assistant or tool messages, documents, pasted  | hold   |
-|   |                           | web text (source `untrusted`)                             |        |
-| 3 | inferred                  | the curator inferred it (source `inferred`)               | hold   |
-| 4 | privileged category       | health, finances, credentials (configurable:              | hold   |
-|   |                           | `WORLDSTATE_PRIVILEGED_AREAS`), by attribute or by value  |        |
-| 5 | another person's private  | about a person who is neither the owner nor the speaker,  | hold   |
-|   | detail                    | in a private area (where they live, family, identity)     |        |
-| 6 | low confidence            | confidence below `WORLDSTATE_AUTO_COMMIT_THRESHOLD`       | hold   |
-| 7 | unknown source            | any source other than `user_stated`, `user_edit`,         | hold   |
-|   |                           | `integration:<name>`                                      |        |
-| 8 | clear and low-risk        | everything else: the person plainly said it about         | commit |
-|   |                           | themselves, or an integration plainly observed it         |        |
+| # | rule                    | applies when                                              | action |
+|---|-------------------------|-----------------------------------------------------------|--------|
+| 1 | secret                  | the value, an entity name or the evidence carries a       | drop   |
+|   |                         | password, PIN, API key, card number or other credential   |        |
+| 2 | untrusted source        | drawn from assistant or tool messages, documents, pasted  | hold   |
+|   |                         | web text (source `untrusted`)                             |        |
+| 3 | inferred                | the curator inferred it (source `inferred`)               | hold   |
+| 4 | privileged category     | health, finances, credentials (configurable:              | hold   |
+|   |                         | `WORLDSTATE_PRIVILEGED_AREAS`), by attribute or by value  |        |
+| 5 | another person's private| about a person who is neither the owner nor the speaker,  | hold   |
+|   | detail                  | in a private area (where they live, family, identity)     |        |
+| 6 | low confidence          | confidence below `WORLDSTATE_AUTO_COMMIT_THRESHOLD`       | hold   |
+| 7 | unknown source          | any source other than `user_stated`, `user_edit`,         | hold   |
+|   |                         | `integration:<name>`                                      |        |
+| 8 | clear and low-risk      | everything else: the person plainly said it about         | commit |
+|   |                         | themselves, or an integration plainly observed it         |        |
 
 "drop" means never proposed at all: it is not stored, not shown, not committed.
 """
@@ -171,7 +171,9 @@ def _about_someone_else(p: Proposal, ctx: Context) -> bool:
 
 def _known_source(p: Proposal, ctx: Context) -> bool:
     source = p.provenance.source
-    return source in TRUSTED_SOURCES or (source.startswith("integration:") and len(source) > 12)
+    return source in TRUSTED_SOURCES or (
+        source.startswith("integration:") and len(source) > len("integration:")
+    )
 
 
 RULES: tuple[RiskRule, ...] = (

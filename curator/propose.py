@@ -169,8 +169,10 @@ def review_observations(
         The proposals to store, in order, each with its decision (secrets dropped).
     """
     out = []
-    for p in _observations(raw, sync_id, at):
-        p = p.model_copy(update={"provenance": p.provenance.model_copy(update={"run_id": None})})
+    for observed in _observations(raw, sync_id, at):
+        p = observed.model_copy(
+            update={"provenance": observed.provenance.model_copy(update={"run_id": None})}
+        )
         rule = decide(
             p,
             Context(

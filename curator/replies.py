@@ -106,7 +106,7 @@ def _index(word: str, n: int) -> int | None:
     return i if 0 <= i < n else None
 
 
-def read_reply(text: str, n: int) -> Reading:
+def read_reply(text: str, n: int) -> Reading:  # noqa: PLR0911  # one return per row of the module's reply table
     """Read `text` as decisions about `n` surfaced proposals (see the module table).
 
     Returns:
@@ -138,6 +138,6 @@ def read_reply(text: str, n: int) -> Reading:
                 return unclear
             keep.append(i)
             discard.extend(j for j in range(n) if j != i)
-    if not keep and not discard or set(keep) & set(discard):
+    if (not keep and not discard) or set(keep) & set(discard):
         return unclear
     return Reading(True, sorted(set(keep)), sorted(set(discard)))

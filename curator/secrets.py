@@ -49,6 +49,8 @@ _MACHINE = re.compile(
     r"|(?<![\w/.-])(?=[A-Za-z0-9_\-]*[0-9])(?=[A-Za-z0-9_\-]*[A-Za-z])[A-Za-z0-9_\-]{32,}(?![\w/.-])"
 )
 _DIGITS = re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])")
+_CARD_DIGITS = (13, 19)
+"""Payment card numbers have 13 to 19 digits (ISO/IEC 7812)."""
 _SSN = re.compile(r"(?<!\d)\d{3}-\d{2}-\d{4}(?!\d)")
 
 
@@ -58,7 +60,7 @@ def _luhn(digits: str) -> bool:
     for i, ch in enumerate(reversed(digits)):
         d = int(ch)
         if i % 2:
-            d = d * 2 - 9 if d > 4 else d * 2
+            d = sum(divmod(d * 2, 10))  # Luhn: the digits of the doubled digit, summed
         total += d
     return total % 10 == 0
 
@@ -79,6 +81,6 @@ def looks_secret(text: str) -> bool:
         return True
     for m in _DIGITS.finditer(text):
         digits = re.sub(r"\D", "", m.group())
-        if 13 <= len(digits) <= 19 and _luhn(digits):
+        if _CARD_DIGITS[0] <= len(digits) <= _CARD_DIGITS[1] and _luhn(digits):
             return True
     return False

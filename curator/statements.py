@@ -15,10 +15,11 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
-from committer.proposals import EntityRef, Proposal, Provenance, Reviewed, Scalar
+from committer.proposals import EntityRef, Proposal, Provenance, Reviewed
 from curator.extract import extract_message
 from curator.policy import Context, decide
 from graph.errors import InvalidInput
+from graph.fields import Scalar
 
 ENTITY_ID = re.compile(r"^ent_[0-9a-f]{24}$")
 """What an entity id looks like (graph.write.writer.new_id("ent")); anything else is a name."""
@@ -133,12 +134,13 @@ def review_statement(
         InvalidInput: neither or both given; a bad field (named); text with no fact in it;
             nothing left once secrets are dropped (nothing is stored).
     """
-    if (text is None) == (statement is None):
-        raise InvalidInput("text", "give either text, or attribute and value (with entity)")
     ident = "rmb_" + uuid.uuid4().hex[:24]
-    proposals = (
-        _from_text(text, now, ident) if text is not None else [_statement(statement, now, ident)]
-    )  # type: ignore[arg-type]
+    if text is not None and statement is None:
+        proposals = _from_text(text, now, ident)
+    elif statement is not None and text is None:
+        proposals = [_statement(statement, now, ident)]
+    else:
+        raise InvalidInput("text", "give either text, or attribute and value (with entity)")
     ctx = Context(
         owner=owner,
         speaker=None,

@@ -5,7 +5,8 @@
 them against the message timestamp `at`:
 
 * Windows are half-open `[start, end)`, aware UTC, with day granularity: both ends fall
-  on midnight *in the message's own offset* (the speaker's day), converted to UTC. `end=None` is open ("since May": still holds).
+  on midnight *in the message's own offset* (the speaker's day), converted to UTC.
+  `end=None` is open ("since May": still holds).
 * A unit picks the window's size: "3 days ago" is one day, "2 weeks ago" the ISO week
   (Monday to Monday) that held that day, "3 months ago" that calendar month.
 * Tense decides ambiguous expressions through `prefer`: "on Friday", "in May", "on 8 May"
@@ -108,16 +109,19 @@ def find_all(text: str, at: datetime, *, prefer: Prefer = "past") -> list[Window
     found.sort(key=lambda f: (f[0], -(f[1] - f[0])))
     windows: list[Window] = []
     taken_to = -1
-    for begin, end, m, handler in found:
-        if begin < taken_to:
+    for at_char, end, m, handler in found:
+        if at_char < taken_to:
             continue
         resolved = handler(m, today, prefer)
         if resolved is None:
             continue
         start, stop, kind = resolved
+        begin = at_char
         since = _SINCE.search(text, 0, begin)
         if kind == "period" and (since is not None or m[0].lower().startswith("since")):
-            begin, stop, kind = begin if since is None else since.start(), None, "since"
+            stop, kind = None, "since"
+            if since is not None:
+                begin = since.start()
         windows.append(
             Window(
                 start=_midnight(start, zone),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
-from typing import Literal
+from typing import Any, Literal
 
 import dateparser
 from dateutil.relativedelta import relativedelta
@@ -125,7 +125,8 @@ def _number(word: str) -> int:
 
 
 def _shift(unit: str, n: int) -> relativedelta:
-    return relativedelta(**{f"{unit}s": n})  # unit is day, week, month or year
+    shift: dict[str, Any] = {f"{unit}s": n}  # unit is day, week, month or year
+    return relativedelta(**shift)
 
 
 # --- rules: each resolves one match to dates ---------------------------------------------
@@ -230,7 +231,7 @@ def _weekday(m: re.Match[str], today: date, prefer: Prefer) -> tuple[date, date 
     ahead = (target - today.weekday()) % 7 or 7  # days to the next such day after today
     if which in ("last", "since") or (which == "on" and prefer == "past"):
         d = today - timedelta(days=back)
-    elif which == "next" or which == "on":
+    elif which in {"next", "on"}:
         d = today + timedelta(days=ahead)
     else:  # "this": today if it is that day, else by tense
         d = (

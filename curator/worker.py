@@ -17,6 +17,7 @@ import secrets
 import socket
 import threading
 from collections.abc import Iterator
+from http import HTTPStatus
 
 from committer.apply import Committer
 from committer.proposals import Reviewed
@@ -147,7 +148,11 @@ class CuratorWorker:
         except ExtractorUnavailable as exc:
             # An outage (no answer, 5xx, 429) is retried without end: the run is never lost.
             # A refusal (other 4xx: bad key, unknown model) counts against max_attempts.
-            refused = exc.status is not None and 400 <= exc.status < 500 and exc.status != 429
+            refused = (
+                exc.status is not None
+                and HTTPStatus.BAD_REQUEST <= exc.status < HTTPStatus.INTERNAL_SERVER_ERROR
+                and exc.status != HTTPStatus.TOO_MANY_REQUESTS
+            )
             log.warning("run %s: extractor unavailable, retrying later: %s", run.id, exc)
             self._committer.release_run(
                 run,

@@ -39,7 +39,8 @@ class InvalidInput(WorldstateError):
 
 
 class InvalidInterval(InvalidInput):
-    """A valid-time window whose end is not after its start (CONTRACT §2: intervals are half-open)."""
+    """A valid-time window whose end is not after its start (CONTRACT §2: intervals are
+    half-open)."""
 
     def __init__(self, detail: str = "valid_to must be later than valid_from") -> None:
         super().__init__("valid_to", detail)
@@ -53,7 +54,8 @@ class NaiveTimestamp(InvalidInput):
 
 
 class Conflict(WorldstateError):
-    """The request collides with existing state (maps to 409), e.g. a run id reused with other content."""
+    """The request collides with existing state (maps to 409), e.g. a run id reused with
+    other content."""
 
     def __init__(self, detail: str) -> None:
         super().__init__(detail)

@@ -56,7 +56,7 @@ def _rfc3339(value: Any) -> Any:
         return value
     if not isinstance(value, str):
         # ValueError, not TypeError: pydantic turns only ValueError into a 422 naming the field.
-        raise ValueError("a timestamp must be an RFC 3339 string, e.g. 2024-05-01T09:00:00Z")  # noqa: TRY004
+        raise ValueError("a timestamp must be an RFC 3339 string, e.g. 2024-05-01T09:00:00Z")
     naive = _RFC3339.match(value + "Z") and not _RFC3339.match(value)
     if not _RFC3339.match(value) and not naive:
         raise ValueError("a timestamp must be RFC 3339, e.g. 2024-05-01T09:00:00Z or +02:00")

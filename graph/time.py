@@ -58,7 +58,7 @@ def to_utc(value: datetime, field: str = "timestamp") -> datetime:
 
 def from_store(value: Any) -> datetime:
     """Convert a DATETIME read from Neo4j into an aware UTC `datetime` (sentinels included)."""
-    native = value.to_native() if hasattr(value, "to_native") else value
+    native: datetime = value.to_native() if hasattr(value, "to_native") else value
     return native.astimezone(UTC)
 
 

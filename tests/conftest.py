@@ -122,16 +122,16 @@ def owner() -> str:
 def _docker_answers() -> bool:
     """Return True when a Docker engine answers a ping within a few seconds."""
     try:
-        import docker  # type: ignore[import-untyped]  # No stubs; a testcontainers dependency.
+        import docker  # type: ignore[import-untyped]  # noqa: PLC0415  # only with a Docker engine
     except ImportError:
         return False
     try:
         client = docker.from_env(timeout=3)
-    except Exception:  # noqa: BLE001 - any failure to reach an engine means "no Docker".
+    except Exception:
         return False
     try:
         return bool(client.ping())
-    except Exception:  # noqa: BLE001 - same: an engine that does not answer is absent.
+    except Exception:
         return False
     finally:
         with contextlib.suppress(Exception):
@@ -141,7 +141,7 @@ def _docker_answers() -> bool:
 def _neo4j_container() -> Neo4jContainer:
     """Build (not start) the Neo4j container; the module moved in testcontainers 4.x."""
     try:
-        from testcontainers.community.neo4j import Neo4jContainer
+        from testcontainers.community.neo4j import Neo4jContainer  # noqa: PLC0415  # Docker only
     except ImportError:  # Older 4.x releases only have the deprecated path.
-        from testcontainers.neo4j import Neo4jContainer
+        from testcontainers.neo4j import Neo4jContainer  # noqa: PLC0415  # Docker only
     return Neo4jContainer(NEO4J_IMAGE, password="worldstate-test")

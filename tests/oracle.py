@@ -34,6 +34,14 @@ Rules (CONTRACT §2.1, §2.2), N = (value, [a, b)) committed at t:
   left of its old window. Brought-back parts coalesce with the current rows of their
   value, and with each other (a part joined to an earlier-brought-back part keeps that
   part's value and provenance).
+* Retract declares a claim never true, for good: X's lineage, and every other part of
+  that claim recorded before and no longer current at the retract (a row continuing,
+  transitively, a lineage row, since retracted by a supersede, forget or coalesce) are
+  *disowned*. A disowned row is never brought back by this or any later retract; in its
+  place stand the rows its own lineage pushed out or folded in (what held before it), at
+  its distance plus one plus theirs, and so on through disowned rows. Parts of the claim
+  still current at the retract are left alone: they are believed, and a later undo of
+  what pushes them out brings them back. Forget and supersede disown nothing.
 """
 
 from __future__ import annotations
@@ -131,6 +139,8 @@ class Oracle:
         self._ids = itertools.count(1)
         self._by_id: dict[str, Row] = {}
         self._last_t: Any = None
+        self.disowned: set[str] = set()
+        """Ids of rows a retract declared never true (see the module docstring)."""
 
     # -- reads -----------------------------------------------------------------------
 
@@ -306,11 +316,8 @@ class Oracle:
         self._tick(t)
         x = self._current_row(row_id)
         lineage = self.lineage(x)
-        before: dict[str, tuple[int, Row]] = {}
-        for row, depth in lineage:
-            for i in (*row.pushed, *row.folded):
-                if i not in before or depth < before[i][0]:
-                    before[i] = (depth, self._by_id[i])
+        self._disown(lineage)
+        before = self._before(lineage)
         self._retract(x, t)
         gaps: list[tuple[Any, Any]] = []
         for row, _ in lineage:
@@ -348,6 +355,32 @@ class Oracle:
                 )
             )
         return Outcome("retracted", None, (), tuple(retracted), tuple(recorded))
+
+    def _disown(self, lineage: list[tuple[Row, int]]) -> None:
+        """Declare the claim of a lineage never true: its rows, and every row continuing
+        one of them that is no longer current (called before the retract ends anything)."""
+        claim = {row.id for row, _ in lineage}
+        self.disowned |= claim
+        for r in self.rows:
+            if r.retracted_at != self.open_end and claim & {c.id for c, _ in self.lineage(r)}:
+                self.disowned.add(r.id)
+
+    def _before(self, lineage: list[tuple[Row, int]]) -> dict[str, tuple[int, Row]]:
+        """What held before a claim: the rows its lineage pushed out or folded in, by id,
+        each at its smallest distance; a disowned one gives way to what held before it."""
+        before: dict[str, tuple[int, Row]] = {}
+        todo = [(lineage, 0)]
+        while todo:
+            rows, base = todo.pop()
+            for row, depth in rows:
+                for i in (*row.pushed, *row.folded):
+                    d = base + depth
+                    if i in before and before[i][0] <= d:
+                        continue
+                    before[i] = (d, self._by_id[i])
+                    if i in self.disowned:
+                        todo.append((self.lineage(self._by_id[i]), d + 1))
+        return {i: dp for i, dp in before.items() if i not in self.disowned}
 
     def _members(self, entity: str, known_at: Any) -> set[str]:
         """The entities whose rows a history of `entity` shows: itself (tests/oracle_merge.py

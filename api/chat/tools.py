@@ -28,9 +28,10 @@ from api.chat.schemas.pull import (
     NeighborsOut,
 )
 from api.chat.schemas.search import SearchOut
-from api.http.schemas.core import MAX_NAME, EntityPublic, FactPublic
+from api.http.schemas.core import EntityPublic, FactPublic
 from graph.embedding import Embedder
 from graph.errors import InvalidInput, MemoryOff, NotFound
+from graph.fields import MAX_NAME
 from graph.read.diff import diff_rows
 from graph.read.pull import MAX_DEPTH
 from graph.read.reader import Reader

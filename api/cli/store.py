@@ -1,4 +1,5 @@
-"""The commands that need the store: serve, curator, token create|list|revoke, import locomo (CONTRACT §11).
+"""The commands that need the store: serve, curator, token create|list|revoke, import locomo
+(CONTRACT §11).
 
 Registered on the `worldstate` app in `api/cli/main.py`. Each finds its Neo4j the same way:
 `NEO4J_URI` when set, else the local Neo4j already running in the data dir, else (for
@@ -13,6 +14,7 @@ import signal
 import time
 from collections.abc import Callable, Iterator
 from datetime import datetime
+from http import HTTPStatus
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -268,13 +270,13 @@ def _post_runs(
 ) -> None:
     """Post the runs, then (with `wait`) follow them until the curator has taken each."""
     me = client.get("/v1/me")
-    if me.status_code != 200:
+    if me.status_code != HTTPStatus.OK:
         _fail(f"the API refused the token: {me.status_code} {me.text}")
     if me.json()["owner"] != owner:
         _fail(f"the token belongs to owner {me.json()['owner']!r}, not {owner!r}")
     for run in runs:
         r = client.post("/v1/runs", json=run)
-        if r.status_code != 202:
+        if r.status_code != HTTPStatus.ACCEPTED:
             _fail(f"run {run['id']}: {r.status_code} {r.text}")
     typer.echo(f"posted {len(runs)} runs of {file.name} for owner {owner!r}")
     if not wait:

@@ -47,8 +47,8 @@ def bm25_rank(turns: Sequence[Turn], questions: Sequence[str], k: int) -> list[l
     Returns:
         One list per question, best first.
     """
-    import bm25s  # type: ignore[import-untyped]  # No stubs or py.typed marker.
-    import Stemmer  # type: ignore[import-not-found]  # A C extension without stubs.
+    import bm25s  # No stubs or py.typed marker.
+    import Stemmer  # A C extension without stubs.
 
     if not turns:
         return [[] for _ in questions]

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from curator.locomo import LocomoFormatError, RunPayload, load_locomo
+from graph.time import FAR_PAST
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 """The LoCoMo categories asked, by number (5, adversarial, is left out)."""
@@ -214,7 +215,7 @@ def _day(year: int, month: int, day: int) -> date | None:
 
 def dated(item: Retrieved) -> bool:
     """True when the item carries a real date (not the far-past "unknown" sentinel)."""
-    return item.at is not None and item.at.year >= 1900
+    return item.at is not None and item.at.year > FAR_PAST.year
 
 
 def on_answer_date(item: Retrieved, period: tuple[date, date] | None) -> bool:

@@ -115,7 +115,7 @@ class OwnerClient:
             r = self._client.request(method, url, **kw)
         except httpx.HTTPError as exc:
             raise EvalError(f"{method} {url} failed: {exc}") from exc
-        if r.status_code >= 400:
+        if r.is_error:
             raise EvalError(f"{method} {url}: HTTP {r.status_code} {r.text[:300]}")
         return r.json()
 

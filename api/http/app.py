@@ -94,7 +94,10 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
     # The warmer's reader shares prefetch's pool but has no deadline: planning
     # prefetch's query takes longer than a turn may (api/chat/prefetch/warm.py).
     app.state.warmer = Warmer(
-        Reader(driver, settings.neo4j_database, retry=False), settings.prefetch_keepalive_seconds
+        Reader(driver, settings.neo4j_database, retry=False),
+        settings.prefetch_keepalive_seconds,
+        max_chars=settings.prefetch_max_chars,
+        max_items=settings.prefetch_max_items,
     )
     errors.install(app)
 

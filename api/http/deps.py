@@ -13,9 +13,8 @@ from fastapi import Depends, Path, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from api.chat import tools
-from api.http.schemas.core import Timestamp
 from graph.errors import Forbidden, StoreUnavailable, Unauthenticated
-from graph.fields import ChatId
+from graph.fields import ChatId, Timestamp
 from graph.names import token_hash
 from graph.read.reader import Reader
 from graph.records import TokenRecord

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -45,7 +46,7 @@ class Problem:
 UNAVAILABLE = "The memory store cannot be reached; retry shortly."
 
 
-def problem_of(exc: WorldstateError) -> Problem:
+def problem_of(exc: WorldstateError) -> Problem:  # noqa: PLR0911  # one case per error: a table
     """The one error table (STYLE "One error table"): REST answers it as problem+json, MCP
     as the tool error's text (api/mcp/server.py). CONTRACT §9: bad input is 4xx naming the
     field, the store being down is 503."""
@@ -82,8 +83,8 @@ def problem(status: int, title: str, detail: str, **extra: Any) -> JSONResponse:
     """Return a problem+json response (RFC 9457) with `type`, `title`, `status`, `detail`;
     a 401 carries `WWW-Authenticate: Bearer`, a 429 with `retry_after` a `Retry-After`."""
     body = {"type": "about:blank", "title": title, "status": status, "detail": detail, **extra}
-    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-    if status == 429 and "retry_after" in extra:
+    headers = {"WWW-Authenticate": "Bearer"} if status == HTTPStatus.UNAUTHORIZED else None
+    if status == HTTPStatus.TOO_MANY_REQUESTS and "retry_after" in extra:
         headers = {"Retry-After": str(extra["retry_after"])}
     return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=headers)
 

@@ -21,7 +21,9 @@ class Settings(CuratorSettings):
     prefetch_deadline_ms: int = 150
     """Prefetch answers degraded after this long (CONTRACT §6)."""
     prefetch_max_chars: int = 2000
+    """The block's default size budget, characters (a request may ask for another)."""
     prefetch_max_items: int = 40
+    """The block's default item budget, lines (a request may ask for another)."""
     prefetch_keepalive_seconds: float = 5.0
     """Prefetch runs for nobody this often, keeping its connection and plans warm
     (api/chat/prefetch/warm.py); 0 warms once at start-up only."""

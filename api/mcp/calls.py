@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 import anyio
 from mcp.server.mcpserver import Context
@@ -107,7 +107,7 @@ async def call_as(
 ) -> Json:
     """Authenticate, check the token's scope, resolve the caller and run `work` in a
     worker thread (the store is blocking), mapping our errors to tool errors."""
-    state: McpState = ctx.request_context.lifespan_context
+    state = cast(McpState, ctx.request_context.lifespan_context)
     headers = ctx.headers
 
     def run() -> Json:

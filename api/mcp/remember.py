@@ -15,9 +15,9 @@ from typing import Any
 from api.chat.tools import Caller, scope_for
 from api.http.schemas.proposals import ProposalPublic
 from committer.apply import Committer
-from committer.proposals import Scalar
 from curator.statements import Policy, Statement, review_statement
 from graph.errors import InvalidInput
+from graph.fields import Scalar
 from graph.read.reader import Reader
 from graph.time import to_utc, utcnow
 

@@ -1,7 +1,8 @@
 """Normalized values: what "the same value" means for dedupe (CONTRACT §2.1 rule 1).
 
 Strings compare after Unicode NFKC, case folding and collapsing white space; numbers
-by value (1 and 1.0 are one number) and booleans by their JSON text; a relationship by its object entity id. A type tag
+by value (1 and 1.0 are one number) and booleans by their JSON text; a relationship by its
+object entity id. A type tag
 keeps the string "1" apart from the number 1.
 
 What a person says in chat is looser: "my own online clothing store", "my online store" and
@@ -16,7 +17,7 @@ import json
 import re
 import unicodedata
 
-from graph.records import Scalar
+from graph.fields import Scalar
 
 
 def normalize_text(text: str) -> str:
@@ -78,10 +79,15 @@ _DISTINCT = frozenset(
 )
 """Words that tell two things apart: "dance studio" and "second dance studio" are two."""
 
+_SHORT = 3
+"""Words this short are never made singular ("bus", "gas", "yes")."""
+_MIN_WORDS = 2
+"""A shorter value must have at least this many words to be a near-duplicate of a longer one."""
+
 
 def _singular(word: str) -> str:
     """A word's naive singular ("classes" -> "class", "stories" -> "story"), for keys only."""
-    if len(word) <= 3 or word.endswith(("ss", "us", "is")):
+    if len(word) <= _SHORT or word.endswith(("ss", "us", "is")):
         return word
     if word.endswith("ies"):
         return word[:-3] + "y"
@@ -122,7 +128,7 @@ def near_duplicate(a: str, b: str) -> bool:
     if ka == kb:
         return True
     short, long = (ka, kb) if len(ka) <= len(kb) else (kb, ka)
-    if len(short) < 2 or short[-1] != long[-1] or not set(short) <= set(long):
+    if len(short) < _MIN_WORDS or short[-1] != long[-1] or not set(short) <= set(long):
         return False
     extra = set(long) - set(short)
     return not any(w in _DISTINCT or any(c.isdigit() for c in w) for w in extra)

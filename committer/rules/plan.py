@@ -18,7 +18,8 @@ from datetime import datetime
 
 from committer.rules.normalize import near_duplicate
 from graph.errors import InvalidInterval
-from graph.records import FactRecord, Scalar
+from graph.fields import Scalar
+from graph.records import FactRecord
 from graph.time import FAR_FUTURE
 
 Provenance = dict[str, object]
@@ -102,12 +103,14 @@ class Plan:
 
 
 @dataclass(slots=True)
-class _Builder:
+class Builder:
+    """A plan being built: rows to retract and rows to record, in order."""
+
     retract: list[str] = field(default_factory=list)
     record: list[RowSpec] = field(default_factory=list)
 
 
-def _carry(row: FactRecord) -> NewValue:
+def carried(row: FactRecord) -> NewValue:
     """The value of an existing row, to record a part of it again unchanged."""
     return NewValue(
         value=row.value,
@@ -189,7 +192,7 @@ def plan_assert(
             ):
                 return Plan(effect="duplicate", corroborates=r.id)
 
-    plan = _Builder()
+    plan = Builder()
     superseded: list[str] = []
     # Rule 2: supersede every overlapping row of another value.
     for r in sorted(others, key=lambda r: (r.valid_from, r.id)):
@@ -199,10 +202,10 @@ def plan_assert(
         plan.retract.append(r.id)
         if r.valid_from < valid_from:
             plan.record.append(
-                RowSpec(_carry(r), r.valid_from, valid_from, "superseded", "remainder", (r.id,))
+                RowSpec(carried(r), r.valid_from, valid_from, "superseded", "remainder", (r.id,))
             )
         if r.valid_to > end:
-            plan.record.append(RowSpec(_carry(r), end, r.valid_to, r.status, "remainder", (r.id,)))
+            plan.record.append(RowSpec(carried(r), end, r.valid_to, r.status, "remainder", (r.id,)))
 
     start, stop, status, merged = _coalesce(same, valid_from, end, end_status, plan)
     plan.record.append(
@@ -222,7 +225,7 @@ def _coalesce(
     start: datetime,
     stop: datetime,
     status: str,
-    plan: _Builder,
+    plan: Builder,
 ) -> tuple[datetime, datetime, str, list[str]]:
     """Widen [start, stop) over every same-value row it overlaps or touches; retract those rows.
 
@@ -257,120 +260,11 @@ def plan_end(row: FactRecord, until: datetime) -> Plan:
     if row.valid_from >= until:
         return Plan(effect="forgotten", retract=(row.id,))
     spec = RowSpec(
-        _carry(row), row.valid_from, min(row.valid_to, until), "invalidated", "remainder", (row.id,)
+        carried(row),
+        row.valid_from,
+        min(row.valid_to, until),
+        "invalidated",
+        "remainder",
+        (row.id,),
     )
     return Plan(effect="forgotten", retract=(row.id,), record=(spec,), primary=0)
-
-
-@dataclass(frozen=True, slots=True)
-class Predecessor:
-    """A retracted row that held before a row's assertion, as `plan_retract` needs it.
-
-    Attributes:
-        row: the retracted row (its old window and value).
-        depth: how many REPLACES steps from the row being retracted to the row that
-            pushed it out or folded it in (0: the row itself).
-    """
-
-    row: FactRecord
-    depth: int
-
-
-def plan_retract(
-    row: FactRecord,
-    lineage: Sequence[tuple[datetime, datetime]],
-    predecessors: Sequence[Predecessor],
-    rows: Sequence[FactRecord],
-) -> Plan:
-    """Plan retracting a row that was never true (CONTRACT §2.2 retract).
-
-    Args:
-        row: the current row to undo.
-        lineage: the windows of `row` and of every row it continues (REPLACES, any
-            depth): the claim this row is what remains of.
-        predecessors: the rows that `row`, or a row it continues, pushed out (another
-            value) or folded in (the same value, stated separately before).
-        rows: the current rows of the (entity, attribute) that end at or after the
-            lineage's earliest start, `row` included.
-
-    Returns:
-        Retract `row` with no replacement. Every part of the lineage's windows that no
-        other current row covers goes back to what held there before the claim: the
-        predecessor nearest in the lineage, then the most recently recorded, whose old
-        window covers it. Adjacent parts of one value are recorded as one row, coalesced
-        with current rows of that value they touch; a row's status is that of the part
-        supplying its end.
-    """
-    plan = _Builder(retract=[row.id])
-    remaining = [r for r in rows if r.id != row.id]
-    gaps: list[tuple[datetime, datetime]] = []
-    for start, stop in sorted(lineage):
-        gaps = _subtract(gaps, start, stop) + [(start, stop)]
-    for r in remaining:
-        gaps = _subtract(gaps, r.valid_from, r.valid_to)
-    pieces: list[tuple[datetime, datetime, FactRecord]] = []
-    order = sorted(predecessors, key=lambda p: (p.depth, -p.row.recorded_at.timestamp(), p.row.id))
-    for pred in order:
-        old = pred.row
-        for gap_start, gap_stop in sorted(gaps):
-            start, stop = max(gap_start, old.valid_from), min(gap_stop, old.valid_to)
-            if start < stop:
-                pieces.append((start, stop, old))
-                gaps = _subtract(gaps, start, stop)
-    by_value: dict[str, list[tuple[datetime, datetime, FactRecord]]] = {}
-    for piece in pieces:
-        by_value.setdefault(piece[2].value_norm, []).append(piece)
-    for norm in sorted(by_value):
-        same = [r for r in remaining if r.value_norm == norm]
-        for start, stop, status, carrier, continues in _join(by_value[norm], same):
-            plan.retract.extend(i for i in continues if i in {r.id for r in same})
-            plan.record.append(
-                RowSpec(_carry(carrier), start, stop, status, "restored", tuple(continues))
-            )
-    return Plan(effect="retracted", retract=tuple(plan.retract), record=tuple(plan.record))
-
-
-def _join(
-    pieces: Sequence[tuple[datetime, datetime, FactRecord]],
-    rows: Sequence[FactRecord],
-) -> list[tuple[datetime, datetime, str, FactRecord, list[str]]]:
-    """Join restored pieces of one value with each other and with current rows of that
-    value that they overlap or touch, into maximal runs.
-
-    Returns, per run that contains a piece: (start, stop, status, the row whose value
-    and provenance it carries, the ids it continues: pieces' sources and folded rows).
-    The status is that of the element supplying the end (a piece, on a tie).
-    """
-    items = [(s, e, old.status, old, old.id, True) for s, e, old in pieces]
-    items += [(r.valid_from, r.valid_to, r.status, r, r.id, False) for r in rows]
-    items.sort(key=lambda it: (it[0], not it[5], it[4]))
-    runs: list[list[tuple[datetime, datetime, str, FactRecord, str, bool]]] = []
-    for item in items:
-        if runs and item[0] <= max(it[1] for it in runs[-1]):
-            runs[-1].append(item)
-        else:
-            runs.append([item])
-    out = []
-    for run in runs:
-        restored = [it for it in run if it[5]]
-        if not restored:
-            continue
-        end = max(run, key=lambda it: (it[1], it[5]))
-        continues = list(dict.fromkeys(it[4] for it in run))
-        out.append((run[0][0], end[1], end[2], restored[0][3], continues))
-    return out
-
-
-def _subtract(
-    gaps: list[tuple[datetime, datetime]], start: datetime, stop: datetime
-) -> list[tuple[datetime, datetime]]:
-    out: list[tuple[datetime, datetime]] = []
-    for a, b in gaps:
-        if stop <= a or b <= start:
-            out.append((a, b))
-            continue
-        if a < start:
-            out.append((a, start))
-        if stop < b:
-            out.append((stop, b))
-    return out

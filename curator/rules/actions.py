@@ -173,6 +173,14 @@ _TOOK_EVENTS = (
 )
 
 
+_NOT_SOMEONE = re.compile(
+    r"\b(?:time|photo|photos|pic|pics|picture|pictures|advice|word|chance|break"
+    r"|breath|turn|step|steps|lead|car|bus|train|look)\b",
+    re.IGNORECASE,
+)
+"""What "took ..." takes that is no person or group ("took a photo", "took the bus")."""
+
+
 @RULES.add(
     rf"{PAST}took\s+(?P<who>(?:my|our|the)\s+(?:[\w-]+\s+){{0,2}}?[\w-]+)\s+"
     rf"(?:to\s+{NP}|(?P<ing>(?!(?:out|home|back)\b)[a-z]+ing\b[^,.;:!?]*))"
@@ -180,8 +188,7 @@ _TOOK_EVENTS = (
 def _took_someone(m: re.Match[str], s: Sentence) -> Iterable[Found]:
     """ "I took the kids to the lake on Sunday" (an event at the lake), "I took my family
     camping by the river last week" (an event: camping by the river)."""
-    if re.search(r"\b(?:time|photo|photos|pic|pics|picture|pictures|advice|word|chance|break"
-                 r"|breath|turn|step|steps|lead|car|bus|train|look)\b", m["who"], re.IGNORECASE):  # fmt: skip
+    if _NOT_SOMEONE.search(m["who"]):
         return
     group = "ing" if m["ing"] else "obj"
     value = tidy(cut(s, m.start(group), m.end(group), purpose=True, company=True), 7)

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from committer.proposals import EntityRef, Scalar
+from committer.proposals import EntityRef
 from curator.lexicon import CONNECTORS, NUMBERS
 from curator.timeparse import Window
+from graph.fields import Scalar
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +129,7 @@ _NEWS = re.compile(
 """A lead-in to the speaker's own news: "I wanted to let you know (that) I joined ..."."""
 
 
-def speaks_for_self(s: Sentence, pos: int, mode: Mode) -> bool:
+def speaks_for_self(s: Sentence, pos: int, mode: Mode) -> bool:  # noqa: PLR0911  # one return per reason a statement is not the speaker's own
     """True when the statement starting at `pos` is the speaker's own, plainly asserted.
 
     "anchored" statements ("I ...") must open a clause: nothing before them in the

@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from committer.proposals import Scalar
 from curator.lexicon import (
     ADV,
     ANYMORE,
@@ -35,6 +34,7 @@ from curator.lexicon import (
 from curator.rules.base import Found, Rules, Sentence, end_ok, window
 from curator.rules.phrases import cut, phrase, tidy
 from curator.rules.tastes import list_items
+from graph.fields import Scalar
 
 RULES = Rules()
 

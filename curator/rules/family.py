@@ -35,7 +35,7 @@ def _name_before(s: Sentence, m: re.Match[str]) -> str | None:
     head = s.text[: found.start()].rstrip().lower()
     greeting = re.search(r"(?:^|\b)(?:hey|hi|hello|thanks|thank you|oh|yeah|wow|sorry|aw+)$|,$",
                          head)  # fmt: skip
-    return None if greeting or not head and m.end() < len(s.text.rstrip(" .!")) else found["name"]
+    return None if greeting or (not head and m.end() < len(s.text.rstrip(" .!"))) else found["name"]
 
 
 @RULES.add(rf"\bmy\s+{REL_MOD}(?P<rel>{RELS})\b(?!-|'s\s+(?:friend|boyfriend|girlfriend))"

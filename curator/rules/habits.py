@@ -19,6 +19,11 @@ from curator.rules.phrases import cut, tidy
 
 RULES = Rules()
 
+_MIN_VERB_CHARS = 2
+"""A one-letter word is no habit's verb."""
+_MAX_HABIT_WORDS = 3
+"""A habit is named in at most three words ("drinking green tea")."""
+
 _DOUBLED = words(
     "run swim jog shop stop sit get hit plan skip chat dig drum grab hop jam knit map nap pat"
     " rap rub sip spin step strum tap trek trim win wrap bet cut put set"
@@ -66,7 +71,7 @@ _HABIT = (
 def _habit_value(verb: str, obj: str) -> str | None:
     """ "go" + "swimming" -> "swimming"; "call" + "my mom" -> "calling mom"."""
     v = verb.lower()
-    if v in _NOT_HABIT_VERBS or v.endswith(("ed", "ing", "n't")) or len(v) < 2:
+    if v in _NOT_HABIT_VERBS or v.endswith(("ed", "ing", "n't")) or len(v) < _MIN_VERB_CHARS:
         return None
     rest = tidy(obj, 7, keep_article=True) if obj.strip() else ""
     if rest is None or re.match(r"(?:and|or|but)\b", rest, re.IGNORECASE):
@@ -178,7 +183,7 @@ _FOODS = words("meat sugar bread dairy carbs sweets snacks chocolate chips candy
 
 def _as_habit(phrase: str) -> str | None:
     words_ = phrase.lower().split()
-    if not words_ or len(words_) > 3:
+    if not words_ or len(words_) > _MAX_HABIT_WORDS:
         return None
     if words_[0].endswith("ing") and len(words_) == 1:
         return phrase.lower()

@@ -82,8 +82,8 @@ def _diagnosed(m: re.Match[str], s: Sentence) -> Iterable[Found]:
 )
 def _allergic(m: re.Match[str], s: Sentence) -> Iterable[Found]:
     """ "I'm allergic to cats and most furry animals" (two allergies)."""
-    for item in list_items(s, m, 5):
-        item = re.sub(r"^to\s+", "", item, flags=re.IGNORECASE)  # "to pollen and to dust"
+    for listed in list_items(s, m, 5):
+        item = re.sub(r"^to\s+", "", listed, flags=re.IGNORECASE)  # "to pollen and to dust"
         if re.match(r"[a-z]+ed\b|(?:found|got|made|went|had|was|is|it's)\b", item, re.IGNORECASE):
             continue  # ", found out the hard way": a new clause, not an allergen
         if item.lower() not in _FIGURATIVE and item.split()[-1].lower() not in _FIGURATIVE:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from curator.lexicon import I_, IDENTITY, IM, NAME
+from curator.lexicon import I_, IDENTITY, IM, MAX_AGE, NAME
 from curator.rules.base import Found, Rules, Sentence, end_ok, g, state
 
 RULES = Rules()
@@ -25,7 +25,7 @@ def _intro(m: re.Match[str], s: Sentence) -> Iterable[Found]:
 @RULES.add(rf"{IM}(?P<n>\d{{1,3}})(?:\s+(?:years?|yrs?)(?:\s+old)?)?|{I_}turned\s+(?P<t>\d{{1,3}})")
 def _age(m: re.Match[str], s: Sentence) -> Iterable[Found]:
     n = int(m["n"] or m["t"])
-    if 0 < n < 120 and end_ok(s, m.end()):
+    if 0 < n < MAX_AGE and end_ok(s, m.end()):
         yield state("age", n, "identity", f"is {n} years old", 0.85, s, m, change=bool(m["t"]))
 
 

@@ -32,6 +32,8 @@ _REQUEST = re.compile(
     r"(?P<inner>\S.*)$",
     re.IGNORECASE | re.DOTALL,
 )
+_MIN_STATEMENT_WORDS = 3
+"""A remembered clause of fewer words is no statement ("remember that one")."""
 _STATEMENT_START = re.compile(
     r"^(?:I|I'm|I've|I'd|I'll|my|we|we're|we've|our|me|the|his|her|their|he|she|they"
     r"|(?-i:[A-Z][a-z]+))\b",
@@ -83,7 +85,7 @@ def find_request(text: str) -> MemoryRequest | None:
     # "Remember: deploys need the lock": after a colon the clause is the note itself,
     # whatever word it opens with (CONTRACT §13); after "that" it must read as a statement.
     plain = (
-        len(inner.split()) >= 3
+        len(inner.split()) >= _MIN_STATEMENT_WORDS
         and (m["colon"] is not None or _STATEMENT_START.match(inner) is not None)
         and _NOT_A_STATEMENT.search(inner) is None
     )

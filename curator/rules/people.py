@@ -14,11 +14,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 
-from committer.proposals import EntityRef, Scalar
+from committer.proposals import EntityRef
 from curator.lexicon import (
     ADV,
     EVALUATIVE,
     LIST,
+    MAX_AGE,
     NAME,
     NAMED_FROM,
     OCCUPATIONS,
@@ -30,6 +31,7 @@ from curator.lexicon import (
 from curator.rules.base import Found, Rules, Sentence, end_ok, state, window
 from curator.rules.phrases import phrase, tidy
 from curator.rules.tastes import list_items
+from graph.fields import Scalar
 
 RULES = Rules()
 
@@ -131,7 +133,7 @@ def _is_a(m: re.Match[str], s: Sentence) -> Iterator[tuple[str, Scalar, Found | 
 def _age(m: re.Match[str], s: Sentence) -> Iterator[tuple[str, Scalar, Found | None]]:
     """ "my son Theo is 12", "my daughter Mia turned 7 yesterday"."""
     n = int(m["n"])
-    if 0 < n < 120 and end_ok(s, m.end()):
+    if 0 < n < MAX_AGE and end_ok(s, m.end()):
         yield "age", n, _dated("age", n, s, m, bool(m["chg"]))
 
 

@@ -18,6 +18,9 @@ from curator.rules.phrases import cut, phrase, tidy
 
 RULES = Rules()
 
+_MAX_LISTED = 4
+"""A longer list of likes is a story, not a list of tastes."""
+
 _NEW_CLAUSE = re.compile(
     r",\s*(?='?(?:it|it's|they|they're|he|she|i|i'm|we|you|that|this|which|so|but|because|cause"
     r"|especially|lol|haha|honestly|though|really|actually|anyway|tbh|right|ok|okay|too|also"
@@ -66,7 +69,7 @@ def list_items(s: Sentence, m: re.Match[str], max_words: int = 4) -> list[str]:
     raw = raw[: clause.start()] if clause else raw
     parts = [p for p in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*", raw) if p.strip()]
     tidied = [tidy(p, max_words) for p in parts]
-    if len(parts) > 1 and all(tidied) and len(parts) <= 4:
+    if 1 < len(parts) <= _MAX_LISTED and all(tidied):
         items = [t for t in tidied if t]
     else:
         first = tidy(cut(s, m.start("obj"), m.end("obj")), 6)

@@ -17,16 +17,27 @@ and of every row it continues (REPLACES, any depth): the claim it is what remain
 
 PREDECESSORS = (
     """
-MATCH path = (x:Fact {id: $fact_id})-[:REPLACES*0..]->(:Fact)-[:SUPERSEDED|COALESCED]->(p:Fact)
+UNWIND $fact_ids AS fact_id
+MATCH path = (x:Fact {id: fact_id})-[:REPLACES*0..]->(:Fact)-[:SUPERSEDED|COALESCED]->(p:Fact)
 WHERE x.owner = $owner AND p.owner = $owner
-RETURN """
+WITH fact_id, p, min(length(path)) - 1 AS depth
+RETURN fact_id AS origin, """
     + _project("p")
-    + """ AS row, min(length(path)) - 1 AS depth
+    + """ AS row, depth,
+  EXISTS {
+    MATCH (p)-[:REPLACES*0..]->(:Fact)<-[:REPLACES*0..]-(d:Fact)
+    WHERE d.owner = $owner AND p.retracted_at < d.retracted_at
+      AND (d.id = $undoing OR EXISTS { (d)<-[:ENDED {op: 'retracted'}]-(:Event) })
+  } AS disowned
 """
 )
-"""READ (inside a write transaction). $owner, $fact_id -> p, depth: the rows that the
-row, or a row it continues, pushed out (SUPERSEDED) or folded in (COALESCED), with the
-number of REPLACES steps to the row that did (CONTRACT §2.2 retract brings them back)."""
+"""READ (inside a write transaction). $owner, $fact_ids, $undoing -> origin, p, depth,
+disowned: for each of the rows `fact_ids`, the rows that it, or a row it continues, pushed
+out (SUPERSEDED) or folded in (COALESCED), with the number of REPLACES steps to the row
+that did (CONTRACT §2.2 retract brings them back). `disowned`: p is part of a claim a
+retract declared never true: it continues (REPLACES, any depth, or is) a row that a row
+retracted by a retract (ENDED op `retracted`), or the row `$undoing` being retracted now,
+continues or is, and p was retracted before that row was."""
 
 RETRACT_ROWS = """
 UNWIND $ids AS id

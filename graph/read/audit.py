@@ -73,7 +73,7 @@ def order_chain(events: dict[str, EventRecord], edges: Iterable[tuple[str, str]]
         The ids, oldest cause first. Should the edges hold a cycle (they never should),
         by time alone.
     """
-    graph = nx.DiGraph()
+    graph: nx.DiGraph[str] = nx.DiGraph()
     graph.add_nodes_from(events)
     graph.add_edges_from((a, b) for a, b in edges if a in events and b in events and a != b)
 

@@ -53,7 +53,8 @@ class ReadBase:
 
     @contextmanager
     def snapshot(self) -> Iterator[Self]:
-        """Yield a reader of this class whose every query runs in one READ transaction (one consistent
+        """Yield a reader of this class whose every query runs in one READ transaction (one
+        consistent
         view, fewer round trips: prefetch uses it). No retries inside.
 
         Raises:

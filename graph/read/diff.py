@@ -55,12 +55,12 @@ def _value(row: FactRecord) -> tuple[str, str]:
 
 def _key(row: FactRecord, windows: bool) -> tuple[Any, ...]:
     key: tuple[Any, ...] = (row.entity_id, row.attribute, _value(row))
-    return key + (row.valid_from, row.valid_to) if windows else key
+    return (*key, row.valid_from, row.valid_to) if windows else key
 
 
 def _group(row: FactRecord) -> tuple[Any, ...]:
     base: tuple[Any, ...] = (row.entity_id, row.attribute)
-    return base if row.cardinality == "one" else base + (_value(row),)
+    return base if row.cardinality == "one" else (*base, _value(row))
 
 
 def _order(row: FactRecord) -> tuple[Any, ...]:

@@ -33,7 +33,7 @@ def shortest_paths(
         among several shortest paths, the one whose fact ids, read from the start, are
         lexicographically smallest.
     """
-    graph: nx.MultiGraph = nx.MultiGraph()
+    graph: nx.MultiGraph[str] = nx.MultiGraph()
     graph.add_node(start)
     for row in rows:
         if row.object_id is not None and row.object_id != row.entity_id:

@@ -116,7 +116,7 @@ class PrefetchView:
 
 @dataclass(frozen=True, slots=True)
 class PrefetchLimits:
-    """How much `PREFETCH` may read.
+    """How much `PREFETCH` may read (the one instance is api.chat.prefetch.block.LIMITS).
 
     Attributes:
         entities: mentioned entities kept (first by position).
@@ -128,13 +128,13 @@ class PrefetchLimits:
         events: event rows.
     """
 
-    entities: int = 5
-    facts: int = 6
-    rows: int = 100
-    neighbours: int = 60
-    expand: int = 40
-    preferences: int = 20
-    events: int = 3
+    entities: int
+    facts: int
+    rows: int
+    neighbours: int
+    expand: int
+    preferences: int
+    events: int
 
 
 def _quote(text: str) -> str:

@@ -22,7 +22,6 @@ from graph.records import EntityRecord, FactRecord
 from graph.scope import Scope, params
 from graph.time import FAR_FUTURE, FAR_PAST, AsOf
 
-"""A chain of merges (a into b into c) is followed this far."""
 MAX_DEPTH = 3
 """The deepest relationship traversal (CONTRACT §6: depth <= 3)."""
 

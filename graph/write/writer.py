@@ -166,10 +166,25 @@ class WriteTx(
         rows = self._run(fr.LINEAGE, owner=owner, fact_id=fact_id)
         return [(from_store(r["valid_from"]), from_store(r["valid_to"])) for r in rows]
 
-    def predecessors(self, owner: str, fact_id: str) -> list[tuple[FactRecord, int]]:
-        """Return (row, depth) for each row the row's lineage pushed out or folded in."""
-        rows = self._run(fr.PREDECESSORS, owner=owner, fact_id=fact_id)
-        return [(fc.fact_from_record(r["row"]), int(r["depth"])) for r in rows]
+    def predecessors(
+        self, owner: str, fact_ids: Sequence[str], undoing: str
+    ) -> list[tuple[str, FactRecord, int, bool]]:
+        """Return what held before each of the rows `fact_ids` (fact_rows.PREDECESSORS).
+
+        Args:
+            owner: the owner id.
+            fact_ids: rows whose lineages to look at.
+            undoing: the row a retract is retracting now (its claim counts as disowned).
+
+        Returns:
+            (the id in `fact_ids`, a row that id's lineage pushed out or folded in, its
+            REPLACES depth, whether it is part of a claim a retract declared never true).
+        """
+        rows = self._run(fr.PREDECESSORS, owner=owner, fact_ids=list(fact_ids), undoing=undoing)
+        return [
+            (r["origin"], fc.fact_from_record(r["row"]), int(r["depth"]), bool(r["disowned"]))
+            for r in rows
+        ]
 
     def retract(self, owner: str, ids: Sequence[str], t: datetime) -> None:
         """Set `retracted_at = t` on current rows `ids`.

@@ -51,10 +51,13 @@ def server(neo4j_driver: Any) -> Iterator[str]:
 
 def _conversation(path: Path) -> Path:
     """A tiny LoCoMo-format conversation written by the test itself."""
-    turns = lambda n, items: [
-        {"speaker": who, "dia_id": f"D{n}:{i + 1}", "text": text}
-        for i, (who, text) in enumerate(items)
-    ]
+
+    def turns(n: int, items: list[tuple[str, str]]) -> list[dict[str, str]]:
+        return [
+            {"speaker": who, "dia_id": f"D{n}:{i + 1}", "text": text}
+            for i, (who, text) in enumerate(items)
+        ]
+
     path.write_text(
         json.dumps(
             {

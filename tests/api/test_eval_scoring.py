@@ -11,6 +11,7 @@ import pytest
 
 from api.eval.baselines import bm25_rank, dense_rank, document
 from api.eval.locomo import (
+    Question,
     Retrieved,
     answer_period,
     first_hit,
@@ -127,9 +128,15 @@ def test_search_and_prefetch_episode_items_carry_their_message():
         {"c-session-2"},
     )
     episode = {
-        "id": "ep_1", "text": "I lost my job", "speaker": "ent_1", "said_at": "2023-06-20T16:30:01Z",
-        "chat_id": "locomo-c", "run_id": "c-session-2", "message_id": "D2:2", "source": "user_stated",
-    }  # fmt: skip
+        "id": "ep_1",
+        "text": "I lost my job",
+        "speaker": "ent_1",
+        "said_at": "2023-06-20T16:30:01Z",
+        "chat_id": "locomo-c",
+        "run_id": "c-session-2",
+        "message_id": "D2:2",
+        "source": "user_stated",
+    }
     found = client.retrieved({"kind": "episode", "episode": episode, "score": 0.5})
     assert found == Retrieved(
         "episode", frozenset({"D2:2"}), _at(20).replace(hour=16, minute=30, second=1)
@@ -145,7 +152,6 @@ def test_search_and_prefetch_episode_items_carry_their_message():
 
 
 def _asked(category: int, search_hit: bool, prefetch_hit: bool) -> Asked:
-    from api.eval.locomo import Question
 
     gold = frozenset({"D1:1"})
     miss = Retrieved("fact", frozenset({"D9:9"}), _at(1))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from tests.api.conftest import Api
+from tests.api.conftest import Api, make_api
 
 JAN = "2024-01-01T00:00:00Z"
 MAY = "2024-05-01T00:00:00Z"
@@ -138,7 +138,6 @@ def test_bad_input_is_4xx_and_writes_nothing(api: Api) -> None:
 
 def test_tokens_and_scopes(api: Api, client, neo4j_driver) -> None:  # type: ignore[no-untyped-def]
     """No token is 401; a read-only token cannot write (403)."""
-    from tests.api.conftest import make_api
 
     assert client.get("/v1/entities").status_code == 401
     reader = make_api(client, neo4j_driver, api.owner, ("read",))
@@ -206,6 +205,38 @@ def test_retracting_a_forgotten_fact_brings_back_what_it_ended(api: Api) -> None
     assert [f["value"] for f in later.json()["items"]] == ["Paris"]
 
 
+def test_a_retracted_value_never_comes_back_through_a_later_undo(api: Api) -> None:
+    """Regression (issue 13): B Jan-Sep 2020; C from July cuts B to Jan-July; that B row is
+    retracted; C Mar-Nov joins C from July into C from March; that row is retracted (C from
+    July comes back), then C from July too. July 2020 holds nothing: B, declared never true
+    in the third step, does not come back (CONTRACT §2.2)."""
+    me = api.entity("Me")["id"]
+
+    def month(n: int) -> str:
+        return f"2020-{n:02d}-01T00:00:00Z"
+
+    def retract(fact_id: str) -> None:
+        assert api.delete(f"/v1/facts/{fact_id}", params={"mode": "retract"}).status_code == 200
+
+    api.fact(me, attribute="location", value="B", valid_from=month(1), valid_to=month(9))
+    api.fact(me, attribute="location", value="C", valid_from=month(7))
+    (b,) = [
+        f
+        for f in api.get(f"/v1/entities/{me}/history/location").json()["items"]
+        if f["value"] == "B"
+    ]
+    assert (b["valid_from"], b["valid_to"]) == (month(1), month(7))
+    retract(b["id"])
+    wider = api.fact(me, attribute="location", value="C", valid_from=month(3), valid_to=month(11))
+    assert (wider["fact"]["valid_from"], wider["fact"]["valid_to"]) == (month(3), None)
+    retract(wider["fact"]["id"])
+    assert _current(api, me, "location") == [("C", month(7), None, "active")]
+    retract(api.get(f"/v1/entities/{me}/history/location").json()["items"][0]["id"])
+    july = api.get(f"/v1/entities/{me}/facts", params={"valid_at": "2020-07-15T00:00:00Z"})
+    assert july.json()["items"] == []
+    assert _current(api, me, "location") == []
+
+
 def test_out_of_range_input_is_422_not_500(api: Api) -> None:
     """Regression: 2**70, NaN, lone surrogates and timestamps that overflow in UTC were 500s."""
     me = api.entity("Me")["id"]
@@ -236,7 +267,10 @@ def test_chunked_body_over_the_limit_is_413(api: Api) -> None:
     """Regression: a body sent without Content-Length slipped past the 2 MB bound."""
 
     def chunks():  # type: ignore[no-untyped-def]
-        yield b'{"id": "big", "chat_id": "c", "messages": [{"role": "user", "at": "2024-01-01T00:00:00Z", "text": "'
+        yield (
+            b'{"id": "big", "chat_id": "c", "messages": '
+            b'[{"role": "user", "at": "2024-01-01T00:00:00Z", "text": "'
+        )
         for _ in range(300):
             yield b"x" * 10_000
         yield b'"}]}'

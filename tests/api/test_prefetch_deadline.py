@@ -130,7 +130,7 @@ def test_a_transaction_past_its_timeout_replans_too(
 
 def test_replans_are_one_at_a_time(neo4j_driver: Any) -> None:
     """While a replan runs, or within `REPLAN_GAP_S` of the last, another is skipped."""
-    warmer = Warmer(Reader(neo4j_driver, retry=False), interval=0)
+    warmer = Warmer(Reader(neo4j_driver, retry=False), interval=0, max_chars=2000, max_items=40)
     args = ("nobody", "c", "How is Ana?", utcnow(), 2000, 40)
     first = warmer.replan(*args)
     assert first is not None
@@ -155,7 +155,7 @@ def test_unreachable_store_answers_degraded(api: Api, app: Any) -> None:
 
 class _Counting(Warmer):
     def __init__(self, reader: Reader, interval: float):
-        super().__init__(reader, interval)
+        super().__init__(reader, interval, max_chars=2000, max_items=40)
         self.runs = 0
         self.ok: list[bool] = []
         self.ticked = threading.Event()
@@ -186,6 +186,9 @@ def test_warmer_survives_a_dead_store() -> None:
     """A warm-up that cannot reach the store reports False and raises nothing."""
     dead = GraphDatabase.driver("bolt://127.0.0.1:9", auth=None, connection_timeout=0.5)
     try:
-        assert Warmer(Reader(dead, retry=False), interval=0).warm() is False
+        assert (
+            Warmer(Reader(dead, retry=False), interval=0, max_chars=2000, max_items=40).warm()
+            is False
+        )
     finally:
         dead.close()

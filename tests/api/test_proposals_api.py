@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.api.conftest import Api
+from tests.api.conftest import Api, make_api
 
 AT = "2024-03-10T09:00:00+01:00"
 
@@ -258,7 +258,6 @@ def test_proposal_isolation_and_filters(api: Api, other: Api, app: Any) -> None:
 
 def test_read_token_cannot_decide(api: Api, app: Any, client: Any, neo4j_driver: Any) -> None:
     """keep/discard/replies need `curate`."""
-    from tests.api.conftest import make_api
 
     run(api, app, "r1", [UNTRUSTED])
     reader = make_api(client, neo4j_driver, api.owner, ("read",))

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from neo4j import Driver
 
-from tests.api.conftest import Api
+from tests.api.conftest import Api, make_api
 
 T0 = "2024-01-01T00:00:00Z"
 
@@ -186,7 +186,6 @@ def test_read_scope_is_needed(
     client: Any, neo4j_driver: Driver, owner: str, chain: dict[str, Any]
 ) -> None:
     """A token without `read` is refused with 403."""
-    from tests.api.conftest import make_api
 
     writer = make_api(client, neo4j_driver, owner, ("write",))
     assert writer.get(f"/v1/entities/{chain['ids']['Ana']}/neighbors").status_code == 403

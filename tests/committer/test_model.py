@@ -3,9 +3,12 @@
 Each example is a fresh owner and entity and a sequence of up to 8 operations: assert
 (a value from a small set, on the `one` attribute `location` or the `many` attribute
 `likes`, over a window from a small grid of past and future dates, open ends
-included), forget or retract (of a current row). The oracle is told the store's commit
-time of each operation. After every operation both must hold the same rows, on both
-axes; at the end, random reads at (valid_at, known_at) and histories must agree.
+included), forget or retract (of a current row). Half the examples are instead *undo
+chains* (`undo_chains`: issue 13's shape, a remnant retracted and then later assertions
+joined and retracted, with retracts aimed at rows of a given value and random
+operations between). The oracle is told the store's commit time of each operation.
+After every operation both must hold the same rows, on both axes; at the end, random
+reads at (valid_at, known_at) and histories must agree.
 """
 
 from __future__ import annotations
@@ -59,22 +62,31 @@ class Assert:
 class Forget:
     pick: int | None  # index into the current rows, modulo their number; None = the last
     # row an assertion returned, if it is still current (else the first current row)
+    of: str | None = None  # only rows of this value, when there is one (else any row)
 
 
 @dataclass(frozen=True)
 class Retract:
     pick: int | None
+    of: str | None = None
 
 
 Op = Assert | Forget | Retract
 
 
 @st.composite
-def asserts(draw: st.DrawFn) -> Assert:
+def windows(draw: st.DrawFn) -> tuple[int | None, int | None]:
+    """(start, stop) indexes into GRID: start None = the commit time, stop None = open."""
     start = draw(st.sampled_from([None, *range(FUTURE)]))
     first_end = PAST if start is None else start + 1
     ends = [None, *range(first_end, FUTURE)]
     stop = draw(st.sampled_from([None] * len(ends) + ends[1:]))  # open half of the time
+    return start, stop
+
+
+@st.composite
+def asserts(draw: st.DrawFn) -> Assert:
+    start, stop = draw(windows())
     # `location` three times out of four: supersede and restore need a `one` attribute.
     attribute = draw(st.sampled_from(["location", "location", "location", "likes"]))
     return Assert(attribute, draw(st.sampled_from(VALUES)), start, stop)
@@ -83,10 +95,14 @@ def asserts(draw: st.DrawFn) -> Assert:
 def _vary(sequence: list[Op]) -> list[Op]:
     """Shift each assertion's value by its position, so repeated operations differ in value."""
     out: list[Op] = []
-    for i, op in enumerate(sequence):
-        if isinstance(op, Assert):
+    for i, original in enumerate(sequence):
+        op = original
+        if isinstance(original, Assert):
             op = Assert(
-                op.attribute, VALUES[(VALUES.index(op.value) + i) % len(VALUES)], op.start, op.stop
+                original.attribute,
+                VALUES[(VALUES.index(original.value) + i) % len(VALUES)],
+                original.start,
+                original.stop,
             )
         out.append(op)
     return out
@@ -102,10 +118,47 @@ ops = st.one_of(
 )
 
 
-sequences = st.tuples(asserts(), st.lists(ops, min_size=3, max_size=7)).map(
+random_sequences = st.tuples(asserts(), st.lists(ops, min_size=3, max_size=7)).map(
     lambda p: _vary([p[0], *p[1]])
 )
 """Up to 8 operations, the first an assertion."""
+
+
+@st.composite
+def undo_chains(draw: st.DrawFn) -> list[Op]:
+    """Issue 13's shape and its relatives, on `location` with three distinct values.
+
+    X over a window, then Y over another (often cutting X into remnants); X's row is
+    retracted (a remnant, when there is one); then Y or Z is asserted again (joining Y's
+    row, or pushing rows out), that row is retracted, and rows of Y, then maybe of X or Z,
+    are retracted too. Up to two further operations on these values go between the steps.
+    """
+    x, y, z = draw(st.permutations(["Paris", "Berlin", "Rome"]))
+    picks = st.none() | st.integers(0, 3)
+
+    def located(value: str) -> Assert:
+        return Assert("location", value, *draw(windows()))
+
+    value = st.sampled_from([x, y, z])
+    step = st.one_of(
+        st.tuples(value, windows()).map(lambda p: Assert("location", p[0], *p[1])),
+        st.builds(Forget, picks, value),
+        st.builds(Retract, picks, value),
+    )
+
+    def noise() -> list[Op]:
+        return draw(st.lists(step, max_size=2))
+
+    chain: list[Op] = [located(x), located(y), *noise(), Retract(draw(picks), x), *noise()]
+    chain += [located(draw(st.sampled_from([y, y, z]))), Retract(None), *noise()]
+    chain.append(Retract(draw(picks), y))
+    if draw(st.booleans()):
+        chain.append(Retract(draw(picks), draw(st.sampled_from([x, z]))))
+    return chain
+
+
+sequences = st.one_of(random_sequences, undo_chains())
+"""Either up to 8 random operations, the first an assertion, or an undo chain."""
 
 
 class Pair:
@@ -177,6 +230,9 @@ class Pair:
         model, stored = self.current()
         if not model:
             return
+        if any(r.value == op.of for r in model):  # the two lists are in one order
+            kept = [i for i, r in enumerate(model) if r.value == op.of]
+            model, stored = [model[i] for i in kept], [stored[i] for i in kept]
         index = op.pick or 0
         if op.pick is None and self.last is not None:
             index = next((i for i, f in enumerate(stored) if f.id == self.last), 0)
@@ -197,6 +253,13 @@ class Pair:
             self._commit_time(undone.recorded_at)
             out = self.oracle.retract(undone.recorded_at, row.id)
             _event(f"retract brought back {min(len(out.recorded), 2)}+ rows")
+            x = self.oracle.row(row.id)
+            if any(
+                i in self.oracle.disowned
+                for r, _ in self.oracle.lineage(x)
+                for i in (*r.pushed, *r.folded)
+            ):
+                _event("retract met a predecessor declared never true")
             assert undone.fact is None
             assert target.id in undone.retracted
 
@@ -319,6 +382,17 @@ def run(driver: Driver, sequence: Sequence[Op], data: st.DataObject | None) -> P
     ],
     data=None,
 )
+@example(  # Issue 13: Berlin, retracted as a remnant, never comes back through Paris's undos.
+    sequence=[
+        Assert("location", "Berlin", 0, 3),
+        Assert("location", "Paris", 2, None),
+        Retract(0, of="Berlin"),
+        Assert("location", "Paris", 1, 4),
+        Retract(None),
+        Retract(None, of="Paris"),
+    ],
+    data=None,
+)
 def test_store_agrees_with_oracle(neo4j_driver: Driver, sequence: list[Op], data: Any) -> None:
     """Store and oracle hold the same rows and answer every read alike (CONTRACT §2)."""
     run(neo4j_driver, sequence, data)
@@ -385,4 +459,96 @@ def test_parts_around_a_row_of_their_value_are_one_row(neo4j_driver: Driver) -> 
     )
     assert [r.key() for r in pair.oracle.current()] == [
         ("location", "Paris", GRID[0], FAR_FUTURE, "active")
+    ]
+
+
+def _current_keys(pair: Pair) -> list[tuple[Any, ...]]:
+    """The store's current rows as `Row.key()` tuples, sorted (run() already checked that
+    the oracle holds the same)."""
+    return sorted(store_key(f) for f in pair.reader.history(pair.owner, pair.entity, None))
+
+
+def test_a_retracted_value_does_not_come_back_through_a_later_undo(neo4j_driver: Driver) -> None:
+    """Issue 13: Berlin [G0, G3); Paris from G2 cuts it to [G0, G2); that Berlin row is
+    retracted (never true); Paris [G1, G4) joins Paris from G2 into Paris from G1; that row
+    is retracted (Paris from G2 comes back), then Paris from G2 too. Nothing holds: Berlin,
+    declared never true, does not come back for [G2, G3) through Paris's undo."""
+    pair = run(
+        neo4j_driver,
+        [
+            Assert("location", "Berlin", 0, 3),
+            Assert("location", "Paris", 2, None),
+            Retract(0, of="Berlin"),
+            Assert("location", "Paris", 1, 4),
+            Retract(None),
+            Retract(None, of="Paris"),
+        ],
+        None,
+    )
+    assert _current_keys(pair) == []
+    assert pair.reader.facts(pair.owner, pair.entity, AsOf.at(valid_at=GRID[2])) == []
+
+
+def test_what_a_retracted_value_pushed_out_comes_back_in_its_place(neo4j_driver: Driver) -> None:
+    """Rome from G0; Berlin from G1 pushes it out; Paris from G2 pushes Berlin out. Berlin's
+    row is retracted (Rome comes back over [G1, G2)), then Paris: Berlin, never true, does
+    not come back from G2; Rome, which Berlin had pushed out, does: Rome from G0, one row."""
+    pair = run(
+        neo4j_driver,
+        [
+            Assert("location", "Rome", 0, None),
+            Assert("location", "Berlin", 1, None),
+            Assert("location", "Paris", 2, None),
+            Retract(0, of="Berlin"),
+            Retract(0, of="Paris"),
+        ],
+        None,
+    )
+    assert _current_keys(pair) == [("location", "Rome", GRID[0], FAR_FUTURE, "active")]
+
+
+def test_a_part_recorded_again_and_pushed_out_before_the_retract_stays_out(
+    neo4j_driver: Driver,
+) -> None:
+    """Berlin [G0, G4); Paris [G1, G2) splits it into [G0, G1) and [G2, G4); Rome from G3
+    cuts the second part to [G2, G3). Retracting Berlin [G0, G1) declares the Berlin claim
+    never true, including its part [G2, G4) no longer believed then; undoing Rome leaves
+    [G3, G4) empty. The part still believed, Berlin [G2, G3), stays as it was."""
+    pair = run(
+        neo4j_driver,
+        [
+            Assert("location", "Berlin", 0, 4),
+            Assert("location", "Paris", 1, 2),
+            Assert("location", "Rome", 3, None),
+            Retract(0, of="Berlin"),
+            Retract(0, of="Rome"),
+        ],
+        None,
+    )
+    assert _current_keys(pair) == [
+        ("location", "Berlin", GRID[2], GRID[3], "superseded"),
+        ("location", "Paris", GRID[1], GRID[2], "active"),
+    ]
+
+
+def test_a_part_still_believed_after_the_retract_comes_back_when_its_pusher_is_undone(
+    neo4j_driver: Driver,
+) -> None:
+    """Berlin [G0, G4); Paris [G1, G2) splits it; retracting Berlin [G0, G1) leaves Berlin
+    [G2, G4) current (the retract ends only its row). Rome from G3 then cuts that part
+    short, and undoing Rome brings it back whole: it was believed when Rome came."""
+    pair = run(
+        neo4j_driver,
+        [
+            Assert("location", "Berlin", 0, 4),
+            Assert("location", "Paris", 1, 2),
+            Retract(0, of="Berlin"),
+            Assert("location", "Rome", 3, None),
+            Retract(0, of="Rome"),
+        ],
+        None,
+    )
+    assert _current_keys(pair) == [
+        ("location", "Berlin", GRID[2], GRID[4], "active"),
+        ("location", "Paris", GRID[1], GRID[2], "active"),
     ]

@@ -9,24 +9,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from committer.rules.normalize import value_norm
-from committer.rules.plan import (
-    NewValue,
-    Plan,
-    Predecessor,
-    plan_assert,
-    plan_end,
-    plan_retract,
-)
+from committer.rules.plan import NewValue, Plan, plan_assert, plan_end
+from committer.rules.retract import Predecessor, gather_predecessors, plan_retract
 from graph.errors import InvalidInterval
 from graph.records import FactRecord
 from graph.time import FAR_FUTURE
-from tests.oracle import Oracle
+from tests.oracle import Oracle, Row
 
 RECORDED = datetime(2024, 1, 1, tzinfo=UTC)
 RowT = tuple[str, str, int, int | None, str]
@@ -484,6 +479,8 @@ class RetractCase:
     retract: set[str]
     record: list[SpecT]
     lineage: list[tuple[int, int | None]] = field(default_factory=list)
+    disowned: set[str] = field(default_factory=set)
+    """Ids in `before` that a retract declared never true."""
 
 
 RETRACT_CASES = [
@@ -607,6 +604,44 @@ RETRACT_CASES = [
         [("Paris", 0, None, "active", "restored")],
         lineage=[(1, 5)],
     ),
+    RetractCase(
+        # Issue 13: Berlin [1, 9), cut to [1, 7) by Paris from 7, then retracted; Paris
+        # from 7 (brought back when a wider Paris was retracted) is retracted in turn.
+        "a predecessor declared never true does not come back",
+        ("x", "Paris", 7, None, "active"),
+        [(("b1", "Berlin", 1, 9, "active"), 1, 0)],
+        [],
+        {"x"},
+        [],
+        lineage=[(7, None)],
+        disowned={"b1"},
+    ),
+    RetractCase(
+        "what a disowned predecessor had pushed out comes back in its place",
+        ("x", "Paris", 5, None, "active"),
+        [(("b1", "Berlin", 3, None, "active"), 0, 1), (("r0", "Rome", 1, None, "active"), 1, 0)],
+        [("r", "Rome", 1, 5, "active")],
+        {"x", "r"},
+        [("Rome", 1, None, "active", "restored")],
+        disowned={"b1"},
+    ),
+    RetractCase(
+        "a predecessor nearer than a stand-in still wins",
+        ("x", "Paris", 3, None, "active"),
+        [
+            (("b1", "Berlin", 3, None, "active"), 0, 1),
+            (("o1", "Oslo", 5, 8, "active"), 0, 2),
+            (("r0", "Rome", 1, None, "active"), 1, 0),
+        ],
+        [],
+        {"x"},
+        [
+            ("Oslo", 5, 8, "active", "restored"),
+            ("Rome", 3, 5, "active", "restored"),
+            ("Rome", 8, None, "active", "restored"),
+        ],
+        disowned={"b1"},
+    ),
 ]
 
 
@@ -615,7 +650,10 @@ def test_plan_retract(case: RetractCase) -> None:
     """Retract undoes the claim: what held before comes back where nothing covers it (§2.2)."""
     row = fact(case.row)
     lineage = [(row.valid_from, row.valid_to), *((m(a), m(b)) for a, b in case.lineage)]
-    before = [Predecessor(fact(r, recorded=minutes), depth) for r, depth, minutes in case.before]
+    before = [
+        Predecessor(fact(r, recorded=minutes), depth, r[0] in case.disowned)
+        for r, depth, minutes in case.before
+    ]
     plan = plan_retract(row, lineage, before, [row, *map(fact, case.others)])
     assert plan.effect == "retracted"
     assert set(plan.retract) == case.retract
@@ -632,6 +670,139 @@ def test_plan_retract_restores_provenance() -> None:
     assert restored.value.provenance["source"] == "user_stated"
     assert restored.value.provenance["evidence"] == "evidence of p0"
     assert "p0" in restored.replaces
+
+
+# -- what held before a claim, through claims declared never true ---------------------
+
+GATHER_CASES = [
+    (
+        "nothing disowned: one lookup, depths as found",
+        {"x": [("p", 0, False), ("q", 1, False)]},
+        {"p": (0, False), "q": (1, False)},
+    ),
+    (
+        "a disowned row gives way to what its lineage pushed out, one step further",
+        {"x": [("b", 1, True)], "b": [("a", 0, False)]},
+        {"b": (1, True), "a": (2, False)},
+    ),
+    (
+        "through two disowned rows in a row",
+        {"x": [("c", 0, True)], "c": [("b", 1, True)], "b": [("a", 0, False)]},
+        {"c": (0, True), "b": (2, True), "a": (3, False)},
+    ),
+    (
+        "a row found two ways keeps its smaller depth",
+        {"x": [("b", 0, True), ("a", 3, False)], "b": [("a", 0, False)]},
+        {"b": (0, True), "a": (1, False)},
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "lineages", "expected"), GATHER_CASES, ids=lambda c: c)
+def test_gather_predecessors(
+    name: str,
+    lineages: dict[str, list[tuple[str, int, bool]]],
+    expected: dict[str, tuple[int, bool]],
+) -> None:
+    """A disowned predecessor is kept, flagged, and what its own lineage pushed out or
+    folded in stands in for it at its depth plus one plus theirs (CONTRACT §2.2)."""
+    asked: list[list[str]] = []
+
+    def lookup(ids: list[str]) -> list[tuple[str, FactRecord, int, bool]]:
+        asked.append(sorted(ids))
+        return [
+            (origin, fact((row, "V", 1, None, "active")), depth, disowned)
+            for origin in ids
+            for row, depth, disowned in lineages.get(origin, [])
+        ]
+
+    got = gather_predecessors("x", lookup)
+    assert {p.row.id: (p.depth, p.disowned) for p in got} == expected
+    assert asked[0] == ["x"]
+    assert all(set(ids) <= {i for i, (_, d) in expected.items() if d} for ids in asked[1:])
+
+
+# -- the oracle on retracts ---------------------------------------------------------
+
+ORACLE_RETRACT_CASES = [
+    (
+        "issue 13: a value retracted as a remnant does not come back through later undos",
+        [
+            ("assert", "Berlin", 1, 9),
+            ("assert", "Paris", 7, None),
+            ("retract", "Berlin", 1),
+            ("assert", "Paris", 3, 11),
+            ("retract", "Paris", 3),
+            ("retract", "Paris", 7),
+        ],
+        [],
+    ),
+    (
+        "what the retracted value had pushed out comes back in its place",
+        [
+            ("assert", "Rome", 1, None),
+            ("assert", "Berlin", 3, None),
+            ("assert", "Paris", 5, None),
+            ("retract", "Berlin", 3),
+            ("retract", "Paris", 5),
+        ],
+        [("Rome", 1, None, "active")],
+    ),
+    (
+        "a part recorded again and pushed out before the retract stays out",
+        [
+            ("assert", "Berlin", 1, 9),
+            ("assert", "Paris", 3, 5),
+            ("assert", "Rome", 7, None),
+            ("retract", "Berlin", 1),
+            ("retract", "Rome", 7),
+        ],
+        [("Berlin", 5, 7, "superseded"), ("Paris", 3, 5, "active")],
+    ),
+    (
+        "a part still current after the retract comes back when its pusher is undone",
+        [
+            ("assert", "Berlin", 1, 9),
+            ("assert", "Paris", 3, 5),
+            ("retract", "Berlin", 1),
+            ("assert", "Rome", 7, None),
+            ("retract", "Rome", 7),
+        ],
+        [("Berlin", 5, 9, "active"), ("Paris", 3, 5, "active")],
+    ),
+    (
+        "forget disowns nothing: the forgotten move's remnant, retracted, brings Paris back",
+        [
+            ("assert", "Paris", 1, None),
+            ("assert", "Berlin", 3, None),
+            ("forget", "Berlin", 3),
+            ("retract", "Berlin", 3),
+        ],
+        [("Paris", 1, None, "active")],
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "ops", "expected"), ORACLE_RETRACT_CASES, ids=lambda c: c)
+def test_oracle_retract(
+    name: str,
+    ops: list[tuple[Any, ...]],
+    expected: list[tuple[str, int, int | None, str]],
+) -> None:
+    """The oracle (tests/oracle.py) on its own: a value a retract declared never true never
+    comes back through a later retract; what it had pushed out may (CONTRACT §2.2)."""
+    oracle = Oracle()
+    t = iter(datetime(2030, 1, 1, second=i, tzinfo=UTC) for i in range(60))
+    for op, value, start, *stop in ops:
+        if op == "assert":
+            oracle.assert_(next(t), "e", "location", value, m(start), m(stop[0]))
+            continue
+        (row,) = [r for r in oracle.current() if r.value == value and r.valid_from == m(start)]
+        getattr(oracle, op)(next(t), row.id)
+    got = sorted(
+        (r.value, m_or(r.valid_from), month_of(r.valid_to), r.status) for r in oracle.current()
+    )
+    assert got == expected
 
 
 # -- plan_assert against the oracle, over states the oracle reaches --------------------
@@ -651,7 +822,6 @@ step = steps()
 
 
 def _as_fact(row: object, cardinality: str) -> FactRecord:
-    from tests.oracle import Row
 
     assert isinstance(row, Row)
     return FactRecord(

@@ -114,7 +114,8 @@ def test_no_health_from_jokes_others_or_questions(text: str) -> None:
         ("I switched from running to cycling because of my knees.",
          [("end", "habit", "running", AT), ("assert", "habit", "cycling", AT)]),
         ("I replaced soda with sparkling water.",
-         [("end", "habit", "drinking soda", AT), ("assert", "habit", "drinking sparkling water", AT)]),
+         [("end", "habit", "drinking soda", AT),
+          ("assert", "habit", "drinking sparkling water", AT)]),
     ],
 )  # fmt: skip
 def test_habits_their_ends_and_replacements(text: str, expected: list[tuple[object, ...]]) -> None:
@@ -186,7 +187,8 @@ def test_no_hobby_from_moods_tasks_or_wishes(text: str) -> None:
     [
         ("I started my new job at Lumen Labs last week.",
          [("employer", "Lumen Labs", d(2024, 6, 24))]),
-        ("Yesterday was my first day at Hollis & Co.", [("employer", "Hollis & Co", d(2024, 7, 2))]),
+        ("Yesterday was my first day at Hollis & Co.",
+         [("employer", "Hollis & Co", d(2024, 7, 2))]),
         ("I joined Brightwave as a junior developer two weeks ago.",
          [("employer", "Brightwave", d(2024, 6, 17)),
           ("occupation", "junior developer", d(2024, 6, 17))]),

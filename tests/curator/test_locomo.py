@@ -45,7 +45,8 @@ def test_one_run_per_session_with_dates():
 
 
 def test_turns_are_user_messages_with_speaker_and_utc_time():
-    """Every turn is a user message with its speaker; times are the session time in UTC, +1 s each."""
+    """Every turn is a user message with its speaker; times are the session time in UTC,
+    +1 s each."""
     first = load_locomo(CONVERSATION, stem="t1")[0]["messages"]
     assert first[0] == {
         "id": "D1:1",

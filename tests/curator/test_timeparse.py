@@ -199,14 +199,10 @@ def test_resolution_is_deterministic(at: datetime, expression: str):
 
 def test_relative_days_are_the_speakers_local_days() -> None:
     """Regression: "yesterday" was taken from the UTC date, not the message's own date."""
-    from datetime import datetime as _dt
-    from datetime import timedelta as _td
-    from datetime import timezone as _tz
-
-    tokyo = _dt(2024, 3, 10, 8, 0, tzinfo=_tz(_td(hours=9)))  # 2024-03-09T23:00Z
+    tokyo = datetime(2024, 3, 10, 8, 0, tzinfo=timezone(timedelta(hours=9)))  # 2024-03-09T23:00Z
     w = resolve("I moved to Osaka yesterday.", tokyo)
-    assert w is not None and w.start == _dt(2024, 3, 9, tzinfo=_tz(_td(hours=9)))
-    assert w.end == _dt(2024, 3, 10, tzinfo=_tz(_td(hours=9)))
-    denver = _dt(2024, 3, 10, 20, 0, tzinfo=_tz(_td(hours=-7)))  # 2024-03-11T03:00Z
+    assert w is not None and w.start == datetime(2024, 3, 9, tzinfo=timezone(timedelta(hours=9)))
+    assert w.end == datetime(2024, 3, 10, tzinfo=timezone(timedelta(hours=9)))
+    denver = datetime(2024, 3, 10, 20, 0, tzinfo=timezone(timedelta(hours=-7)))  # 2024-03-11T03:00Z
     w = resolve("I moved to Denver yesterday.", denver)
-    assert w is not None and w.start == _dt(2024, 3, 9, tzinfo=_tz(_td(hours=-7)))
+    assert w is not None and w.start == datetime(2024, 3, 9, tzinfo=timezone(timedelta(hours=-7)))

@@ -252,11 +252,15 @@ def _entity_lines(view: PrefetchView, restricted: bool) -> tuple[list[Line], lis
     names = {n.id: ("you" if n.is_self else n.name) for n in view.neighbours}
     names.update({m.id: m.name for m in view.mentioned})
     seeds = [m.id for m in view.mentioned]
-    edges = [(r.entity_id, r.object_id) for r in view.relations if r.object_id in names]
+    edges = [
+        (r.entity_id, r.object_id)
+        for r in view.relations
+        if r.object_id is not None and r.object_id in names
+    ]
     edges += [
         (r.entity_id, r.object_id)
         for r in view.incoming
-        if r.entity_id in names and r.entity_id not in seeds
+        if r.object_id is not None and r.entity_id in names and r.entity_id not in seeds
     ]
     score = personalized_pagerank(names, edges + list(view.edges), seeds)
     titles: list[Line] = []
@@ -330,8 +334,8 @@ def _entity_lines(view: PrefetchView, restricted: bool) -> tuple[list[Line], lis
     return titles, bodies
 
 
-def _event_lines(view: PrefetchView, shown: set[str]) -> list[Line]:
-    lines = []
+def _event_lines(view: PrefetchView, shown: set[str | None]) -> list[Line]:
+    lines: list[Line] = []
     for r in view.events:
         if r.id in shown or len(lines) == MAX_EVENTS:
             continue

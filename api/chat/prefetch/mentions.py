@@ -20,6 +20,8 @@ MAX_NAME_WORDS = 6
 """Names of more words than this are not recognized in a message."""
 
 MAX_KEYS = 3000
+MIN_KEY_CHARS = 2
+"""A one-character name is never a mention ("I", "a")."""
 """Keys looked up for one message: a long message is scanned from its start up to this."""
 
 _WORD = re.compile(r"\w+")
@@ -56,7 +58,7 @@ def mention_keys(message: str) -> dict[str, int]:
                 run[:-1] if plural and run.endswith("s") else "",
                 run[:-2] if plural and run.endswith("es") else "",
             ):
-                if len(key) >= 2 and key not in keys:
+                if len(key) >= MIN_KEY_CHARS and key not in keys:
                     keys[key] = start
             if len(keys) >= MAX_KEYS:
                 return keys

@@ -45,14 +45,17 @@ class Warmer:
             transaction timeout: the first run plans the query, which takes longer than
             a turn's deadline.
         interval: seconds between warm-ups; 0 warms once at start-up only.
+        max_chars: the block budget a turn uses by default (`WORLDSTATE_PREFETCH_MAX_CHARS`).
+        max_items: the item budget a turn uses by default (`WORLDSTATE_PREFETCH_MAX_ITEMS`).
     """
 
     REPLAN_GAP_S = 1.0
     """At most one background replan starts per this many seconds (and one at a time)."""
 
-    def __init__(self, reader: Reader, interval: float):
+    def __init__(self, reader: Reader, interval: float, *, max_chars: int, max_items: int):
         self._reader = reader
         self._interval = interval
+        self._budget = (max_chars, max_items)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._replanning = threading.Lock()
@@ -63,7 +66,9 @@ class Warmer:
     def warm(self) -> bool:
         """Run one prefetch for nobody; return True when it answered."""
         try:
-            prefetch.build(self._reader, WARM_OWNER, "warm-up", WARM_MESSAGE, utcnow(), 2000, 40)
+            prefetch.build(
+                self._reader, WARM_OWNER, "warm-up", WARM_MESSAGE, utcnow(), *self._budget
+            )
         except Exception:
             log.warning("prefetch warm-up failed", exc_info=True)
             return False

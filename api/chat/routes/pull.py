@@ -13,7 +13,7 @@ from fastapi import APIRouter, Depends, Query
 from api.chat import tools
 from api.chat.schemas.pull import DiffOut, LookupOut, NeighborsOut
 from api.http.deps import ChatIdQuery, PathId, ReaderDep, ReadOwner
-from api.http.schemas.core import Timestamp
+from graph.fields import Timestamp
 
 router = APIRouter(prefix="/v1", tags=["pull"])
 

@@ -51,7 +51,7 @@ class SearchOut(BaseModel):
                 )
                 for f in outcome.items
             ],
-            mode=outcome.mode,  # type: ignore[arg-type]
+            mode=outcome.mode,
             degraded=outcome.degraded,
             detail=outcome.detail,
             embedder=outcome.model,

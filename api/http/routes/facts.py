@@ -49,7 +49,7 @@ def assert_fact(
     result = committer.assert_fact(owner, assertion)
     return FactCreated(
         fact=FactPublic.of(result.fact),
-        effect=result.effect,  # type: ignore[arg-type]
+        effect=result.effect,
         superseded=list(result.superseded),
         event_id=result.event_id,
     )

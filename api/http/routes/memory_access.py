@@ -23,10 +23,10 @@ router = APIRouter(tags=["memory access"])
 def _public(access: MemoryAccess) -> MemoryAccessPublic:
     return MemoryAccessPublic(
         mode=access.mode,
-        areas=list(access.areas),  # type: ignore[arg-type]
+        areas=list(access.areas),
         sources=list(access.sources),
         origin=access.origin,
-    )  # type: ignore[arg-type]
+    )
 
 
 def _store(

@@ -51,15 +51,16 @@ def _json(value: object) -> str:
 
 @router.get("/{run_id}", response_model=RunStatus)
 def get_run(run_id: PathId, owner: ReadOwner, reader: ReaderDep) -> RunStatus:
-    """A run's status and counts: `{id, status, proposals, committed, held, notes}`;
-    `notes` has one line per note request of the run (what was kept and where, CONTRACT
-    §13). 404 if not the owner's."""
+    """A run's status and counts: `{id, status, proposals, committed, held, notes}`.
+
+    `notes` has one line per note request of the run: what was kept and where (CONTRACT
+    §13). 404 when the run is not the owner's."""
     run = reader.run(owner, run_id)
     replies = [p.reply for p in reader.proposals(owner, run_id=run_id, limit=MAX_PAGE) if p.reply]
     return RunStatus(
         id=run.id,
         status=run.status,
-        proposals=run.proposals,  # type: ignore[arg-type]
+        proposals=run.proposals,
         committed=run.committed,
         held=run.held,
         notes=replies,

@@ -6,15 +6,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.http.schemas.core import (
-    MAX_NAME,
-    CorroborationPublic,
-    FactPublic,
-    RequestModel,
-    Timestamp,
-)
+from api.http.schemas.core import CorroborationPublic, FactPublic
 from curator.observations import Observation
-from graph.fields import IntegrationName, UtcDatetime
+from graph.fields import MAX_NAME, IntegrationName, RequestModel, Timestamp, UtcDatetime
 from graph.records import EffectRecord, EventRecord
 
 MAX_SYNC_OBSERVATIONS = 5_000
@@ -93,7 +87,7 @@ class EffectPublic(BaseModel):
             op=e.op,
             change=e.change,
             at=e.at,
-            commit_id=e.commit_id,  # type: ignore[arg-type]
+            commit_id=e.commit_id,
             cause_id=e.cause_id,
             fact=None if e.fact is None else FactPublic.of(e.fact),
         )

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from api.http.schemas.core import MAX_NAME, RequestModel
-from graph.fields import UtcDatetime
+from graph.fields import MAX_NAME, RequestModel, UtcDatetime
 from graph.records import GroupRecord, ShareRecord
 from graph.time import shown_end
 

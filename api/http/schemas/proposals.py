@@ -8,8 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from api.http.schemas.core import MAX_NAME, EntityPublic, FactPublic, RequestModel, Scalar
-from graph.fields import UtcDatetime
+from api.http.schemas.core import EntityPublic, FactPublic
+from graph.fields import MAX_NAME, RequestModel, Scalar, UtcDatetime
 from graph.records import MergeSuggestionRecord, NotificationRecord, ProposalRecord
 from graph.time import shown_end
 
