@@ -1,12 +1,11 @@
 """Hubify's four-layer memory on our own routes (issue 15): `GET /v1/memory?layer=` and
 `POST /v1/memory`, with the fields of that API.
 
-| layer | fields | ours |
-|---|---|---|
-| messages | role, content, sessionId, createdAt (Unix ms); up to 50, newest first | episodes (CONTRACT §12): not in this build, see below |
-| preferences | key, value | the owner's preference facts (graph/attributes.py `preference`) |
-| learnings | content, agentId, experimentId, confidence, createdAt | notes of kind `learning` |
-| decisions | title, rationale, createdAt | notes of kind `decision` (rationale: the body) |
+* messages: role, content, sessionId, createdAt (Unix ms), up to 50, newest first; ours:
+  episodes (CONTRACT §12), not in this build (see below);
+* preferences: key, value; ours: the owner's preference facts (graph/attributes.py);
+* learnings: content, agentId, experimentId, confidence, createdAt; ours: `learning` notes;
+* decisions: title, rationale, createdAt; ours: `decision` notes (rationale: the body).
 
 `createdAt` is Unix milliseconds (UTC), as Hubify gives it: a note's `first_learned_at`.
 

@@ -86,7 +86,23 @@ def check(draft: NoteDraft, now: datetime) -> NoteDraft:
     """
     if draft.kind not in KINDS:
         raise InvalidInput("kind", f"unknown kind {draft.kind!r}; one of {', '.join(KINDS)}")
-    title = " ".join(draft.title.split())
+    title = _title(draft.title)
+    _bounds(draft)
+    status, review, said = _dates(draft, now)
+    return replace(
+        draft,
+        title=title,
+        body=(draft.body or "").strip(),
+        key=None if draft.key is None else draft.key.strip(),
+        project=None if draft.project is None else draft.project.strip(),
+        status=status,
+        review_at=review,
+        valid_from=said,
+    )
+
+
+def _title(raw: str) -> str:
+    title = " ".join(raw.split())
     if not 0 < len(title) <= MAX_TITLE:
         raise InvalidInput("title", f"give a title of 1 to {MAX_TITLE} characters")
     if names_a_moment(title):
@@ -96,8 +112,11 @@ def check(draft: NoteDraft, now: datetime) -> NoteDraft:
             "next run nothing; title the note after its lesson (e.g. 'Deploys need the "
             "migration lock')",
         )
-    body = (draft.body or "").strip()
-    if len(body) > MAX_BODY:
+    return title
+
+
+def _bounds(draft: NoteDraft) -> None:
+    if len((draft.body or "").strip()) > MAX_BODY:
         raise InvalidInput("body", f"at most {MAX_BODY} characters")
     if draft.evidence is not None and len(draft.evidence) > MAX_EVIDENCE:
         raise InvalidInput("evidence", f"at most {MAX_EVIDENCE} characters")
@@ -113,6 +132,10 @@ def check(draft: NoteDraft, now: datetime) -> NoteDraft:
             raise InvalidInput(field, f"give 1 to {bound} characters with a letter or digit")
     if draft.tier not in TIERS:
         raise InvalidInput("tier", f"one of {', '.join(TIERS)}")
+
+
+def _dates(draft: NoteDraft, now: datetime) -> tuple[str, datetime | None, datetime]:
+    """(status, date to look again, when it was said) of a draft, checked."""
     status = draft.status or initial_status(draft.kind)
     allowed = ("open", *CLOSED) if is_claim(draft.kind) else ("active",)
     if status not in allowed:
@@ -133,18 +156,7 @@ def check(draft: NoteDraft, now: datetime) -> NoteDraft:
             f"must be {REVIEW_DAYS[0]} to {REVIEW_DAYS[1]} days after today "
             f"({said.date().isoformat()}, UTC); got {review.date().isoformat()}",
         )
-    if status in CLOSED:
-        review = None
-    return replace(
-        draft,
-        title=title,
-        body=body,
-        key=None if draft.key is None else draft.key.strip(),
-        project=None if draft.project is None else draft.project.strip(),
-        status=status,
-        review_at=review,
-        valid_from=said,
-    )
+    return status, None if status in CLOSED else review, said
 
 
 def search_text(title: str, body: str, key: str | None, project: str | None) -> str:
@@ -250,6 +262,8 @@ def remainder(old: NoteRecord, ident: str, t: datetime, ended: str) -> dict[str,
 
 
 _SUFFIX = re.compile(r"(?:ing|ed|es|s)$")
+_SHORT = 4
+"""Words this long or shorter keep their ending ("bus", "news")."""
 _FILLER = frozenset(
     re.findall(
         r"\w+",
@@ -261,7 +275,7 @@ _FILLER = frozenset(
 
 def _stems(text: str) -> set[str]:
     words = (t.casefold() for t in _TOKEN.findall(text))
-    return {_SUFFIX.sub("", w) if len(w) > 4 else w for w in words if w not in _FILLER}
+    return {_SUFFIX.sub("", w) if len(w) > _SHORT else w for w in words if w not in _FILLER}
 
 
 def best_match(words: str, notes: list[NoteRecord]) -> NoteRecord | None:

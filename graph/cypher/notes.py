@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from graph import scope
 from graph.cypher._fragments import AS_OF, micros, on, valid_micros
 from graph.notes import NoteRecord
-from graph import scope
 from graph.time import FAR_FUTURE, from_micros
 
 NOTE_INDEX = "note_text"

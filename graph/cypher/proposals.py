@@ -83,7 +83,8 @@ DECIDE_PROPOSAL = """
 MATCH (n:Proposal {id: $id})
 WHERE n.owner = $owner AND n.status = 'pending'
 SET n.status = $status, n.decided_at = $t, n.decided_by = $by, n.fact_id = $fact_id,
-    n.entity_id = coalesce($entity_id, n.entity_id), n.object_id = coalesce($object_id, n.object_id),
+    n.entity_id = coalesce($entity_id, n.entity_id),
+    n.object_id = coalesce($object_id, n.object_id),
     n.note_id = coalesce($note_id, n.note_id), n.reply = coalesce($reply, n.reply)
 RETURN n
 """

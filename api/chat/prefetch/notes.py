@@ -37,6 +37,12 @@ BODY_CHARS = 200
 """Characters of a note's body read to match and to show."""
 EXTRACT_CHARS = 80
 """Characters of the body shown after a title."""
+TITLE_WORDS = 2
+"""Words of a note's title (or all, for a shorter title) the message must share."""
+NOTE_WORDS = 3
+"""Or words of its title and extract together."""
+STEM = 5
+"""Words are compared by their first five letters (a crude stem: "pricing" meets "price")."""
 _WORD = re.compile(r"[^\W_]+")
 _COMMON = frozenset(
     re.findall(
@@ -68,7 +74,7 @@ def read(reader: Reader, scope: Scope, message: str, at: datetime) -> NotesView:
 def _stems(text: str) -> set[str]:
     folded = unicodedata.normalize("NFKD", text)
     folded = "".join(c for c in folded if not unicodedata.combining(c)).casefold()
-    return {w[:5] for w in _WORD.findall(folded) if w not in _COMMON and len(w) > 1}
+    return {w[:STEM] for w in _WORD.findall(folded) if w not in _COMMON and len(w) > 1}
 
 
 def fits(note: PrefetchNote, message: str) -> bool:
@@ -76,7 +82,8 @@ def fits(note: PrefetchNote, message: str) -> bool:
     said = _stems(message)
     title = _stems(note.title + " " + (note.key or ""))
     shared = len(said & title)
-    return shared >= min(2, len(title)) > 0 or len(said & (title | _stems(note.extract))) >= 3
+    in_title = shared >= min(TITLE_WORDS, len(title)) > 0
+    return in_title or len(said & (title | _stems(note.extract))) >= NOTE_WORDS
 
 
 def _clip(text: str, size: int) -> str:
