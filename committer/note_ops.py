@@ -63,7 +63,7 @@ class NoteResult:
 
 def record(row: dict[str, Any], t: datetime, tier: str = "mid") -> NoteRecord:
     """The `NoteRecord` of a row map just recorded at `t` (open in transaction time)."""
-    fields = {k: row[k] for k in NoteRecord.__slots__ if k in row}  # type: ignore[attr-defined]
+    fields = {k: row[k] for k in NoteRecord.__slots__ if k in row}
     return NoteRecord(**{**fields, "recorded_at": t, "retracted_at": FAR_FUTURE, "tier": tier})
 
 

@@ -157,7 +157,7 @@ def recency(updated: datetime, at: datetime) -> float:
     """How recent a note is at `at`: 1.0 when just written, halving every
     `RECENCY_HALF_LIFE_DAYS` days since `updated`, rounded to 4 places."""
     days = max((at - updated).total_seconds(), 0.0) / 86_400.0
-    return round(0.5 ** (days / RECENCY_HALF_LIFE_DAYS), 4)
+    return round(float(0.5 ** (days / RECENCY_HALF_LIFE_DAYS)), 4)
 
 
 @dataclass(frozen=True, slots=True)

@@ -99,7 +99,7 @@ def written(result: NoteResult, limits: lim.NoteLimits) -> dict[str, Any]:
     """The public shape of a write (`NoteWritten`), with the limit's warning."""
     return NoteWritten(
         note=NotePublic.of(result.note),
-        effect=result.effect,  # type: ignore[arg-type]
+        effect=result.effect,
         ended=list(result.ended),
         event_id=result.event_id,
         warning=limits.warning(result.live),

@@ -113,7 +113,7 @@ def store(
     body = "" if " ".join(content.split()) == title else content.strip()
     note = NoteCreate(
         kind=kind, title=title, body=body, known_by="observed", key=memory_key, tier=tier
-    )  # type: ignore[arg-type]
+    )
     out = service.write(committer, limits, caller, note, by="mcp", reader=reader)
     return {
         "stored": True,

@@ -10,9 +10,9 @@ short provenance tag.
 No model call, read-only (a `Reader` only: one READ transaction, the read's scope then
 one query, and the notes' own small query), deterministic: every list is ordered by stable
 keys, scores are rounded before they are compared, and no clock is read except through
-`at`, so the same store state and input give a byte-identical block, in any process. Capped in characters and
-items: lines are ranked once, globally, and the block keeps the longest prefix of that
-ranking that fits both budgets; a line is never cut.
+`at`, so the same store state and input give a byte-identical block, in any process.
+Capped in characters and items: lines are ranked once, globally, and the block keeps the
+longest prefix of that ranking that fits both budgets; a line is never cut.
 """
 
 from __future__ import annotations

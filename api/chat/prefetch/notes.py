@@ -138,7 +138,7 @@ def rank_in(
         extra.append(make(section, (i,), text, None, partial(_item, n, tag(n.source))))
     if view.due:
         text = f"- {view.due} note{'s' if view.due != 1 else ''} due for a second look"
-        item = partial(dict, kind="notes_due", count=view.due)
+        item: Callable[[], dict[str, Any]] = partial(dict, kind="notes_due", count=view.due)
         due = [make(section, (MAX_NOTES,), text, None, item)]
     else:
         due = []

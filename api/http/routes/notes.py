@@ -11,7 +11,6 @@ from fastapi import APIRouter, Depends, Query, Request
 
 from api.http.deps import AsOfDep, ChatIdQuery, KnownAtDep, PathId, PrincipalDep, ReaderDep
 from api.http.problems import problems
-from api.http.schemas.core import Timestamp
 from api.http.write_deps import CommitterDep
 from api.notes import service
 from api.notes.limits import NoteLimits
@@ -31,7 +30,7 @@ from api.notes.schemas import (
     RetireIn,
 )
 from graph.errors import Forbidden
-from graph.fields import MAX_PAGE
+from graph.fields import MAX_PAGE, Timestamp
 from graph.notes import MAX_PROJECT
 from graph.time import to_utc
 
