@@ -150,13 +150,15 @@ def _dates(draft: NoteDraft, now: datetime) -> tuple[str, datetime | None, datet
             f"an open {draft.kind} needs a date to look again, {REVIEW_DAYS[0]} to "
             f"{REVIEW_DAYS[1]} days out",
         )
+    if status in CLOSED:
+        return status, None, said  # a closed claim is looked at again no more
     if review is not None and not review_bounds_ok(review, said):
         raise InvalidInput(
             "review_at",
             f"must be {REVIEW_DAYS[0]} to {REVIEW_DAYS[1]} days after today "
             f"({said.date().isoformat()}, UTC); got {review.date().isoformat()}",
         )
-    return status, None if status in CLOSED else review, said
+    return status, review, said
 
 
 def search_text(title: str, body: str, key: str | None, project: str | None) -> str:

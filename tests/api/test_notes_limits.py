@@ -4,18 +4,23 @@ problem naming the limit."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
 from neo4j import Driver
 
 from api.notes.limits import NoteLimits
-from committer.apply import Committer
 from committer.notes import Ceilings
 from tests.api.conftest import Api, make_api
+
+ROOT = Path(__file__).resolve().parents[2]
+"""The checkout, the child process's working directory (its packages come first)."""
 
 
 class Clock:
@@ -110,24 +115,32 @@ def test_notes_per_owner_with_a_warning_before(api: Api, clock: Clock) -> None:
     assert api.post("/v1/notes", {"kind": "learning", "title": "Six"}).status_code == 201
 
 
-def test_ceilings_count_across_committers(api: Api, clock: Clock, neo4j_driver: Driver) -> None:
-    """The ledger is in the store: a charge through a second Committer (another process)
-    counts against the same ceiling the API enforces."""
+CHARGE = """
+import sys
+from datetime import datetime
+from committer.apply import Committer
+from committer.notes import Ceilings
+from graph.driver import connect
+uri, owner, token_id, hour = sys.argv[1:5]
+with connect(uri, None, None) as driver:
+    Committer(driver).charge_reads(
+        owner, token_id, datetime.fromisoformat(hour), notes=3, chars=10, playbooks=0,
+        ceilings=Ceilings(3, 2_000, 1), retry_after=1,
+    )
+"""
+
+
+def test_ceilings_count_across_processes(
+    api: Api, clock: Clock, app: Any, neo4j_server: Any
+) -> None:
+    """The ledger is in the store: reads charged by another process (another API worker,
+    the MCP server) count against the same token's ceiling here."""
+    if neo4j_server.auth is not None:
+        pytest.skip("the child process connects without credentials")
     nid = write(api, "Prefer small pull requests")["note"]["id"]
-    token = api.client.get("/v1/me", headers=api.headers).json()
-    assert token["owner"] == api.owner
-    found = Committer(neo4j_driver).charge_reads  # a second process's committer
-    hour = clock.at.replace(minute=0)
-    tokens = [t for t in api.client.app.state.reader.tokens(api.owner) if t.revoked_at is None]
-    for t in tokens:
-        found(
-            api.owner,
-            t.id,
-            hour,
-            notes=3,
-            chars=10,
-            playbooks=0,
-            ceilings=Ceilings(3, 2_000, 1),
-            retry_after=1,
-        )
-    assert api.get(f"/v1/notes/{nid}").status_code == 429
+    [token] = [t for t in app.state.reader.tokens(api.owner) if t.revoked_at is None]
+    hour = clock.at.replace(minute=0).isoformat()
+    args = [sys.executable, "-c", CHARGE, neo4j_server.uri, api.owner, token.id, hour]
+    subprocess.run(args, check=True, cwd=ROOT, timeout=120)
+    refused = api.get(f"/v1/notes/{nid}")
+    assert refused.status_code == 429 and refused.json()["used"] == 3
