@@ -5,6 +5,7 @@ and every change is in the audit trail."""
 
 from __future__ import annotations
 
+import itertools
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
@@ -43,7 +44,7 @@ def test_concurrent_writes_of_one_key_leave_one_version_standing(
     assert [r.row_status for r in rows] == ["superseded"] * 8 + ["active"]
     starts = [r.valid_from for r in rows]
     assert starts == sorted(starts) and len(set(starts)) == 9
-    assert all(a.valid_to == b.valid_from for a, b in zip(rows, rows[1:], strict=False))
+    assert all(a.valid_to == b.valid_from for a, b in itertools.pairwise(rows))
     assert {r.first_learned_at for r in rows} == {first.note.first_learned_at}
     assert [n.title for n in reader.notes(Scope(owner), AsOf.at())] == [rows[-1].title]
 
