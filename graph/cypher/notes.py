@@ -255,7 +255,8 @@ PREFETCH_NOTES = (
     scope.NOTE_GROUPS
     + """
 CALL (groups) {
-  UNWIND $lucene AS q
+  UNWIND CASE WHEN $words IS NULL THEN [] ELSE
+    [$words + $own] + [g IN groups | $words + ' +group_id:"' + g + '"'] END AS q
   CALL db.index.fulltext.queryNodes('"""
     + NOTE_INDEX
     + """', q, {limit: $k}) YIELD node AS n, score
@@ -267,7 +268,7 @@ CALL (groups) {
     + """ AND n.project_norm IS NULL AND """
     + _general_stands
     + """
-  WITH n, score ORDER BY score DESC, n.note_id LIMIT $max_notes
+  WITH DISTINCT n, score ORDER BY score DESC, n.note_id LIMIT $max_notes
   RETURN collect([n.note_id, n.kind, n.title, left(n.body, $body_chars), n.status,
                   n.source, """
     + valid_micros("valid_from").replace("VAR", "n")
@@ -298,9 +299,12 @@ CALL (groups) {
 RETURN notes, due
 """
 )
-"""READ, prefetch's own query in its snapshot (CONTRACT §6, §13). $lucene (a list of at most
-one Lucene query: the message's words narrowed to the caller's owner and groups; empty:
-no note matches), $k (full-text hits read), $max_notes, $body_chars, $owner, $valid_at,
+"""READ, prefetch's own query in its snapshot (CONTRACT §6, §13), one round trip. $words (the
+message's words as a Lucene clause, graph.read.notes.lucene_words, or null: no note
+matches), $own (the clause narrowing it to the caller's notes, or "" when the owner id
+cannot be a phrase), each group's clause added here from the group ids the query read
+itself (ours, `grp_<hex>`: never input); $k (full-text hits read per query),
+$max_notes, $body_chars, $owner, $valid_at,
 $known_at, scope parameters (graph.scope.note_params) -> notes (lists: note_id, kind,
 title, the body's first $body_chars characters, status, source, valid_from in
 microseconds, score, key; best first), due (how many general notes the caller sees are

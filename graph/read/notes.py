@@ -70,6 +70,23 @@ class PrefetchNote:
     key: str | None
 
 
+def lucene_words(text: str) -> str | None:
+    """The words of `text` as a required Lucene clause over titles (counting double) and
+    bodies, or None when it has no word but stop words (graph.read.search.words: runs of
+    letters and digits, so no Lucene operator comes from the caller)."""
+    terms = words(text)
+    if not terms:
+        return None
+    joined = " ".join(terms)
+    return f"+(title:({joined})^2 search_text:({joined}))"
+
+
+def owner_clause(owner: str) -> str:
+    """The clause narrowing a note query to `owner`'s notes, or "" when the id could not
+    be matched as a phrase (the Cypher scope filter still keeps the query exact)."""
+    return f' +owner:"{owner}"' if _SAFE_ID.fullmatch(owner) else ""
+
+
 def lucene_query(text: str, owner: str, groups: Iterable[str]) -> str | None:
     """The full-text query over `note_text` for the words of `text` (any of them; a title
     match counts double), narrowed to the notes of `owner` and of `groups`.
@@ -239,17 +256,16 @@ class NotesReads(ReadBase):
         hits: int = 50,
     ) -> tuple[list[PrefetchNote], int]:
         """The general notes `message`'s words find, best first, and how many are due at
-        `at` (CONTRACT §6, §13): two small reads in the caller's snapshot.
+        `at` (CONTRACT §6, §13): one read in the caller's snapshot.
 
         Returns:
             (notes, due).
         """
-        groups = self.note_groups(scope.owner, at)
-        query = lucene_query(message, scope.owner, groups)
         row = self._rows(
             nc.PREFETCH_NOTES,
             **note_params(scope),
-            lucene=[] if query is None else [query],
+            words=lucene_words(message),
+            own=owner_clause(scope.owner),
             k=hits,
             max_notes=max_notes,
             body_chars=body_chars,

@@ -91,6 +91,8 @@ def test_query_never_scans_a_label(neo4j_driver: Driver, name: str, query: str) 
         "after_id": None,
         "at": now,
         "lucene": "x",
+        "words": "x",
+        "own": "",
         "k": 10,
         "max_notes": 3,
         "body_chars": 10,
