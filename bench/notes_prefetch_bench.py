@@ -24,6 +24,7 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -121,9 +122,16 @@ def main() -> None:
                 scope = snap.prefetch_scope(owner, "bench", at)
                 return noted.read(snap, scope, text, at)
 
-        def ping() -> None:
+        def ping(_owner: str, _text: str) -> None:
             with reader.snapshot() as snap:
                 snap.ping()
+
+        cases: tuple[tuple[str, Callable[[str, str], object]], ...] = (
+            ("floor", ping),
+            ("full", full),
+            ("bare", without_notes),
+            ("notes", notes_only),
+        )
 
         for _ in range(300):  # warm: plans, page cache, JIT
             o, m = message()
@@ -133,11 +141,9 @@ def main() -> None:
         carried = 0
         for _ in range(args.samples):
             o, m = message()
-            for name, fn in (("floor", lambda: ping()), ("full", lambda: full(o, m)),
-                             ("bare", lambda: without_notes(o, m)),
-                             ("notes", lambda: notes_only(o, m))):  # fmt: skip
+            for name, fn in cases:
                 t0 = time.perf_counter()
-                out = fn()
+                out = fn(o, m)
                 lat[name].append((time.perf_counter() - t0) * 1000)
                 if name == "full" and isinstance(out, prefetch.Prefetch):
                     carried += any(i["kind"] in ("note", "notes_due") for i in out.items)
