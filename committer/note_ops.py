@@ -16,12 +16,14 @@ proposal (committer/filing.py) write notes the same way, with the same audit tra
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 from committer.rules import notes as rules
 from committer.trail import Trail
+from graph.embedding import EmbedderUnavailable
 from graph.errors import Conflict, InvalidInput, LimitExceeded, NotFound
 from graph.notes import (
     CLOSED,
@@ -35,6 +37,8 @@ from graph.notes import (
 )
 from graph.time import FAR_FUTURE
 from graph.write.writer import WriteTx, new_id
+
+log = logging.getLogger("worldstate.committer")
 
 MAX_NOTES = 600
 """Notes one owner may hold (issue 15; `WORLDSTATE_NOTES_MAX_PER_OWNER` configures it)."""
@@ -147,6 +151,7 @@ def keep_note(
     row = rules.row(draft, ident=vid, note_id=note_id, owner=owner, version=1,
                     first_learned_at=draft.valid_from or t, t=t)  # fmt: skip
     w.create_notes([row], t)
+    embed(w, [row])
     w.create_note_head(owner, note_id, draft.tier, t, sessions)
     trail.noted("WROTE", [(vid, owner, "created")])
     return NoteResult(record(row, t, draft.tier), "created", (), live + 1, draft.tier)
@@ -196,6 +201,8 @@ def supersede(
         close_reason=None if closed is None else closed[1],
     )
     w.create_notes([first, new], t)
+    w.copy_note_vectors([{"from": old.id, "to": rest}])
+    embed(w, [new])
     w.link_notes(supersedes=[{"from": vid, "to": old.id}], replaces=[{"from": rest, "to": old.id}])
     tier, _ = w.promote_note(old.note_id, old.tier, t, sessions)
     trail.noted("ENDED", [(old.id, old.owner, "superseded")])
@@ -239,6 +246,7 @@ def retire(
         "close_reason": reason,
     }
     w.create_notes([row], t)
+    w.copy_note_vectors([{"from": note.id, "to": rest}])
     w.link_notes(replaces=[{"from": rest, "to": note.id}])
     trail.noted("ENDED", [(note.id, note.owner, "retired")])
     trail.noted("WROTE", [(rest, owner, "retired")])
@@ -281,6 +289,28 @@ def retire_matching(
     if found is None:
         return None
     return retire(w, owner, found, t, trail, f"asked to forget the note about {words}")
+
+
+def note_text(title: str, body: str) -> str:
+    """The text a note row is embedded by: its title, then its body."""
+    return f"{title}. {body}" if body else title
+
+
+def embed(w: WriteTx, rows: list[dict[str, Any]]) -> None:
+    """Embed new version rows in this transaction, when the process has an embedder (the
+    vectors of semantic recall over notes). An embedder that fails does not fail the
+    write: the rows keep their full text (always indexed) and no vector."""
+    if w.embedder is None or not rows:
+        return
+    try:
+        vectors = w.embedder.embed([note_text(r["title"], r["body"]) for r in rows])
+    except EmbedderUnavailable as exc:
+        log.warning("note rows written without vectors: %s", exc)
+        return
+    w.set_note_vectors(
+        [{"id": r["id"], "embedding": v} for r, v in zip(rows, vectors, strict=True)],
+        w.embedder.model,
+    )
 
 
 def where(note: NoteRecord) -> str:

@@ -194,6 +194,9 @@ class NoteCommands(CommitterBase):
             moved = [rules.copy(r, id=new_id("nov"), owner=to) for r, _ in rows]
             w.retract_notes([r.id for r, _ in rows], t)
             w.create_notes(moved, t)
+            w.copy_note_vectors(
+                [{"from": r.id, "to": m["id"]} for m, (r, _) in zip(moved, rows, strict=True)]
+            )
             w.link_notes(
                 moved=[{"from": m["id"], "to": r.id} for m, (r, _) in zip(moved, rows, strict=True)]
             )

@@ -90,7 +90,14 @@ async def search_context(
         "read",
         chat_id,
         lambda s, p, c: service.search(
-            s.reader, _who(p, c), query, AsOf.at(), project=project, kind=kind, limit=limit
+            s.reader,
+            _who(p, c),
+            query,
+            AsOf.at(),
+            project=project,
+            kind=kind,
+            limit=limit,
+            embedder=s.embedder,
         ),
     )
 
@@ -197,7 +204,7 @@ async def memory_recall(
         "read",
         chat_id,
         lambda s, p, c: zibby.recall(
-            s.reader, s.committer, s.notes, _who(p, c), query, category, tier, limit
+            s.reader, s.committer, s.notes, _who(p, c), query, category, tier, limit, s.embedder
         ),
     )
 

@@ -38,6 +38,7 @@ from api.notes.schemas import (
 from committer.apply import Committer
 from committer.note_ops import NoteResult
 from curator.secrets import looks_secret
+from graph.embedding import Embedder, EmbedderUnavailable
 from graph.errors import InvalidInput
 from graph.notes import NoteDraft, NoteRecord, recency, source_of
 from graph.read.reader import Reader
@@ -224,6 +225,17 @@ def extract(note: NoteRecord, q: str, size: int = EXTRACT_CHARS) -> str:
     return ("…" if start else "") + piece
 
 
+def query_vector(embedder: Embedder | None, q: str) -> tuple[list[float] | None, str | None]:
+    """The query's embedding and the embedder's id, or (None, None) without an embedder or
+    when it fails (search then ranks by words alone)."""
+    if embedder is None:
+        return None, None
+    try:
+        return embedder.embed([q])[0], embedder.model
+    except EmbedderUnavailable:
+        return None, None
+
+
 def search(
     reader: Reader,
     caller: NoteCaller,
@@ -233,9 +245,11 @@ def search(
     project: str | None = None,
     kind: str | None = None,
     limit: int = 10,
+    embedder: Embedder | None = None,
 ) -> dict[str, Any]:
-    """Notes whose words match `q`, best first, each with a short extract (`NoteSearchOut`;
-    extracts are not charged to the reading ceiling).
+    """Notes that match `q` by words and (with an embedder) by meaning, best first, each
+    with a short extract (`NoteSearchOut`; extracts are not charged to the reading
+    ceiling).
 
     Raises:
         InvalidInput: a blank `q`. MemoryOff: a `none` chat.
@@ -243,7 +257,10 @@ def search(
     if not q.strip():
         raise InvalidInput("q", "must contain something to search for")
     scope = scope_of(reader, caller, as_of.known_at)
-    hits = reader.search_notes(scope, q, as_of, project=project, kind=kind, limit=limit)
+    vector, model = query_vector(embedder, q)
+    hits = reader.search_notes(
+        scope, q, as_of, project=project, kind=kind, limit=limit, vector=vector, model=model
+    )
     items = [
         NoteHit(
             note=NoteSummary.of(n),

@@ -31,6 +31,7 @@ from api.notes.schemas import NoteCreate
 from committer.apply import Committer
 from curator.notes import review_session_facts, split_facts
 from curator.statements import Policy
+from graph.embedding import Embedder
 from graph.errors import InvalidInput
 from graph.fields import z
 from graph.notes import KINDS, MAX_TITLE, NoteRecord, recency
@@ -153,10 +154,11 @@ def recall(
     category: str | None = None,
     tier: str | None = None,
     limit: int = 10,
+    embedder: Embedder | None = None,
 ) -> dict[str, Any]:
     """`memory_recall`: the notes matching `query`, ranked by relevance x recency x match
-    (match: the full-text score over the best one), each term shown; charged to the
-    token's reading ceilings (contents are served).
+    (match: the search's score, by words and meaning, over the best one's), each term
+    shown; charged to the token's reading ceilings (contents are served).
 
     Raises:
         InvalidInput: a blank query, a refused or unknown category. MemoryOff: `none`.
@@ -167,11 +169,11 @@ def recall(
     kind = kind_of(category)
     as_of = AsOf.at()
     scope = service.scope_of(reader, caller, as_of.known_at)
-    hits = [
-        (n, s)
-        for n, s in reader.search_notes(scope, query, as_of, kind=kind, limit=50)
-        if tier is None or n.tier == tier
-    ]
+    vector, model = service.query_vector(embedder, query)
+    found = reader.search_notes(
+        scope, query, as_of, kind=kind, limit=50, vector=vector, model=model
+    )
+    hits = [(n, s) for n, s in found if tier is None or n.tier == tier]
     best = max((s for _, s in hits), default=1.0) or 1.0
     items = sorted(
         (_item(n, s / best, as_of.valid_at) for n, s in hits),

@@ -225,3 +225,22 @@ RETURN collect(DISTINCT n.key) AS taken
 """
 """READ. $to, $project_norm, $keys, $far -> taken: keys the receiving owner already holds
 for the project (a handover would make two notes of one key)."""
+
+SET_NOTE_VECTORS = """
+UNWIND $rows AS r
+MATCH (n:Note {id: r.id})
+SET n.embedding_model = $model
+WITH n, r
+CALL db.create.setNodeVectorProperty(n, 'embedding', r.embedding)
+"""
+"""WRITE. $rows (maps: id, embedding: list of floats), $model (the embedder's id): the
+vectors of note rows just created (semantic recall over notes; committer/note_ops.py)."""
+
+COPY_NOTE_VECTORS = """
+UNWIND $pairs AS p
+MATCH (a:Note {id: p.to}), (b:Note {id: p.from})
+WHERE b.embedding IS NOT NULL
+SET a.embedding = b.embedding, a.embedding_model = b.embedding_model
+"""
+"""WRITE. $pairs (maps: from, to: row ids): a remainder or a handed-over row takes the
+vector of the row it copies (same words, no need to embed them again)."""

@@ -312,6 +312,24 @@ due for a second look at $valid_at). General notes only: a prefetch names no pro
 Seeks on the full-text index and on `note_owner_review` / `note_group_review`."""
 
 
+SEMANTIC = (
+    _resolved()
+    + """
+WITH n WHERE n.embedding_model = $model AND ($kind IS NULL OR n.kind = $kind)
+WITH n, vector.similarity.cosine(n.embedding, $vector) AS score
+ORDER BY score DESC, n.note_id
+LIMIT $limit"""
+    + _standing(NOTE_COLUMNS)
+    + """, score
+ORDER BY score DESC, n.note_id
+"""
+)
+"""READ. $vector (the query's embedding), $model (only rows embedded by it), $limit, $kind,
+and LIST_NOTES's scope and time parameters -> n, h, sessions, score (cosine similarity):
+the notes the caller sees (one per key under the project) nearest to the query, computed
+exactly over them (an owner keeps at most a few hundred notes)."""
+
+
 def note_from_record(node: Any, head: Any = None, sessions: int = 0) -> NoteRecord:
     """Build a `NoteRecord` from a `n` column (NOTE_COLUMNS or SUMMARY_COLUMNS) and the
     `h` and `sessions` columns of the same row (the standing; defaults when absent)."""

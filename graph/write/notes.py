@@ -66,6 +66,16 @@ class NoteWrites(WriteBase):
             for r in rows
         ]
 
+    def set_note_vectors(self, rows: Sequence[dict[str, Any]], model: str) -> None:
+        """Store the vectors of note rows just created (maps: id, embedding)."""
+        if rows:
+            self._run(rc.SET_NOTE_VECTORS, rows=list(rows), model=model)
+
+    def copy_note_vectors(self, pairs: Sequence[dict[str, str]]) -> None:
+        """Give rows copied from others (maps: from, to) the vectors of their sources."""
+        if pairs:
+            self._run(rc.COPY_NOTE_VECTORS, pairs=list(pairs))
+
     def own_live_notes(self, owner: str) -> list[NoteRecord]:
         """The current versions of `owner`'s own notes, every project."""
         return [

@@ -126,6 +126,7 @@ def list_notes(
 
 @router.get("/search", response_model=NoteSearchOut, responses=problems(403, 422))
 def search_notes(
+    request: Request,
     caller: ReadCaller,
     reader: ReaderDep,
     as_of: AsOfDep,
@@ -134,10 +135,14 @@ def search_notes(
     project: Project = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 10,
 ) -> Any:
-    """Notes matching `q` (stemmed full text, a title match counting double), best first,
-    each with a short extract: `{items: [{note, extract, score, relevance, recency}]}`.
-    Extracts are not counted against the hourly reading ceiling. Needs scope `read`."""
-    return service.search(reader, caller, q, as_of, project=project, kind=kind, limit=limit)
+    """Notes matching `q` by words (stemmed, a title match counting double) and by meaning
+    (the process's embedder), fused by reciprocal rank, best first, each with a short
+    extract: `{items: [{note, extract, score, relevance, recency}]}`. Extracts are not
+    counted against the hourly reading ceiling. Needs scope `read`."""
+    return service.search(
+        reader, caller, q, as_of, project=project, kind=kind, limit=limit,
+        embedder=request.app.state.embedder,
+    )  # fmt: skip
 
 
 @router.get("/due", response_model=DueOut, responses=problems(403, 422))
