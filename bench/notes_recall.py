@@ -98,9 +98,8 @@ def main() -> None:
         hit = [sum(1 for r in rs if r is not None and r <= k) for rs in (ranks, hybrid)]
         print(f"  search recall@{k:<3} {hit[0] / n:7.2f} {hit[1] / n:16.2f}")
     mrr = [statistics.fmean(1 / r if r else 0.0 for r in rs) for rs in (ranks, hybrid)]
-    print(
-        f"  search MRR@10      {mrr[0]:7.3f} {mrr[1]:16.3f}   (embedder {embedder and embedder.model})"
-    )
+    model = embedder.model if embedder is not None else None
+    print(f"  search MRR@10      {mrr[0]:7.3f} {mrr[1]:16.3f}   (embedder {model})")
     print(f"  prefetch shows the note      {shown / n:.2f}  ({shown}/{n})")
     print(f"  prefetch, other notes shown  {statistics.fmean(others):.2f} per message")
     print(f"  prefetch, off-topic messages {sum(alarms)} notes shown in {len(CONTROL)} messages")
