@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from committer.curation import Applied, apply_proposals, lookup, name_form
-from committer.note_ops import MAX_NOTES
+from committer.note_ops import MAX_NOTES, note_notices
 from committer.proposals import EntityRef, NoteProposal, Proposal, Provenance, Reviewed
 from committer.rules.normalize import value_norm
 from committer.trail import Trail
@@ -299,18 +299,7 @@ def store_reviewed(
             for item in items
             if item["status"] == "pending" and item["id"] in created
         ]
-        + [
-            {
-                "id": "ntf_" + item["id"][4:],
-                "kind": "note",
-                "chat_id": item["chat_id"],
-                "proposal_id": item["id"],
-                "seq": item["seq"],
-                "text": item["reply"],
-            }
-            for item in items
-            if item["status"] == "committed" and item["reply"] and item["id"] in created
-        ],
+        + note_notices(items, created),
         t,
     )
     trail.flush()

@@ -17,6 +17,7 @@ proposal (committer/filing.py) write notes the same way, with the same audit tra
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -333,3 +334,20 @@ def reply(result: NoteResult) -> str:
     if note.review_at is not None:
         line += f" I'll bring it up again on {note.review_at.date().isoformat()}."
     return line
+
+
+def note_notices(items: list[dict[str, Any]], created: Collection[str]) -> list[dict[str, Any]]:
+    """The `note` notifications of stored proposals (committer/filing.py): one per note
+    proposal committed now, saying its one-line answer in the chat it came from."""
+    return [
+        {
+            "id": "ntf_" + item["id"][4:],
+            "kind": "note",
+            "chat_id": item["chat_id"],
+            "proposal_id": item["id"],
+            "seq": item["seq"],
+            "text": item["reply"],
+        }
+        for item in items
+        if item["status"] == "committed" and item["reply"] and item["id"] in created
+    ]

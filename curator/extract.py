@@ -42,7 +42,7 @@ from committer.proposals import EntityRef, Proposal, Provenance
 from curator.lexicon import REL_ATTR
 from curator.rules import RULES, Found, Sentence, speaks_for_self
 from curator.rules.memory import MemoryRequest, find_request, note_value
-from curator.rules.notes import NoteRequest, find_note_request, note_proposal
+from curator.rules.notes import as_note_proposal, find_note_request, request_proposal
 from curator.secrets import looks_secret
 from curator.timeparse import day_window, find_all
 from graph.time import to_utc
@@ -238,48 +238,6 @@ def _proposal_id(
     return hashlib.sha256(key.encode()).hexdigest()[:24]
 
 
-def _note_request(
-    request: NoteRequest,
-    sentence: Sentence,
-    index: int,
-    *,
-    project: str | None,
-    subject: EntityRef,
-    message_id: str | None,
-    run_id: str,
-) -> Proposal:
-    """The note proposal of a note request (CONTRACT §13, curator.rules.notes): told by the
-    speaker, for the run's project when asked "for this project only"."""
-    note = note_proposal(
-        request.clause,
-        sentence.at,
-        project=project if request.project_only else None,
-        when=request.when,
-    )
-    if request.op == "retire_note":
-        note = note.model_copy(update={"title": request.clause, "body": "", "review_at": None})
-    key = f"{run_id}|{message_id or ''}|{index}|{request.op}|{request.clause}"
-    return Proposal(
-        id=hashlib.sha256(key.encode()).hexdigest()[:24],
-        op=request.op,
-        subject=subject,
-        attribute="note",
-        value=note.title,
-        valid_from=sentence.at,
-        type="note_request",
-        note=note,
-        provenance=Provenance(
-            source="user_stated",
-            evidence=sentence.evidence,
-            reason=f"asked to {'forget' if request.op == 'retire_note' else 'note'}: "
-            + request.clause,
-            confidence=0.95,
-            run_id=run_id,
-            message_id=message_id,
-        ),
-    )
-
-
 def extract_message(
     text: str,
     *,
@@ -320,7 +278,7 @@ def extract_message(
         request = None if looks_secret(sentence.text) else find_note_request(sentence.text)
         if request is not None:
             out.append(
-                _note_request(
+                request_proposal(
                     request,
                     sentence,
                     len(out),
@@ -346,7 +304,7 @@ def extract_message(
                 run_id=run_id,
                 message_id=message_id,
             )
-            as_note = _as_note(found, sentence.at)
+            as_note = as_note_proposal(found, sentence.at)
             out.append(
                 Proposal(
                     id=_proposal_id(run_id, message_id, len(out), found, speaker),
@@ -363,17 +321,6 @@ def extract_message(
                 )
             )
     return out
-
-
-def _as_note(found: Found, at: datetime) -> dict[str, Any]:
-    """A memory request's `note` fallback becomes a note (CONTRACT §13): op `note` with the
-    clause as the note, or `retire_note` naming the note to retire."""
-    if found.attribute != "note" or found.obj is not None:
-        return {}
-    if found.op == "end":
-        return {"op": "retire_note", "note": note_proposal(str(found.value), at).model_copy(
-            update={"title": str(found.value), "body": "", "review_at": None})}  # fmt: skip
-    return {"op": "note", "note": note_proposal(str(found.value), at)}
 
 
 def _field(raw: Mapping[str, Any] | Any, name: str) -> Any:

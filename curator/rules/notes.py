@@ -17,17 +17,29 @@ kind read from the words (`kind_of`), a title from the clause (`title_of`).
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
-from typing import Literal
+from typing import Any, Literal
 
-from committer.proposals import NoteProposal
+from committer.proposals import EntityRef, NoteProposal, Proposal, Provenance
+from curator.rules.base import Found, Sentence
 from curator.timeparse import find_all
 from graph.notes import MAX_BODY, MAX_TITLE, is_claim
 
-__all__ = ["NoteRequest", "find_note_request", "kind_of", "note_proposal", "title_of"]
+__all__ = [
+    "NoteRequest",
+    "as_note_proposal",
+    "find_note_request",
+    "kind_of",
+    "note_proposal",
+    "request_proposal",
+    "title_of",
+]
 
+REQUEST_CONFIDENCE = 0.95
+"""A note the person asks for in plain words is as sure as a memory request."""
 CLAIM_REVIEW = timedelta(days=14)
 """A hypothesis or question said in chat without a date is looked at again 14 days out
 (an open claim always carries one, CONTRACT §13)."""
@@ -166,3 +178,59 @@ def note_proposal(
         project=project,
         review_at=review_date(when, kind, at),
     )
+
+
+def request_proposal(
+    request: NoteRequest,
+    sentence: Sentence,
+    index: int,
+    *,
+    project: str | None,
+    subject: EntityRef,
+    message_id: str | None,
+    run_id: str,
+) -> Proposal:
+    """The note proposal of a note request: told by the speaker (`user_stated`), for the
+    run's project when asked "for this project only"; the same sentence of the same run
+    gives the same id."""
+    note = note_proposal(
+        request.clause,
+        sentence.at,
+        project=project if request.project_only else None,
+        when=request.when,
+    )
+    if request.op == "retire_note":
+        note = note.model_copy(update={"title": request.clause, "body": "", "review_at": None})
+    key = f"{run_id}|{message_id or ''}|{index}|{request.op}|{request.clause}"
+    return Proposal(
+        id=hashlib.sha256(key.encode()).hexdigest()[:24],
+        op=request.op,
+        subject=subject,
+        attribute="note",
+        value=note.title,
+        valid_from=sentence.at,
+        type="note_request",
+        note=note,
+        provenance=Provenance(
+            source="user_stated",
+            evidence=sentence.evidence,
+            reason=f"asked to {'forget' if request.op == 'retire_note' else 'note'}: "
+            + request.clause,
+            confidence=REQUEST_CONFIDENCE,
+            run_id=run_id,
+            message_id=message_id,
+        ),
+    )
+
+
+def as_note_proposal(found: Found, at: datetime) -> dict[str, Any]:
+    """The fields that make a memory request's `note` fallback ("remember that X" with
+    nothing the statement rules read in X) a note proposal: op `note` with X as the note,
+    or `retire_note` naming the note X to retire; nothing for any other finding."""
+    if found.attribute != "note" or found.obj is not None:
+        return {}
+    if found.op == "end":
+        named = note_proposal(str(found.value), at)
+        retire = named.model_copy(update={"title": str(found.value), "body": "", "review_at": None})
+        return {"op": "retire_note", "note": retire}
+    return {"op": "note", "note": note_proposal(str(found.value), at)}
