@@ -338,10 +338,12 @@ def _stable(answer: Any) -> Any:
 # --- stdio: `worldstate mcp` as a subprocess ----------------------------------------------
 
 
+ROOT = Path(__file__).resolve().parents[2]
+"""The checkout under test: the server runs from it (`python -c` puts the working directory
+first on `sys.path`), not from whatever `worldstate` script the environment installed."""
+
+
 def _command() -> tuple[str, list[str]]:
-    script = Path(sys.executable).with_name("worldstate")
-    if script.exists():
-        return str(script), ["mcp"]
     return sys.executable, ["-c", "from api.cli.main import main; main()", "mcp"]
 
 
@@ -349,7 +351,7 @@ def over_stdio(
     env: dict[str, str], args: list[str], work: Callable[[Client], Awaitable[T]], errlog: Any
 ) -> T:
     command, base = _command()
-    params = StdioServerParameters(command=command, args=base + args, env=env)
+    params = StdioServerParameters(command=command, args=base + args, env=env, cwd=ROOT)
 
     async def main() -> T:
         async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=60) as client:
