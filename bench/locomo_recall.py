@@ -15,7 +15,7 @@ Usage (uses NEO4J_URI, else the local Neo4j running in WORLDSTATE_DATA_DIR; give
 Neo4j of its own, not a shared one):
 
     NEO4J_URI=bolt://127.0.0.1:PORT .venv/bin/python bench/locomo_recall.py \\
-        ../shared/data/locomo/*.json [--k 10] [--details out.jsonl]
+        docs/demo/conversation.json [more LoCoMo-format files] [--k 10] [--details out.jsonl]
 """
 
 from __future__ import annotations

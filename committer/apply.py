@@ -20,6 +20,7 @@ from committer.erasure import ErasureCommands
 from committer.groups import GroupCommands
 from committer.notes import NoteCommands
 from committer.owners import ensure_owner, live_entity, new_entity
+from committer.portability import PortabilityCommands
 from committer.proposals import Assertion
 from committer.rules.plan import plan_end
 from committer.rules.retract import gather_predecessors, plan_retract
@@ -70,6 +71,7 @@ class Committer(
     EntityChangeCommands,
     RunCommands,
     NoteCommands,
+    PortabilityCommands,
 ):
     """The only writer of facts (CONTRACT §1): the facade of the command groups, on one base
     (committer.base.CommitterBase, whose arguments it takes)."""

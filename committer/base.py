@@ -11,6 +11,7 @@ from neo4j import Driver
 
 from committer.note_ops import MAX_NOTES
 from graph.embedding import Embedder
+from graph.transactions import DEFAULT_RETRY, RetryPolicy
 from graph.write.writer import Writer
 
 
@@ -23,12 +24,18 @@ class CommitterBase:
         embedder: embeds each new row in the transaction that writes it (CONTRACT §6
             semantic recall; committer/search_index.py), or None: rows get their search
             text only.
+        policy: how long a commit is retried while the store does not answer or under
+            contention (graph/transactions.py; `Settings.retry_policy()`).
     """
 
     def __init__(
-        self, driver: Driver, database: str | None = None, embedder: Embedder | None = None
+        self,
+        driver: Driver,
+        database: str | None = None,
+        embedder: Embedder | None = None,
+        policy: RetryPolicy = DEFAULT_RETRY,
     ):
-        self._writer = Writer(driver, database, embedder)
+        self._writer = Writer(driver, database, embedder, policy)
 
     note_limit: int = MAX_NOTES
     """Notes one owner may hold (CONTRACT §13); the process sets it from

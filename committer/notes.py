@@ -159,7 +159,7 @@ class NoteCommands(CommitterBase):
     def hand_over(self, owner: str, project: str, to: str, by: str = "rest") -> Handover:
         """Move the owner's own notes of `project` to owner `to`, as one audited event
         (CONTRACT §13): each row of current knowledge is retracted from `owner` and
-        recorded for `to` with the same valid times (`MOVED_FROM`), so reads with
+        recorded for `to` with the same valid times (`HANDED_OVER_FROM`), so reads with
         `known_at` before the handover see the notes with `owner`, and after it with `to`.
 
         Raises:
@@ -347,6 +347,6 @@ class NoteCommands(CommitterBase):
                         f"resets in {retry_after} s",
                         retry_after=retry_after,
                     )
-            return w.charge_read_ledger(token_id, hour, notes, chars, playbooks)
+            return w.charge_read_ledger(owner, token_id, hour, notes, chars, playbooks)
 
         return self._writer.transaction(work)

@@ -16,11 +16,13 @@ from committer.filing import record_run
 from committer.owners import ensure_owner
 from committer.proposals import Reviewed
 from committer.trail import Trail
-from graph.errors import Conflict
+from graph.errors import Conflict, TooBusy
 from graph.records import RunRecord, run_key
 from graph.time import utcnow
 from graph.write.writer import WriteTx
 
+RUN_QUEUE_RETRY_SECONDS = 30.0
+"""`Retry-After` of a run refused because the owner's queue is full."""
 MAX_ATTEMPTS = 5
 """Claims of one run after which it is given up as `failed` (CONTRACT §4)."""
 RETRY_BASE_SECONDS = 5.0
@@ -52,6 +54,7 @@ class RunCommands(CommitterBase):
         surface: str | None,
         payload: str,
         canonical: str | None = None,
+        max_waiting: int = 0,
     ) -> tuple[RunRecord, bool]:
         """Queue a finished run for the curator; idempotent on run id (CONTRACT §4).
 
@@ -63,6 +66,8 @@ class RunCommands(CommitterBase):
             payload: the run as JSON text (messages, observations).
             canonical: the form compared for idempotency (e.g. with times in UTC, so the
                 same instant written in another offset is the same run); default payload.
+            max_waiting: a new run is refused while the owner has this many runs queued
+                or being curated (0: no bound); a run posted again is never refused.
 
         Returns:
             (the stored run, True if this call queued it).
@@ -70,11 +75,20 @@ class RunCommands(CommitterBase):
         Raises:
             Conflict: the run id was posted before with different content, or is a
                 sync's id (CONTRACT §10: both are event ids).
+            TooBusy: `max_waiting` runs of the owner are waiting (retry later).
         """
         digest = hashlib.sha256((canonical or payload).encode()).hexdigest()
 
         def work(w: WriteTx) -> tuple[RunRecord, bool]:
             ensure_owner(w, owner)
+            if max_waiting and not w.run_exists(owner, run_id):
+                waiting = w.runs_waiting(owner)
+                if waiting >= max_waiting:
+                    raise TooBusy(
+                        f"{waiting} runs of this owner wait for the curator (bound "
+                        f"{max_waiting}, WORLDSTATE_RUNS_QUEUED_PER_OWNER); post again later",
+                        RUN_QUEUE_RETRY_SECONDS,
+                    )
             taken = w.event(owner, run_id)
             if taken is not None and taken.kind != "run":
                 raise Conflict(

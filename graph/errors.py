@@ -97,6 +97,21 @@ class MemoryOff(WorldstateError):
         self.chat_id = chat_id
 
 
+class TooBusy(WorldstateError):
+    """A bound on waiting work is reached, e.g. the owner's runs queued for the curator
+    (maps to 429 with `Retry-After`; README "Bounds").
+
+    Args:
+        detail: what a person can do about it.
+        retry_after: seconds after which trying again makes sense.
+    """
+
+    def __init__(self, detail: str, retry_after: float):
+        super().__init__(detail)
+        self.detail = detail
+        self.retry_after = retry_after
+
+
 class StoreUnavailable(WorldstateError):
     """Neo4j cannot be reached or answered with a transient failure (maps to 503, CONTRACT §9)."""
 

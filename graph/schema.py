@@ -7,6 +7,8 @@ import logging
 
 from neo4j import Driver
 
+from graph.cypher.portability import OWNER_ID_INDEXES
+
 log = logging.getLogger("worldstate.schema")
 
 STATEMENTS: tuple[str, ...] = (
@@ -130,6 +132,9 @@ STATEMENTS: tuple[str, ...] = (
         "FOR (e:Entity) ON EACH [e.search_names, e.owner] "
         "OPTIONS {indexConfig: {`fulltext.analyzer`: 'keyword'}}"
     ),
+    # Owner export (graph/cypher/portability.py): keyset pages of each kind with an id,
+    # in (owner, id) order, seeking on (owner, id).
+    *OWNER_ID_INDEXES,
 )
 
 VECTOR_INDEX = """

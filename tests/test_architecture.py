@@ -1,4 +1,4 @@
-"""The import rules of STYLE.md hold by themselves: import-linter runs as a test."""
+"""The import rules (README, "Layout") hold by themselves: import-linter runs as a test."""
 
 from __future__ import annotations
 

@@ -11,7 +11,9 @@ from typing import Annotated
 
 import typer
 
+from api.cli import backup as backup_commands
 from api.cli import mcp as mcp_command
+from api.cli import owners as _owners  # noqa: F401 - registers `owner export` and `owner import`
 from api.cli import store as commands
 from api.cli.embeddings import embeddings_app
 from api.cli.eval import eval_app
@@ -137,6 +139,8 @@ def neo4j_status(data_dir: DataDirOption = None) -> None:
 app.command("serve")(commands.serve)
 app.command("curator")(commands.curator)
 app.command("mcp")(mcp_command.mcp)
+app.command("backup")(backup_commands.backup)
+app.command("restore")(backup_commands.restore)
 app.add_typer(commands.token_app, name="token")
 app.add_typer(commands.import_app, name="import")
 app.add_typer(commands.owner_app, name="owner")

@@ -53,18 +53,18 @@ def mcp(
     if transport == "stdio" and not (token and token.strip()):
         _fail("set WORLDSTATE_TOKEN to a token (see `worldstate token create`)", code=2)
     from api.mcp.server import McpState, http_app
-    from graph.embedding import build_embedder
+    from graph.embedding import build_embedder, warm
 
     settings = Settings()
     with open_store(settings, start_local=False) as driver:
         reader = Reader(driver, settings.neo4j_database)
         embedder = build_embedder(settings)
+        warm(embedder)  # under a second for the local model; a wrong model file stops here
         committer = Committer(driver, settings.neo4j_database, embedder)
         committer.note_limit = settings.notes_max_per_owner
         state = McpState(
             reader=reader,
             # search embeds queries; remember's rows get their vectors like any other
-            # (the local model loads on first use, not at start-up)
             committer=committer,
             tokens=TokenCache(reader),
             policy=Policy(settings.auto_commit_threshold, tuple(settings.privileged_areas)),

@@ -28,7 +28,8 @@ from graph.driver import connect
 from graph.embedding import build_embedder, warm
 from graph.errors import NotFound, WorldstateError
 from graph.fields import z
-from graph.local.server import LocalNeo4jError, Neo4jLocalSettings, find_running, start, stop
+from graph.local.server import LocalNeo4jError, Neo4jLocalSettings, find_running, start
+from graph.local.supervisor import Supervisor
 from graph.read.reader import Reader
 from graph.schema import ensure_schema
 
@@ -45,17 +46,20 @@ def open_store(settings: Settings, *, start_local: bool) -> Iterator[Driver]:
     Args:
         settings: the process settings.
         start_local: when no Neo4j is configured or running, start a local one as a child
-            of this process (stopped when the block ends); else start it detached, so it
-            outlives this command and later commands find it.
+            of this process, supervised (restarted on its data dir and port if it dies,
+            graph/local/supervisor.py) and stopped when the block ends; else start it
+            detached, so it outlives this command and later commands find it.
 
     Raises:
         typer.Exit: the local Neo4j could not be started (the reason is printed).
     """
     local = Neo4jLocalSettings()
-    child = None
+    supervisor = None
     if settings.neo4j_uri:
         password = settings.neo4j_password.get_secret_value() if settings.neo4j_password else None
-        driver = connect(settings.neo4j_uri, settings.neo4j_user, password)
+        driver = connect(
+            settings.neo4j_uri, settings.neo4j_user, password, settings.store_timeouts()
+        )
     else:
         running = find_running(local.data_dir)
         if running is None:
@@ -75,16 +79,23 @@ def open_store(settings: Settings, *, start_local: bool) -> Iterator[Driver]:
             except LocalNeo4jError as exc:
                 typer.echo(f"error: {exc}", err=True)
                 raise typer.Exit(1) from exc
-            child = running if start_local else None
+            if start_local:
+                supervisor = Supervisor(
+                    running,
+                    heap=local.neo4j_heap,
+                    page_cache_mb=local.neo4j_page_cache_mb,
+                    cache_dir=local.neo4j_cache,
+                )
+                supervisor.start()
             typer.echo(f"Neo4j ready at {running.uri}", err=True)
-        driver = connect(running.uri)
+        driver = connect(running.uri, timeouts=settings.store_timeouts())
     try:
         ensure_schema(driver, settings.neo4j_database, vector_dimensions=settings.vector_dimensions)
         yield driver
     finally:
         driver.close()
-        if child is not None:
-            stop(child)
+        if supervisor is not None:
+            supervisor.stop(stop_neo4j=True)
 
 
 def serve(
@@ -116,10 +127,11 @@ def curator(
     with open_store(settings, start_local=False) as driver:
         embedder = build_embedder(settings)
         warm(embedder)  # before the first claim: a run's lease must not pay for loading it
+        policy = settings.retry_policy()
         worker = CuratorWorker.from_settings(
-            Committer(driver, settings.neo4j_database, embedder),
+            Committer(driver, settings.neo4j_database, embedder, policy),
             settings,
-            Reader(driver, settings.neo4j_database),
+            Reader(driver, settings.neo4j_database, policy=policy),
         )
         if once:
             typer.echo(f"curated {worker.drain()} runs")

@@ -1,6 +1,6 @@
 """The two baselines of `worldstate eval locomo`, over the raw turns of the conversation:
 BM25 (the `bm25s` library, English stop words, Snowball stemming) and dense cosine with the
-service's own embedder (graph/embedding.py). Each ranks the turns for every question; a
+service's own embedder (graph/embedding/). Each ranks the turns for every question; a
 turn carries its own dialogue id and its time.
 
 A turn's document is "<speaker>: <text>", as a store of messages keeps who said each one

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
@@ -14,7 +13,9 @@ from neo4j import Driver
 from api.chat.prefetch.warm import Warmer
 from api.chat.routes import prefetch as prefetch_route
 from api.chat.routes import pull, search
-from api.http import errors
+from api.http import errors, health, openapi
+from api.http.abuse import AbuseLimits
+from api.http.bounded import BoundedCalls, StoreDeadline
 from api.http.deps import PrincipalDep, TokenCache
 from api.http.limits import BodyLimit
 from api.http.routes import (
@@ -35,6 +36,7 @@ from api.http.routes import (
 )
 from api.http.settings import Settings
 from api.notes.limits import NoteLimits
+from api.web import mount as mount_memory_page
 from committer.apply import Committer
 from curator.worker import CuratorWorker
 from graph.embedding import build_embedder, warm
@@ -53,7 +55,8 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
 
     Returns:
         The app. On start-up it creates the schema idempotently, loads the embedder
-        (`WORLDSTATE_EMBEDDER`, graph/embedding.py) and, unless
+        (`WORLDSTATE_EMBEDDER`, graph/embedding/; a model file failing its sha256 check
+        stops the start-up) and, unless
         `WORLDSTATE_CURATOR_IN_PROCESS=false`, starts a curator worker thread.
     """
 
@@ -72,7 +75,8 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         finally:
             worker.stop()
             warmer.stop()
-            app.state.prefetch_pool.shutdown(wait=False, cancel_futures=True)
+            app.state.prefetch_pool.shutdown()
+            app.state.health_pool.shutdown()
 
     app = FastAPI(
         title="worldstate",
@@ -81,16 +85,22 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         description="A bitemporal memory service for AI assistants.",
     )
     app.state.settings = settings
-    app.state.reader = Reader(driver, settings.neo4j_database)
+    policy = settings.retry_policy()
+    app.state.reader = Reader(driver, settings.neo4j_database, policy=policy)
     app.state.prefetch_reader = Reader(
         driver, settings.neo4j_database, retry=False, timeout=settings.prefetch_deadline_ms / 1000
     )
     app.state.embedder = build_embedder(settings)
-    app.state.committer = Committer(driver, settings.neo4j_database, app.state.embedder)
+    app.state.committer = Committer(driver, settings.neo4j_database, app.state.embedder, policy)
     app.state.committer.note_limit = settings.notes_max_per_owner
     app.state.note_limits = NoteLimits.from_settings(settings)
     app.state.token_cache = TokenCache(app.state.reader)
-    app.state.prefetch_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="prefetch")
+    app.state.abuse = AbuseLimits(settings.rate_limit_per_minute, settings.bad_tokens_per_minute)
+    # Prefetch and health checks wait on the wall clock (api/http/bounded.py): 8 threads,
+    # at most 64 calls queued or still running (abandoned ones included).
+    app.state.prefetch_pool = BoundedCalls(workers=8, max_pending=64, name="prefetch")
+    app.state.health_pool = BoundedCalls(workers=2, max_pending=8, name="health")
+    app.state.health_reader = Reader(driver, settings.neo4j_database, retry=False)
     # The warmer's reader shares prefetch's pool but has no deadline: planning
     # prefetch's query takes longer than a turn may (api/chat/prefetch/warm.py).
     app.state.warmer = Warmer(
@@ -102,12 +112,9 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
     errors.install(app)
 
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(StoreDeadline, seconds=settings.request_store_seconds)
 
-    @app.get("/healthz", tags=["health"])
-    def healthz() -> JSONResponse:
-        """Liveness and store reachability: 200 `{status: "ok"}` or 503 problem+json."""
-        app.state.reader.ping()
-        return JSONResponse({"status": "ok"})
+    health.install(app, settings)
 
     @app.get("/v1/me", tags=["health"])
     def me(principal: PrincipalDep) -> JSONResponse:
@@ -134,4 +141,6 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         memory,
     ):
         app.include_router(module.router)
+    mount_memory_page(app)
+    openapi.install(app)
     return app

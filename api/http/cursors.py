@@ -13,13 +13,16 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
-from graph.errors import InvalidInput
+from graph.errors import InvalidInput, NotFound
 from graph.read.lifecycle import HistoryKey
 from graph.time import EPOCH, from_micros
+
+T = TypeVar("T")
 
 KIND = "history/1"
 
@@ -92,3 +95,18 @@ def decode_history(
         "not a cursor of this listing (another entity, attribute or "
         "include_retracted, or altered); ask again without cursor",
     )
+
+
+def cursor_row(find: Callable[[], T]) -> T:
+    """The row a keyset cursor names, read by `find`; a cursor naming no row of the owner is
+    bad input, not a missing resource (CONTRACT §9: 422 naming `cursor`).
+
+    Raises:
+        InvalidInput: `find` raised NotFound.
+    """
+    try:
+        return find()
+    except NotFound:
+        raise InvalidInput(
+            "cursor", "not a cursor this list gave; start again without it"
+        ) from None

@@ -13,6 +13,7 @@ from fastapi import Depends, Path, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from api.chat import tools
+from api.http.abuse import AbuseLimits
 from graph.errors import Forbidden, StoreUnavailable, Unauthenticated
 from graph.fields import ChatId, Timestamp
 from graph.names import token_hash
@@ -79,15 +80,22 @@ class TokenCache:
         self._entries: dict[str, tuple[float, TokenRecord]] = {}
         self._lock = threading.Lock()
 
-    def lookup(self, digest: str) -> TokenRecord | None:
-        """Return the live token with this hash, from the cache when fresh."""
+    def lookup(self, digest: str, reader: Reader | None = None) -> TokenRecord | None:
+        """Return the live token with this hash, from the cache when fresh.
+
+        Args:
+            digest: the token's sha256 hex hash.
+            reader: the reader to ask the store with (default: the cache's own); prefetch
+                passes its own, which does not retry, so a turn never waits on the store
+                past its deadline.
+        """
         now = self._clock()
         with self._lock:
             hit = self._entries.get(digest)
         if hit is not None and now - hit[0] < self._ttl:
             return hit[1]
         try:
-            token = self._reader.token(digest)
+            token = (reader or self._reader).token(digest)
         except StoreUnavailable:
             if hit is not None:
                 return hit[1]
@@ -99,6 +107,13 @@ class TokenCache:
                 self._entries[digest] = (now, token)
         return token
 
+    def cached(self, digest: str) -> TokenRecord | None:
+        """Return the token with this hash if this process verified it before (fresh or
+        not), without asking the store."""
+        with self._lock:
+            hit = self._entries.get(digest)
+        return None if hit is None else hit[1]
+
     def forget_owner(self, owner: str) -> None:
         """Drop every cached token of `owner` (its tokens were just erased, CONTRACT §9)."""
         with self._lock:
@@ -106,33 +121,93 @@ class TokenCache:
                 del self._entries[digest]
 
 
-def authenticate(tokens: TokenCache, authorization: str | None) -> Principal:
+def authenticate(
+    tokens: TokenCache,
+    authorization: str | None,
+    *,
+    limits: AbuseLimits | None = None,
+    client: str = "unknown",
+    reader: Reader | None = None,
+) -> Principal:
     """Resolve an `Authorization: Bearer <token>` header value to its owner and scopes: the
     one reading of a bearer token, for REST, the Memory page and MCP (CONTRACT §7).
 
+    Args:
+        tokens: the process's token cache.
+        authorization: the header's value, or None.
+        limits: the abuse limits to count against (api/http/abuse.py), or None.
+        client: the caller's address, for the bad-token budget.
+        reader: asks the store for a token not cached (default: the cache's own);
+            prefetch passes its own, which does not retry past its deadline.
+
     Raises:
         Unauthenticated: no bearer token, or one that is unknown or revoked (401).
+        TooBusy: the token spent its requests of the last minute, or the client presented
+            too many bad tokens and this one was not verified here before (429).
         StoreUnavailable: the token could not be checked (503).
     """
     scheme, _, secret = (authorization or "").partition(" ")
     if scheme.lower() != "bearer" or not secret.strip():
         raise Unauthenticated("Send Authorization: Bearer <token> (see `worldstate token create`).")
-    token = tokens.lookup(token_hash(secret.strip()))
+    digest = token_hash(secret.strip())
+    if limits is not None and tokens.cached(digest) is None:
+        limits.check_client(client)
+    token = tokens.lookup(digest, reader)
     if token is None:
+        if limits is not None:
+            limits.bad_token(client)
         raise Unauthenticated("The bearer token is unknown or revoked.")
+    if limits is not None:
+        limits.admit(token.id)
     return Principal(token.owner, frozenset(token.scopes), token.id)
 
 
-def get_principal(
-    request: Request,
-    _: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> Principal:
+def authenticate_request(request: Request, reader: Reader | None = None) -> Principal:
+    """`authenticate` for a REST request: its header, this app's token cache and abuse
+    limits, the TCP peer as the client."""
+    return authenticate(
+        request.app.state.token_cache,
+        request.headers.get("authorization"),
+        limits=request.app.state.abuse,
+        client=request.client.host if request.client else "unknown",
+        reader=reader,
+    )
+
+
+def cached_principal(request: Request) -> Principal | None:
+    """The caller as this process verified it before, from memory only (no store call,
+    no limit counted), or None: for a turn that missed its deadline before its token was
+    checked (api/chat/routes/prefetch.py)."""
+    scheme, _, secret = (request.headers.get("authorization") or "").partition(" ")
+    if scheme.lower() != "bearer" or not secret.strip():
+        return None
+    token = request.app.state.token_cache.cached(token_hash(secret.strip()))
+    return None if token is None else Principal(token.owner, frozenset(token.scopes), token.id)
+
+
+BearerDep = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
+"""Declares the bearer scheme in OpenAPI (the header is read by `authenticate`)."""
+
+
+def get_principal(request: Request, _: BearerDep) -> Principal:
     """The caller of a REST request (`_` declares the bearer scheme in OpenAPI).
 
     Raises:
         Unauthenticated: 401 when the header is missing or the token unknown or revoked.
+        TooBusy: 429 past the abuse limits.
     """
-    return authenticate(request.app.state.token_cache, request.headers.get("authorization"))
+    return authenticate_request(request)
+
+
+def has_scope(principal: Principal, scope: str) -> str:
+    """Return the principal's owner when its token has `scope` (or `admin`).
+
+    Raises:
+        Forbidden: 403 naming the missing scope.
+    """
+    if scope not in principal.scopes and "admin" not in principal.scopes:
+        raise Forbidden(f"This token lacks the {scope!r} scope.")
+    return principal.owner
 
 
 PrincipalDep = Annotated[Principal, Depends(get_principal)]
@@ -146,9 +221,7 @@ def require(scope: str) -> object:
     """
 
     def check(principal: PrincipalDep) -> str:
-        if scope not in principal.scopes and "admin" not in principal.scopes:
-            raise Forbidden(f"This token lacks the {scope!r} scope.")
-        return principal.owner
+        return has_scope(principal, scope)
 
     return Depends(check)
 

@@ -7,6 +7,7 @@ Bad input is 4xx naming the field; the store being down is 503; nothing else is 
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any
@@ -24,6 +25,7 @@ from graph.errors import (
     MemoryOff,
     NotFound,
     StoreUnavailable,
+    TooBusy,
     Unauthenticated,
     WorldstateError,
 )
@@ -34,16 +36,20 @@ PROBLEM = "application/problem+json"
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """One RFC 9457 problem: HTTP status, title, a detail a person can act on, and extra
-    members (`errors` for a 422, naming the fields)."""
+    """One RFC 9457 problem: HTTP status, title, a detail a person can act on, extra
+    members (`errors` for a 422, naming the fields), and response headers (`Retry-After`
+    for a 429)."""
 
     status: int
     title: str
     detail: str
     extra: dict[str, Any] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 UNAVAILABLE = "The memory store cannot be reached; retry shortly."
+UNPARSED_BODY = "There was an error parsing the body"
+"""FastAPI's 400 for a body it cannot decode; answered as a 422 naming the body (CONTRACT §9)."""
 
 
 def problem_of(exc: WorldstateError) -> Problem:  # noqa: PLR0911  # one case per error: a table
@@ -73,6 +79,9 @@ def problem_of(exc: WorldstateError) -> Problem:  # noqa: PLR0911  # one case pe
             return Problem(403, "Forbidden", exc.detail)
         case MemoryOff():
             return Problem(403, "Forbidden", memory_off_detail(exc))
+        case TooBusy():
+            wait = str(max(1, math.ceil(exc.retry_after)))
+            return Problem(429, "Too many requests", exc.detail, headers={"Retry-After": wait})
         case StoreUnavailable():
             return Problem(503, "Store unavailable", UNAVAILABLE)
         case _:
@@ -91,7 +100,9 @@ def problem(status: int, title: str, detail: str, **extra: Any) -> JSONResponse:
 
 def respond(p: Problem) -> JSONResponse:
     """A `Problem` as a problem+json response."""
-    return problem(p.status, p.title, p.detail, **p.extra)
+    response = problem(p.status, p.title, p.detail, **p.extra)
+    response.headers.update(p.headers)
+    return response
 
 
 def _field(error: dict[str, Any]) -> str:
@@ -133,12 +144,20 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == HTTPStatus.BAD_REQUEST and exc.detail == UNPARSED_BODY:
+            return problem(
+                422,
+                "Invalid request",
+                "body: the body is not valid JSON in UTF-8",
+                errors=[{"field": "body", "message": "the body is not valid JSON in UTF-8"}],
+            )
         titles = {
             401: "Unauthorized",
             403: "Forbidden",
             404: "Not found",
             405: "Method not allowed",
             413: "Request too large",
+            429: "Too many requests",
         }
         response = problem(exc.status_code, titles.get(exc.status_code, "Error"), str(exc.detail))
         if exc.headers:

@@ -7,6 +7,8 @@ for everything else (documented in README.md).
 from __future__ import annotations
 
 from curator.settings import CuratorSettings
+from graph.driver import StoreTimeouts
+from graph.transactions import RetryPolicy
 
 
 class Settings(CuratorSettings):
@@ -29,6 +31,45 @@ class Settings(CuratorSettings):
     (api/chat/prefetch/warm.py); 0 warms once at start-up only."""
     max_body_bytes: int = 2_000_000
     """Requests larger than this are refused with 413 (CONTRACT §9)."""
+    neo4j_connect_timeout_seconds: float = 1.0
+    """Opening a connection to Neo4j (TCP and Bolt handshake) gives up after this long."""
+    neo4j_acquire_timeout_seconds: float = 1.0
+    """Getting a connection from the pool (a new one included) gives up after this long."""
+    neo4j_retry_seconds: float = 1.0
+    """A read or commit is retried for at most this long while Neo4j does not answer,
+    then answers 503 (CONTRACT §15; graph/transactions.py)."""
+    neo4j_contention_retry_seconds: float = 30.0
+    """A commit that meets a transient conflict (a deadlock) is retried this long."""
+    request_store_seconds: float = 1.5
+    """One request stops retrying the store after this long in all, however many reads it
+    makes, so it answers 503 within 2 s of Neo4j becoming unreachable (CONTRACT §15)."""
+    health_timeout_seconds: float = 0.8
+    """`/healthz` and `/readyz` wait this long for Neo4j's answer (they answer within 1 s)."""
+    rate_limit_per_minute: int = 600
+    """Requests one token may make per minute (a sliding window); over it, 429 with
+    `Retry-After`. 0 turns the limit off."""
+    runs_queued_per_owner: int = 1000
+    """Runs of one owner waiting for the curator (queued or being curated) at most; a new
+    run past it is refused with 429 and `Retry-After`. 0 turns the limit off."""
+    bad_tokens_per_minute: int = 20
+    """Unknown or revoked tokens one client address may present per minute; past it, its
+    requests with a token this process has not verified are refused with 429."""
+
+    def store_timeouts(self) -> StoreTimeouts:
+        """The driver's connect, acquisition and retry bounds (graph/driver.py)."""
+        return StoreTimeouts(
+            connect_s=self.neo4j_connect_timeout_seconds,
+            acquire_s=self.neo4j_acquire_timeout_seconds,
+            retry_s=self.neo4j_retry_seconds,
+        )
+
+    def retry_policy(self) -> RetryPolicy:
+        """The retry budgets of reads and commits (graph/transactions.py)."""
+        return RetryPolicy(
+            unreachable_s=self.neo4j_retry_seconds,
+            contention_s=self.neo4j_contention_retry_seconds,
+        )
+
     notes_read_notes_per_hour: int = 40
     """Notes one token may read (bodies served) per UTC hour (issue 15; api/notes/limits.py)."""
     notes_read_chars_per_hour: int = 120_000

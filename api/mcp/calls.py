@@ -43,7 +43,7 @@ class McpState:
         stdio_token: the token of a stdio server (`WORLDSTATE_TOKEN`); None over HTTP,
             where each request brings its own.
         chat_id: the chat this server is pinned to (`--chat-id`), or None.
-        embedder: embeds `search` queries (graph/embedding.py), or None (full-text only).
+        embedder: embeds `search` queries (graph/embedding/), or None (full-text only).
         notes: the limits on notes (api/notes/limits.py): reading ceilings, notes per owner.
     """
 

@@ -132,12 +132,13 @@ LOCK_OWNER = """
 MATCH (o:Owner {id: $owner})
 SET o.locked_by = $tx_id
 WITH o
-WHERE o.erasing IS NULL
+WHERE o.erasing IS NULL AND o.importing IS NULL
 RETURN o.id AS id
 """
 """WRITE. $owner, $tx_id -> id. Takes the owner node's write lock for the rest of the
 transaction: every commit of one owner is serialized behind it (CONTRACT §2.1 rule 6).
-0 rows when the owner is unknown or being erased (graph/cypher/erasure.py)."""
+0 rows when the owner is unknown, being erased (graph/cypher/erasure.py) or being
+imported (graph/cypher/portability.py)."""
 
 NEXT_TX_TIME = """
 MATCH (o:Owner {id: $owner})

@@ -18,8 +18,10 @@ The model, written by the committer in the transaction of every change:
   two proposals).
 * `(:Fact)-[:MOVED_FROM]->(:Fact)`: a row a merge or split recorded on another entity,
   to the row it moved (only `why` follows it; a retract's lineage does not).
-* `(commit:Event)-[:WROTE {op, cause}]->(:Note)` and `-[:ENDED {op, cause}]->(:Note)`: note
-  version rows the commit recorded and retracted (CONTRACT §13; graph/cypher/notes.py).
+* `(commit:Event)-[:WROTE_NOTE {op, cause}]->(:Note)` and `-[:ENDED_NOTE {op, cause}]->
+  (:Note)`: note version rows the commit recorded and retracted (CONTRACT §13;
+  graph/cypher/notes.py; types of their own, so the owner export's table keeps one end
+  label per relationship type, graph/portable.py).
 
 Walks: `why` goes back from a row through the rows it continues (REPLACES, COALESCED,
 MOVED_FROM)
@@ -97,14 +99,14 @@ CALL () {
   WITH x WHERE x.rel = 'WROTE'
   MATCH (c:Event {key: $commit}), (n:Note {id: x.note_id})
   WHERE c.owner = $owner AND n.owner = x.owner
-  CREATE (c)-[:WROTE {op: x.op, cause: x.cause}]->(n)
+  CREATE (c)-[:WROTE_NOTE {op: x.op, cause: x.cause}]->(n)
 }
 CALL () {
   UNWIND $noted AS x
   WITH x WHERE x.rel = 'ENDED'
   MATCH (c:Event {key: $commit}), (n:Note {id: x.note_id})
   WHERE c.owner = $owner AND n.owner = x.owner
-  CREATE (c)-[:ENDED {op: x.op, cause: x.cause}]->(n)
+  CREATE (c)-[:ENDED_NOTE {op: x.op, cause: x.cause}]->(n)
 }
 CALL () {
   UNWIND $changed AS x
@@ -118,7 +120,8 @@ null when unset); $links (maps: from, to: event keys); $commit (the commit event
 or null when nothing changed); $wrote, $ended (maps: fact_id, op, cause); $changed
 (maps: entity_id, op, cause); $moved (maps: from, to: the row a merge or split recorded
 and the row it moved); $noted (maps: note_id (a note row's id), owner (the row's owner: a
-group note's row may be another member's), rel (WROTE|ENDED), op, cause). Events are
+group note's row may be another member's), rel (WROTE|ENDED: created as WROTE_NOTE and
+ENDED_NOTE), op, cause). Events are
 idempotent on key (a run's or a kept
 proposal's event is made once and linked to later); links are merged; effect edges are
 created once per commit. Unique-constraint seeks on Event.key, Fact.id, Entity.id."""

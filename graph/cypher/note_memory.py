@@ -7,9 +7,10 @@ Each node belongs to one owner through `owner` (erasure, graph/cypher/erasure.py
   was about, kept when it ends (`memory_end_session`); immutable.
 * `(:NoteTask {id, owner, task, status, summary, duration_ms, session_id, at})`: one
   logged task (`task_log`); immutable.
-* `(:NoteReadLedger {key, owner, token_id, hour, notes, chars, playbooks})`: the notes a
-  token read in one hour (UTC), counted in the store so that every process serving the
-  token (`serve` with several workers, the MCP server) counts against the same ceiling.
+* `(:NoteReadLedger {key: owner/token/hour, id: token/hour, owner, token_id, hour, notes,
+  chars, playbooks})`: the notes a token read in one hour (UTC), counted in the store so
+  that every process serving the token (`serve` with several workers, the MCP server)
+  counts against the same ceiling.
 """
 
 from __future__ import annotations
@@ -60,14 +61,16 @@ ORDER BY status
 
 LOCK_LEDGER = """
 MERGE (l:NoteReadLedger {key: $key})
-ON CREATE SET l.owner = $owner, l.token_id = $token_id, l.hour = $hour, l.notes = 0,
-    l.chars = 0, l.playbooks = 0
+ON CREATE SET l.id = $ledger_id, l.owner = $owner, l.token_id = $token_id, l.hour = $hour,
+    l.notes = 0, l.chars = 0, l.playbooks = 0
 SET l.locked_by = $tx_id
 RETURN l.notes AS notes, l.chars AS chars, l.playbooks AS playbooks
 """
-"""WRITE. $key (token id + "/" + hour), $owner, $token_id, $hour (the hour's start, UTC),
-$tx_id -> notes, chars, playbooks read so far this hour. MERGE on the unique key, then the
-node's write lock to the end of the transaction: charges of one token serialize."""
+"""WRITE. $key (owner + "/" + $ledger_id: the owner export remakes keys as owner/id,
+committer/portability.py), $ledger_id (token id + "/" + hour), $owner, $token_id, $hour
+(the hour's start, UTC), $tx_id -> notes, chars, playbooks read so far this hour. MERGE
+on the unique key, then the node's write lock to the end of the transaction: charges of
+one token serialize."""
 
 CHARGE_LEDGER = """
 MATCH (l:NoteReadLedger {key: $key})

@@ -121,12 +121,12 @@ CALL () {
 CALL () {
   UNWIND $replaces AS l
   MATCH (a:Note {id: l.from}), (b:Note {id: l.to})
-  CREATE (a)-[:REPLACES]->(b)
+  CREATE (a)-[:REMAINS_OF]->(b)
 }
 CALL () {
   UNWIND $moved AS l
   MATCH (a:Note {id: l.from}), (b:Note {id: l.to})
-  CREATE (a)-[:MOVED_FROM]->(b)
+  CREATE (a)-[:HANDED_OVER_FROM]->(b)
 }
 """
 """WRITE. $supersedes, $replaces, $moved (maps {from, to}: row ids): a new version to the
@@ -144,8 +144,9 @@ RETURN count(n) AS retracted
 
 CREATE_HEAD = """
 MERGE (h:NoteHead {note_id: $note_id})
-ON CREATE SET h.owner = $owner, h.tier = $tier, h.tier_since = $t, h.relevance = 1.0,
-    h.relevance_session = $sessions, h.stored = 1, h.last_stored_at = $t, h.created_at = $t
+ON CREATE SET h.id = $note_id, h.owner = $owner, h.tier = $tier, h.tier_since = $t,
+    h.relevance = 1.0, h.relevance_session = $sessions, h.stored = 1, h.last_stored_at = $t,
+    h.created_at = $t
 """
 """WRITE. $note_id, $owner, $tier, $t, $sessions (the owner's session count now): the
 standing of a new note (relevance 1.0); an existing head is left as it is."""

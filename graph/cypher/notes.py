@@ -5,9 +5,11 @@ The model: every version of a note is a `(:Note)` row on both time axes, like a 
 believed), open ends stored as FAR_FUTURE so range predicates use the indexes of
 graph/schema.py. A row is never rewritten except `retracted_at` (set once), never deleted
 except by erasure. `note_id` ties a note's versions together; `(:Note)-[:SUPERSEDES]->`
-links a version to the one it replaced, `-[:REPLACES]->` a remainder (the part of a row
-that stood until a replacement or a retirement) to its original, and `-[:MOVED_FROM]->` a
-row a handover recorded for the new owner to the row it moved. One mutable `(:NoteHead
+links a version to the one it replaced, `-[:REMAINS_OF]->` a remainder (the part of a row
+that stood until a replacement or a retirement) to its original, and
+`-[:HANDED_OVER_FROM]->` a row a handover recorded for the new owner to the row it moved
+(types of their own, not the fact rows' REPLACES and MOVED_FROM: the owner export keeps
+one end label per relationship type, graph/portable.py). One mutable `(:NoteHead
 {note_id})` per note holds its standing (tier, relevance), which is bookkeeping, not
 knowledge (graph/notes.py).
 
@@ -226,11 +228,11 @@ full-text queries are narrowed to the caller's owner and these groups)."""
 
 WHY_LINEAGE = """
 MATCH (n:Note {id: $version_id})
-MATCH (n)-[:REPLACES|SUPERSEDES|MOVED_FROM*0..]->(g:Note)
+MATCH (n)-[:REMAINS_OF|SUPERSEDES|HANDED_OVER_FROM*0..]->(g:Note)
 WITH DISTINCT g
-OPTIONAL MATCH (c:Event)-[w:WROTE]->(g)
+OPTIONAL MATCH (c:Event)-[w:WROTE_NOTE]->(g)
 WHERE c.owner = $owner
-OPTIONAL MATCH (g)-[:REPLACES|SUPERSEDES|MOVED_FROM]->(p:Note)
+OPTIONAL MATCH (g)-[:REMAINS_OF|SUPERSEDES|HANDED_OVER_FROM]->(p:Note)
 RETURN g.id AS version_id, c.id AS commit, w.cause AS cause, collect(DISTINCT p.id) AS continues
 """
 """READ. $version_id, $owner -> version_id, commit, cause, continues: the version and every

@@ -20,6 +20,14 @@ RETURN r
 """
 """READ. $owner, $key (owner + "/" + run id) -> r (0 or 1)."""
 
+RUNS_WAITING = """
+MATCH (r:Run)
+WHERE r.owner = $owner AND r.status IN ['queued', 'curating']
+RETURN count(r) AS waiting
+"""
+"""READ. $owner -> waiting: the owner's runs not yet curated (queued or being curated),
+for the per-owner bound on queued runs (README "Bounds"). Seeks on index `run_owner`."""
+
 CREATE_RUN = """
 MERGE (r:Run {key: $key})
 ON CREATE SET r.id = $id, r.owner = $owner, r.chat_id = $chat_id, r.surface = $surface,

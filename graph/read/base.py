@@ -13,7 +13,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any, Self, TypeVar
 
-from neo4j import Driver, unit_of_work
+from neo4j import Driver
 
 from graph.cypher import entities as ec
 from graph.cypher import facts as fc
@@ -23,6 +23,7 @@ from graph.errors import NotFound
 from graph.records import EntityRecord, FactRecord
 from graph.scope import Scope, params
 from graph.time import utcnow
+from graph.transactions import DEFAULT_RETRY, RetryPolicy, run_transaction
 
 T = TypeVar("T")
 
@@ -34,8 +35,10 @@ class ReadBase:
         driver: a connected neo4j driver.
         database: the Neo4j database name, or None for the default.
         timeout: per-transaction timeout in seconds (None = server default).
-        retry: retry transient failures (the driver's managed transactions); False for a
-            caller with a deadline of its own, such as prefetch.
+        retry: retry failed reads within `policy` (graph/transactions.py); False for a
+            caller with a deadline of its own, such as prefetch: one attempt.
+        policy: the retry budgets (`Settings.retry_policy()`; defaults: 1 s while the
+            store does not answer, 30 s of contention).
     """
 
     def __init__(
@@ -44,11 +47,13 @@ class ReadBase:
         database: str | None = None,
         timeout: float | None = None,
         retry: bool = True,
+        policy: RetryPolicy = DEFAULT_RETRY,
     ):
         self._driver = driver
         self._database = database
         self._timeout = timeout
         self._retry = retry
+        self._policy = policy
         self._tx: Any = None
 
     @contextmanager
@@ -66,21 +71,24 @@ class ReadBase:
             self._driver.session(database=self._database, default_access_mode="READ") as s,
             s.begin_transaction(timeout=self._timeout) as tx,
         ):
-            bound = type(self)(self._driver, self._database, self._timeout, self._retry)
+            bound = type(self)(
+                self._driver, self._database, self._timeout, self._retry, self._policy
+            )
             bound._tx = tx
             yield bound
 
     def _read(self, work: Callable[[Any], T]) -> T:
         if self._tx is not None:
-            return work(self._tx)
-        with (
-            store_errors(),
-            self._driver.session(database=self._database, default_access_mode="READ") as s,
-        ):
-            if self._retry:
-                return s.execute_read(unit_of_work(timeout=self._timeout)(work))
-            with s.begin_transaction(timeout=self._timeout) as tx:
-                return work(tx)
+            with store_errors():
+                return work(self._tx)
+        return run_transaction(
+            self._driver,
+            self._database,
+            "READ",
+            work,
+            timeout=self._timeout,
+            policy=self._policy if self._retry else None,
+        )
 
     def _rows(self, query: str, **params: Any) -> list[Any]:
         def work(tx: Any) -> list[Any]:

@@ -19,6 +19,7 @@ from graph.cypher import memory_access as ac
 from graph.cypher import runs as rc
 from graph.errors import NotFound
 from graph.read.audit import AuditReads
+from graph.read.export import ExportReads
 from graph.read.groups import GroupReads
 from graph.read.lifecycle import LifecycleReads
 from graph.read.notes import NotesReads
@@ -49,6 +50,7 @@ class Reader(
     SearchReads,
     PrefetchReads,
     NotesReads,
+    ExportReads,
 ):
     """Read-only access to one owner's memory (and what is shared with it): the facade of
     the read side, built from its parts on one base (graph.read.base.ReadBase, whose

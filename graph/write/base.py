@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from neo4j import ManagedTransaction
+from neo4j import ManagedTransaction, Transaction
 
 from graph.embedding import Embedder
 
@@ -17,12 +17,12 @@ class WriteBase:
     """Write primitives run inside one transaction; every query is scoped by `owner`.
 
     Args:
-        tx: the driver's managed write transaction.
+        tx: the write transaction (graph/transactions.py opens it).
         embedder: the process's embedder (or None), carried for the committer, which
             embeds the rows it creates in the same transaction; graph code never calls it.
     """
 
-    def __init__(self, tx: ManagedTransaction, embedder: Embedder | None = None):
+    def __init__(self, tx: Transaction | ManagedTransaction, embedder: Embedder | None = None):
         self._tx = tx
         self.embedder = embedder
 

@@ -215,7 +215,8 @@ class NoteWrites(WriteBase):
         so far: (notes, chars, playbooks)."""
         row = self._run(
             mc.LOCK_LEDGER,
-            key=f"{token_id}/{hour.isoformat()}",
+            key=f"{owner}/{token_id}/{hour.isoformat()}",
+            ledger_id=f"{token_id}/{hour.isoformat()}",
             owner=owner,
             token_id=token_id,
             hour=hour,
@@ -224,12 +225,12 @@ class NoteWrites(WriteBase):
         return int(row["notes"]), int(row["chars"]), int(row["playbooks"])
 
     def charge_read_ledger(
-        self, token_id: str, hour: datetime, notes: int, chars: int, playbooks: int
+        self, owner: str, token_id: str, hour: datetime, notes: int, chars: int, playbooks: int
     ) -> tuple[int, int, int]:
         """Add a read to a locked ledger; return the totals after it."""
         row = self._run(
             mc.CHARGE_LEDGER,
-            key=f"{token_id}/{hour.isoformat()}",
+            key=f"{owner}/{token_id}/{hour.isoformat()}",
             notes=notes,
             chars=chars,
             playbooks=playbooks,

@@ -51,6 +51,10 @@ class RunWrites(WriteBase):
             raise Conflict(f"run {run_id!r} was already posted with different content")
         return rc.run_from_record(row["r"]), bool(row["created"])
 
+    def runs_waiting(self, owner: str) -> int:
+        """Count the owner's runs queued or being curated."""
+        return int(self._run(rc.RUNS_WAITING, owner=owner)[0]["waiting"])
+
     def claim_run(
         self, worker: str, now: datetime, lease: timedelta, max_attempts: int
     ) -> RunRecord | None:

@@ -21,7 +21,6 @@ from graph.cypher import fact_rows as fr
 from graph.cypher import facts as fc
 from graph.cypher import memory_access as ac
 from graph.cypher import runs as rc
-from graph.driver import store_errors
 from graph.embedding import Embedder
 from graph.errors import Conflict, NotFound
 from graph.records import (
@@ -33,11 +32,13 @@ from graph.records import (
 )
 from graph.scope import params as own
 from graph.time import FAR_FUTURE, epoch_parts, from_store
+from graph.transactions import DEFAULT_RETRY, RetryPolicy, run_transaction
 from graph.write.audit import AuditWrites
 from graph.write.erasure import ErasureWrites
 from graph.write.groups import GroupWrites
 from graph.write.notes import NoteWrites
 from graph.write.proposals import ProposalWrites
+from graph.write.restore import RestoreWrites
 from graph.write.runs import RunWrites
 from graph.write.search import SearchWrites
 
@@ -46,7 +47,14 @@ TICK = timedelta(microseconds=1)
 
 
 class WriteTx(
-    ProposalWrites, GroupWrites, ErasureWrites, AuditWrites, SearchWrites, RunWrites, NoteWrites
+    ProposalWrites,
+    GroupWrites,
+    ErasureWrites,
+    AuditWrites,
+    SearchWrites,
+    RunWrites,
+    NoteWrites,
+    RestoreWrites,
 ):
     """Write primitives inside one transaction (graph.write.base.WriteBase, whose arguments
     it takes), built from its parts. Every query is scoped by `owner`."""
@@ -296,27 +304,41 @@ class Writer:
         driver: a connected driver.
         database: the Neo4j database, or None for the default.
         embedder: handed to every `WriteTx` (see there), or None for none.
+        policy: the retry budgets (graph/transactions.py; `Settings.retry_policy()`).
     """
 
     def __init__(
-        self, driver: Driver, database: str | None = None, embedder: Embedder | None = None
+        self,
+        driver: Driver,
+        database: str | None = None,
+        embedder: Embedder | None = None,
+        policy: RetryPolicy = DEFAULT_RETRY,
     ):
         self._driver = driver
         self._database = database
         self._embedder = embedder
+        self._policy = policy
 
     def transaction(self, work: Callable[[WriteTx], T]) -> T:
         """Run `work` in one write transaction and return its result.
 
-        The driver retries `work` on transient errors (deadlocks, leader switches), so
-        `work` must not have side effects outside the transaction.
+        `work` is retried on transient errors (deadlocks) and while the store does not
+        answer, within the policy's budgets (graph/transactions.py), so it must not have
+        side effects outside the transaction. A commit whose answer was lost is not
+        retried (it may have landed).
 
         Raises:
-            StoreUnavailable: Neo4j could not be reached.
+            StoreUnavailable: Neo4j could not be reached within the budget, or the answer
+                to the commit was lost.
             QueryTimedOut: the transaction ran past the server's timeout.
         """
-        with store_errors(), self._driver.session(database=self._database) as session:
-            return session.execute_write(lambda tx: work(WriteTx(tx, self._embedder)))
+        return run_transaction(
+            self._driver,
+            self._database,
+            "WRITE",
+            lambda tx: work(WriteTx(tx, self._embedder)),
+            policy=self._policy,
+        )
 
 
 LINK_FIELDS = ("replaces", "supersedes", "coalesces")

@@ -73,11 +73,14 @@ def other(client: TestClient, neo4j_driver: Any, owner: str) -> Api:
     return make_api(client, neo4j_driver, owner + "-other", ("read", "write", "curate", "admin"))
 
 
-def app_routes(app: Any) -> set[tuple[str, str]]:
-    """Every (method, path template) the app answers, routers included (HEAD left out)."""
+def app_routes(app: Any, memory_page: bool = False) -> set[tuple[str, str]]:
+    """Every (method, path template) the app answers, routers included (HEAD left out).
+
+    The Memory page's routes (`/memory`, signed in by cookie, not by bearer token) are left
+    out unless `memory_page`; alone, they are its own suites' (tests/api/web/)."""
     return {
         (method, c.path)
         for c in iter_route_contexts(app.routes)
         for method in (c.methods or ())
-        if method != "HEAD"
+        if method != "HEAD" and c.path.startswith("/memory") == memory_page
     }

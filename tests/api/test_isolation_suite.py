@@ -78,6 +78,10 @@ CASES: dict[tuple[str, str], Case] = {
     ("GET", "/docs/oauth2-redirect"): Case(memory=False, auth=False, why=DOCS),
     ("GET", "/redoc"): Case(memory=False, auth=False, why=DOCS),
     ("GET", "/healthz"): Case(memory=False, auth=False, why="store liveness, no data"),
+    ("GET", "/readyz"): Case(memory=False, auth=False, why="readiness, no data"),
+    ("GET", "/v1/owners/me/export"): Case(
+        memory=False, why="the caller's own owner, whole (admin): the owner's copy of itself"
+    ),
     ("GET", "/v1/me"): Case(memory=False, why="the token's own owner and scopes"),
     ("GET", "/v1/entities"): Case(memory=True, query={"q": "bob"}),
     ("GET", "/v1/entities/{entity_id}"): Case(memory=True, shared=True, shows_facts=True),

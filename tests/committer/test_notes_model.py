@@ -110,7 +110,7 @@ def test_short_tier_notes_are_retired_at_the_brief_after_24_hours(
 
 def test_every_note_change_is_in_the_audit_trail(neo4j_driver: Driver, owner: str) -> None:
     """Create, replace and retire each record an action and a commit that wrote (and ended)
-    the note's rows: WROTE and ENDED edges to Note rows, one commit per change."""
+    the note's rows: WROTE_NOTE and ENDED_NOTE edges to Note rows, one commit per change."""
     committer = Committer(neo4j_driver)
     committer.ensure_owner(owner)
     a = committer.write_note(owner, NoteDraft(kind="decision", title="Price in euros", key="p"))
@@ -118,17 +118,17 @@ def test_every_note_change_is_in_the_audit_trail(neo4j_driver: Driver, owner: st
     committer.retire_note(owner, a.note.note_id, "no pricing any more")
     with neo4j_driver.session() as s:
         edges = s.run(
-            "MATCH (c:Event {owner: $o, kind: 'commit'})-[r:WROTE|ENDED]->(n:Note) "
+            "MATCH (c:Event {owner: $o, kind: 'commit'})-[r:WROTE_NOTE|ENDED_NOTE]->(n:Note) "
             "RETURN type(r) AS rel, r.op AS op ORDER BY c.at, rel, op",
             o=owner,
         ).data()
     assert [(e["rel"], e["op"]) for e in edges] == [
-        ("WROTE", "created"),
-        ("ENDED", "superseded"),
-        ("WROTE", "remainder"),
-        ("WROTE", "replaced"),
-        ("ENDED", "retired"),
-        ("WROTE", "retired"),
+        ("WROTE_NOTE", "created"),
+        ("ENDED_NOTE", "superseded"),
+        ("WROTE_NOTE", "remainder"),
+        ("WROTE_NOTE", "replaced"),
+        ("ENDED_NOTE", "retired"),
+        ("WROTE_NOTE", "retired"),
     ]
     why = Reader(neo4j_driver).note_why(Scope(owner), a.note.note_id)
     assert [e.detail.get("action") for e in why.chain if e.kind == "action"] == [

@@ -62,6 +62,8 @@ class Warmer:
         self._replanned_at = float("-inf")
         self.replans = 0
         """Background replans that answered (for tests and logs)."""
+        self.warmed = False
+        """True once a warm-up answered (`/readyz`)."""
 
     def warm(self) -> bool:
         """Run one prefetch for nobody; return True when it answered."""
@@ -72,6 +74,7 @@ class Warmer:
         except Exception:
             log.warning("prefetch warm-up failed", exc_info=True)
             return False
+        self.warmed = True
         return True
 
     def replan(

@@ -1,7 +1,12 @@
 """Prefetch (push): the Known World State block for one message (CONTRACT §6).
 
 Never a 5xx: past the deadline, or on any failure of the store, it answers 200 with an
-empty block and `"degraded": true` (CONTRACT §6 "Memory never breaks a run"). A chat
+empty block and `"degraded": true` (CONTRACT §6 "Memory never breaks a run"). The
+deadline is kept on the wall clock, whatever the driver does: the token check and the
+reads run in a bounded pool (api/http/bounded.py) and the route stops waiting at the
+deadline, so a store that hangs or is gone costs a turn at most its deadline. A
+token this process has not verified before, with the store gone, cannot be checked in
+time: that turn is degraded too (an empty block reveals nothing). A chat
 whose memory access is `none` gets an empty block, not degraded (CONTRACT §7). A turn
 past its deadline has the warmer run its arguments once without one, so a query shape
 that needed planning is served from then on (api/chat/prefetch/warm.py).
@@ -10,14 +15,14 @@ that needed planning is served from then on (api/chat/prefetch/warm.py).
 from __future__ import annotations
 
 import logging
-from concurrent.futures import TimeoutError as FutureTimeout
 
 from fastapi import APIRouter, Request
 
 from api.chat.prefetch import block as prefetch
-from api.http.deps import ReadOwner
+from api.http.bounded import DeadlineMissed, Overloaded
+from api.http.deps import BearerDep, authenticate_request, cached_principal, has_scope
 from api.http.schemas.core import PrefetchIn, PrefetchOut
-from graph.errors import QueryTimedOut
+from graph.errors import Forbidden, QueryTimedOut, StoreUnavailable, TooBusy, Unauthenticated
 from graph.time import to_utc, utcnow
 
 router = APIRouter(prefix="/v1", tags=["prefetch"])
@@ -25,7 +30,7 @@ log = logging.getLogger("worldstate.prefetch")
 
 
 @router.post("/prefetch", response_model=PrefetchOut)
-def post_prefetch(body: PrefetchIn, owner: ReadOwner, request: Request) -> PrefetchOut:
+async def post_prefetch(body: PrefetchIn, request: Request, _: BearerDep) -> PrefetchOut:
     """Return `{block, items, degraded}` for `message` as of `at` (default now).
 
     Body: `{chat_id, message, at?, max_chars?, max_items?}`. The block is headed
@@ -36,33 +41,58 @@ def post_prefetch(body: PrefetchIn, owner: ReadOwner, request: Request) -> Prefe
     (`preference`|`entity`|`fact`|`relationship`|`event`), `line`, and the fact's
     `fact_id`, `entity_id`, `attribute`, `value`, `object_id`, `valid_from`, `valid_to`,
     `recorded_at` (UTC), `source`, `tag`. `at` is a point on both time axes.
-    Deadline: `WORLDSTATE_PREFETCH_DEADLINE_MS` (150 ms). Needs scope `read`.
+    Deadline: `WORLDSTATE_PREFETCH_DEADLINE_MS` (150 ms), plus at most 50 ms.
+    Needs scope `read` (401, 403 and 429 as every route).
     """
     settings = request.app.state.settings
     at = utcnow() if body.at is None else to_utc(body.at, "at")
     max_chars = body.max_chars or settings.prefetch_max_chars
     max_items = body.max_items or settings.prefetch_max_items
-    future = request.app.state.prefetch_pool.submit(
-        prefetch.build,
-        request.app.state.prefetch_reader,
-        owner,
-        body.chat_id,
-        body.message,
-        at,
-        max_chars,
-        max_items,
-    )
-    try:
-        answer = future.result(timeout=settings.prefetch_deadline_ms / 1000)
-    except (FutureTimeout, QueryTimedOut):  # ours, or the transaction's (same deadline)
-        future.cancel()
-        replan = request.app.state.warmer.replan(
-            owner, body.chat_id, body.message, at, max_chars, max_items
+    owners: list[str] = []
+
+    def turn() -> prefetch.Prefetch:
+        reader = request.app.state.prefetch_reader
+        owners.append(has_scope(authenticate_request(request, reader), "read"))
+        return prefetch.build(
+            reader,
+            owners[0],
+            body.chat_id,
+            body.message,
+            at,
+            max_chars,
+            max_items,
         )
+
+    try:
+        answer = await request.app.state.prefetch_pool.call(
+            settings.prefetch_deadline_ms / 1000, turn
+        )
+    except (Unauthenticated, Forbidden, TooBusy):
+        raise
+    except (DeadlineMissed, QueryTimedOut):  # ours, or the transaction's (same deadline)
+        replan = None
+        known = cached_principal(request)
+        owner = (
+            owners[0]
+            if owners
+            else known.owner
+            if known and known.scopes & {"read", "admin"}
+            else None
+        )
+        if owner is not None:
+            replan = request.app.state.warmer.replan(
+                owner, body.chat_id, body.message, at, max_chars, max_items
+            )
         log.warning(
             "prefetch past its deadline; answering degraded%s",
             "; planning its shape in the background" if replan else "",
         )
+        return PrefetchOut(block="", items=[], degraded=True)
+    except Overloaded:
+        log.warning("prefetch: every place is held by calls still running; answering degraded")
+        return PrefetchOut(block="", items=[], degraded=True)
+    except StoreUnavailable:
+        log.warning("prefetch: the store cannot be reached; answering degraded")
         return PrefetchOut(block="", items=[], degraded=True)
     except Exception:
         log.exception("prefetch failed; answering degraded")

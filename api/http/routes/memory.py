@@ -8,7 +8,6 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query
 
 from api.http.deps import ReaderDep
-from api.http.problems import problems
 from api.http.routes.notes import LimitsDep, ReadCaller, WriteCaller
 from api.http.write_deps import CommitterDep
 from api.notes import hubify
@@ -16,7 +15,7 @@ from api.notes import hubify
 router = APIRouter(prefix="/v1/memory", tags=["memory"])
 
 
-@router.get("", responses=problems(403, 422, 429))
+@router.get("")
 def read_memory(
     caller: ReadCaller,
     reader: ReaderDep,
@@ -36,7 +35,7 @@ def read_memory(
     return hubify.read(reader, committer, limits, caller, layer, limit)
 
 
-@router.post("", status_code=201, responses=problems(403, 409, 422))
+@router.post("", status_code=201)
 def write_memory(
     body: hubify.MemoryIn,
     caller: WriteCaller,

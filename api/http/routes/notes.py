@@ -10,7 +10,6 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Query, Request
 
 from api.http.deps import AsOfDep, ChatIdQuery, KnownAtDep, PathId, PrincipalDep, ReaderDep
-from api.http.problems import problems
 from api.http.write_deps import CommitterDep
 from api.notes import service
 from api.notes.limits import NoteLimits
@@ -83,7 +82,10 @@ Kind = Annotated[str | None, Query(max_length=50)]
 
 
 @router.post(
-    "", status_code=201, response_model=NoteWritten, responses=problems(403, 404, 409, 422)
+    "",
+    status_code=201,
+    response_model=NoteWritten,
+    responses={404: {"description": "`group_id` names no group of the caller."}},
 )
 def write_note(
     body: NoteCreate, caller: WriteCaller, committer: CommitterDep, limits: LimitsDep
@@ -100,7 +102,7 @@ def write_note(
     return service.write(committer, limits, caller, body)
 
 
-@router.get("", response_model=NoteList, responses=problems(403, 422))
+@router.get("", response_model=NoteList)
 def list_notes(
     caller: ReadCaller,
     reader: ReaderDep,
@@ -124,7 +126,7 @@ def list_notes(
     )  # fmt: skip
 
 
-@router.get("/search", response_model=NoteSearchOut, responses=problems(403, 422))
+@router.get("/search", response_model=NoteSearchOut)
 def search_notes(
     request: Request,
     caller: ReadCaller,
@@ -145,7 +147,7 @@ def search_notes(
     )  # fmt: skip
 
 
-@router.get("/due", response_model=DueOut, responses=problems(403, 422))
+@router.get("/due", response_model=DueOut)
 def due_notes(
     caller: ReadCaller,
     reader: ReaderDep,
@@ -162,7 +164,7 @@ def due_notes(
     return service.due(reader, caller, as_of, at=due_at, project=project, limit=limit)
 
 
-@router.get("/overview", response_model=OverviewOut, responses=problems(403, 422))
+@router.get("/overview", response_model=OverviewOut)
 def notes_overview(
     caller: ReadCaller,
     reader: ReaderDep,
@@ -175,7 +177,11 @@ def notes_overview(
     return service.overview(reader, limits, caller, as_of, project=project)
 
 
-@router.post("/handover", response_model=HandoverOut, responses=problems(403, 404, 409, 422))
+@router.post(
+    "/handover",
+    response_model=HandoverOut,
+    responses={404: {"description": "The caller keeps no note of the project."}},
+)
 def hand_over(
     body: HandoverIn,
     caller: Annotated[service.NoteCaller, Depends(handing)],
@@ -189,7 +195,7 @@ def hand_over(
     return service.handover(committer, caller, body.project, body.to)
 
 
-@router.get("/{note_id}", response_model=NotePublic, responses=problems(403, 404, 422, 429))
+@router.get("/{note_id}", response_model=NotePublic)
 def read_note(
     note_id: PathId,
     caller: ReadCaller,
@@ -205,7 +211,7 @@ def read_note(
     return service.read(reader, committer, limits, caller, note_id, as_of)
 
 
-@router.get("/{note_id}/history", response_model=NoteHistory, responses=problems(403, 404, 422))
+@router.get("/{note_id}/history", response_model=NoteHistory)
 def note_history(
     note_id: PathId,
     caller: ReadCaller,
@@ -218,7 +224,7 @@ def note_history(
     return service.history(reader, caller, note_id, known_at, include_retracted)
 
 
-@router.get("/{note_id}/why", response_model=NoteWhyOut, responses=problems(403, 404, 422))
+@router.get("/{note_id}/why", response_model=NoteWhyOut)
 def note_why(
     note_id: PathId,
     caller: ReadCaller,
@@ -231,9 +237,7 @@ def note_why(
     return service.why(reader, caller, note_id, version_id)
 
 
-@router.post(
-    "/{note_id}/retire", response_model=NoteWritten, responses=problems(403, 404, 409, 422)
-)
+@router.post("/{note_id}/retire", response_model=NoteWritten)
 def retire_note(
     note_id: PathId,
     caller: WriteCaller,
@@ -246,7 +250,7 @@ def retire_note(
     return service.retire(committer, limits, caller, note_id, None if body is None else body.reason)
 
 
-@router.post("/{note_id}/close", response_model=NoteWritten, responses=problems(403, 404, 409, 422))
+@router.post("/{note_id}/close", response_model=NoteWritten)
 def close_note(
     note_id: PathId, body: CloseIn, caller: WriteCaller, committer: CommitterDep, limits: LimitsDep
 ) -> Any:

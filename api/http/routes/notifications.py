@@ -7,6 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
+from api.http.cursors import cursor_row
 from api.http.deps import ChatIdQuery, CurateOwner, PathId, ReaderDep, ReadOwner
 from api.http.schemas.proposals import NotificationList, NotificationPublic
 from api.http.write_deps import CommitterDep
@@ -29,9 +30,9 @@ def list_notifications(
     `chat_id` keeps those addressed to one chat (proposals surface in the chat their
     run came from; conflicts and merge suggestions go to the main chat, `chat_id`
     null, and are listed when no `chat_id` is given). Returns `{items, next}`; pass
-    `next` as `cursor`. Errors: 404 unknown cursor. Needs scope `read`.
+    `next` as `cursor`. Errors: 422 for a cursor this list did not give. Needs scope `read`.
     """
-    after = None if cursor is None else reader.notification(owner, cursor)
+    after = None if cursor is None else cursor_row(lambda: reader.notification(owner, cursor))
     found = reader.notifications(
         owner,
         chat_id=chat_id,

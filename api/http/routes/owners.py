@@ -1,18 +1,49 @@
-"""The owner itself: erasure (CONTRACT §9, §10 `DELETE /v1/owners/me`)."""
+"""The owner itself: export (issue 13, data portability) and erasure (CONTRACT §9, §10
+`DELETE /v1/owners/me`)."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
+from fastapi.responses import StreamingResponse
 
-from api.http.deps import AdminOwner
+from api.http.deps import AdminOwner, ReaderDep
 from api.http.schemas.core import Erased
 from api.http.write_deps import CommitterDep
+from graph.read.export import export_lines
 
 router = APIRouter(prefix="/v1/owners", tags=["owners"])
 log = logging.getLogger("worldstate.api")
+
+
+@router.get(
+    "/me/export",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"application/x-ndjson": {}}}},
+)
+def export_me(owner: AdminOwner, reader: ReaderDep) -> StreamingResponse:
+    """Stream every row of the caller's owner as JSON Lines (issue 13; the format is in
+    graph/portable.py and README "Export and import"): entities and their name versions,
+    fact rows with both time axes, corroborations, proposals, suppressions,
+    notifications, merge suggestions, runs, chats, events and their links, groups,
+    memberships, shares, tokens (never their secrets), and episodes where they exist.
+    Read page by page (1,000 nodes per READ transaction), so memory stays bounded. The
+    last line is `{"end": true, "counts": {...}, "changed_during_export": bool}`; a stream
+    without it was cut short. Restore it with `worldstate owner import`. Needs `admin`.
+    """
+
+    def lines() -> Iterator[str]:
+        for line in export_lines(reader, owner):
+            yield line + "\n"
+
+    return StreamingResponse(
+        lines(),
+        media_type="application/x-ndjson",
+        headers={"Content-Disposition": 'attachment; filename="worldstate-export.jsonl"'},
+    )
 
 
 @router.delete("/me", response_model=Erased)

@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
 
+from api.http.cursors import cursor_row
 from api.http.deps import ChatIdQuery, CurateOwner, PathId, ReaderDep, ReadOwner
 from api.http.schemas.core import FactPublic
 from api.http.schemas.proposals import (
@@ -36,10 +37,10 @@ def list_proposals(
     """The owner's proposals, oldest first, filtered by `status`, `chat_id`, `run_id`.
 
     Returns `{items: [Proposal], next}`; pass `next` as `cursor` for the next page.
-    Errors: 404 when `cursor` is not one of the owner's proposal ids; 422 on a bad
+    Errors: 422 when `cursor` is not one this list gave; 422 on a bad
     filter. Needs scope `read`.
     """
-    after = None if cursor is None else reader.proposal(owner, cursor)
+    after = None if cursor is None else cursor_row(lambda: reader.proposal(owner, cursor))
     found = reader.proposals(
         owner, status=status, chat_id=chat_id, run_id=run_id, after=after, limit=limit + 1
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from datetime import UTC
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
 from api.http.deps import PathId, ReaderDep, ReadOwner, WriteOwner
 from api.http.schemas.core import RunAccepted, RunCreate, RunStatus
@@ -16,7 +16,9 @@ router = APIRouter(prefix="/v1/runs", tags=["runs"])
 
 
 @router.post("", status_code=202, response_model=RunAccepted)
-def post_run(body: RunCreate, owner: WriteOwner, committer: CommitterDep) -> RunAccepted:
+def post_run(
+    body: RunCreate, owner: WriteOwner, committer: CommitterDep, request: Request
+) -> RunAccepted:
     """Queue a finished run for curation. Idempotent on run id.
 
     Body: `{id, chat_id, surface?, messages: [{id?, role, speaker?, text, at}],
@@ -24,7 +26,8 @@ def post_run(body: RunCreate, owner: WriteOwner, committer: CommitterDep) -> Run
     The payload is kept as sent (message offsets decide the speaker's days); the
     same instants written in other offsets count as the same content.
     Errors: 409 when the id was posted before with different content; 413/422 over
-    the bounds in README.md. Needs scope `write`.
+    the bounds in README.md; 429 with `Retry-After` while the owner has
+    `WORLDSTATE_RUNS_QUEUED_PER_OWNER` runs waiting. Needs scope `write`.
     """
     # A run without a project is stored as before the field existed (same idempotency).
     unset = {"project"} if body.project is None else None
@@ -41,6 +44,7 @@ def post_run(body: RunCreate, owner: WriteOwner, committer: CommitterDep) -> Run
         surface=body.surface,
         payload=payload,
         canonical=_json(utc.model_dump(mode="json", exclude=unset)),
+        max_waiting=request.app.state.settings.runs_queued_per_owner,
     )
     return RunAccepted(id=run.id, status=run.status)
 

@@ -19,7 +19,12 @@ from graph.time import utcnow
 router = APIRouter(prefix="/v1/syncs", tags=["syncs"])
 
 
-@router.post("", status_code=201, response_model=SyncOut)
+@router.post(
+    "",
+    status_code=201,
+    response_model=SyncOut,
+    responses={200: {"model": SyncOut, "description": "The same sync again: its stored outcome."}},
+)
 def post_sync(
     body: SyncIn, owner: WriteOwner, committer: CommitterDep, request: Request, response: Response
 ) -> SyncOut:

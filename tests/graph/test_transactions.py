@@ -1,0 +1,83 @@
+"""Reads and commits retried on the wall clock (graph/transactions.py; CONTRACT §15)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from neo4j import Driver
+from neo4j.exceptions import IncompleteCommit, ServiceUnavailable, TransientError
+
+from graph.driver import StoreTimeouts, connect
+from graph.errors import StoreUnavailable
+from graph.read.reader import Reader
+from graph.store_errors import Failure, classify, translate
+from graph.transactions import RetryPolicy, run_transaction, store_deadline
+from graph.write.writer import Writer
+
+
+@pytest.fixture
+def dead() -> Any:
+    """A driver to a port nobody listens on (connection refused at once)."""
+    with connect("bolt://127.0.0.1:9", timeouts=StoreTimeouts(0.5, 0.5, 0.5)) as driver:
+        yield driver
+
+
+def test_an_unreachable_store_fails_within_the_budget(dead: Driver) -> None:
+    """Reads and commits give up after `unreachable_s` (not the driver's 30 s)."""
+    policy = RetryPolicy(unreachable_s=0.5)
+    for call in (
+        lambda: Reader(dead, policy=policy).ping(),
+        lambda: Writer(dead, policy=policy).transaction(lambda w: w.owned_besides_tokens("x")),
+    ):
+        began = time.monotonic()
+        with pytest.raises(StoreUnavailable):
+            call()
+        assert time.monotonic() - began < 1.0
+
+
+def test_a_request_deadline_caps_every_transaction_in_it(dead: Driver) -> None:
+    """Inside `store_deadline(0.2)` a 30 s budget stops at 0.2 s."""
+    began = time.monotonic()
+    with store_deadline(0.2), pytest.raises(StoreUnavailable):
+        Reader(dead, policy=RetryPolicy(unreachable_s=30)).ping()
+    assert time.monotonic() - began < 0.6
+
+
+def test_a_lost_commit_answer_is_never_run_again(neo4j_driver: Driver) -> None:
+    """IncompleteCommit (the commit may have landed) is not retried: one attempt, 503."""
+    attempts = []
+
+    def work(tx: Any) -> None:
+        attempts.append(1)
+        raise IncompleteCommit("connection lost during commit")
+
+    with pytest.raises(StoreUnavailable):
+        run_transaction(neo4j_driver, None, "WRITE", work)
+    assert len(attempts) == 1
+
+
+def test_contention_is_retried_until_it_passes(neo4j_driver: Driver) -> None:
+    """A deadlock is retried (the store answers: worth waiting), then the work commits."""
+    attempts = []
+
+    def work(tx: Any) -> int:
+        attempts.append(1)
+        if len(attempts) < 3:
+            raise TransientError("deadlock")
+        return int(tx.run("RETURN 1 AS one").single()["one"])
+
+    assert run_transaction(neo4j_driver, None, "READ", work) == 1
+    assert len(attempts) == 3
+
+
+def test_failures_are_classified_and_translated_in_one_place() -> None:
+    """Unreachable, contention and final failures; translation to the exception root."""
+    assert classify(ServiceUnavailable("x")) is Failure.UNREACHABLE
+    assert classify(IncompleteCommit("x")) is Failure.FINAL
+    assert classify(ValueError("x")) is Failure.FINAL
+    assert isinstance(translate(ServiceUnavailable("x")), StoreUnavailable)
+    assert isinstance(translate(OSError("x")), StoreUnavailable)
+    bug = ValueError("a bug")
+    assert translate(bug) is bug
