@@ -241,17 +241,45 @@ moved), each with the caller's commit that wrote it and that commit's cause for 
 for another member's group note: its events are not the caller's), and the rows it
 continues directly. The caller has checked the version is visible (NOTE_AT/NOTE_HISTORY)."""
 
-_general_stands = (
-    """(n.group_id IS NULL OR n.key_norm IS NULL OR NOT EXISTS {
-    MATCH (o:Note)
-    WHERE o.owner = $owner AND o.group_id IS NULL AND o.key_norm = n.key_norm
-      AND o.project_norm IS NULL AND """
-    + on(AS_OF, "o")
-    + """
-  })"""
+_PRECEDENCE = (
+    "(CASE WHEN VAR.project_norm IS NULL THEN 2 ELSE 0 END"
+    " + CASE WHEN VAR.group_id IS NULL THEN 0 ELSE 1 END)"
 )
-"""A general note `n` stands for its key: it is the caller's own, has no key, or the
-caller has no general note of that key (which would stand instead)."""
+_STANDS_BEFORE = (
+    """o.key_norm = n.key_norm AND o.note_id <> n.note_id
+      AND (o.project_norm IS NULL OR o.project_norm = $project) AND """
+    + on(AS_OF, "o")
+    + " AND "
+    + scope.note_visible("o")
+    + """
+      AND ("""
+    + on(_PRECEDENCE, "o")
+    + " < "
+    + on(_PRECEDENCE, "n")
+    + " OR ("
+    + on(_PRECEDENCE, "o")
+    + " = "
+    + on(_PRECEDENCE, "n")
+    + """ AND o.note_id < n.note_id))"""
+)
+_stands = (
+    """(n.project_norm IS NULL OR n.project_norm = $project)
+  AND (n.key_norm IS NULL OR NOT (EXISTS {
+    MATCH (o:Note)
+    WHERE o.owner = $owner AND o.group_id IS NULL AND """
+    + _STANDS_BEFORE
+    + """
+  } OR EXISTS {
+    MATCH (o:Note)
+    WHERE o.group_id IN groups AND """
+    + _STANDS_BEFORE
+    + """
+  }))"""
+)
+"""A note `n` the caller sees stands for its key under `$project` (or null: general notes
+only), the rule of `_resolved` for one row: it is general or of `$project`, and no other
+note of its key the caller sees there stands before it (the module docstring's order,
+then the lower note id). Seeks on `note_owner` and the group index."""
 
 PREFETCH_NOTES = (
     scope.NOTE_GROUPS
@@ -267,8 +295,8 @@ CALL (groups) {
     + on(AS_OF, "n")
     + " AND "
     + scope.note_visible("n")
-    + """ AND n.project_norm IS NULL AND """
-    + _general_stands
+    + " AND "
+    + _stands
     + """
   WITH DISTINCT n, score ORDER BY score DESC, n.note_id LIMIT $max_notes
   RETURN collect([n.note_id, n.kind, n.title, left(n.body, $body_chars), n.status,
@@ -292,9 +320,9 @@ CALL (groups) {
     + on(AS_OF, "n")
     + " AND "
     + scope.note_visible("n")
-    + """ AND n.project_norm IS NULL
+    + """
     AND n.status IN ['open', 'active'] AND """
-    + _general_stands
+    + _stands
     + """
   RETURN count(DISTINCT n.note_id) AS due
 }
@@ -306,11 +334,12 @@ message's words as a Lucene clause, graph.read.notes.lucene_words, or null: no n
 matches), $own (the clause narrowing it to the caller's notes, or "" when the owner id
 cannot be a phrase), each group's clause added here from the group ids the query read
 itself (ours, `grp_<hex>`: never input); $k (full-text hits read per query),
-$max_notes, $body_chars, $owner, $valid_at,
-$known_at, scope parameters (graph.scope.note_params) -> notes (lists: note_id, kind,
+$max_notes, $body_chars, $owner, $valid_at, $known_at, $project (normalized, or null),
+scope parameters (graph.scope.note_params) -> notes (lists: note_id, kind,
 title, the body's first $body_chars characters, status, source, valid_from in
-microseconds, score, key; best first), due (how many general notes the caller sees are
-due for a second look at $valid_at). General notes only: a prefetch names no project.
+microseconds, score, key; best first), due (how many notes the caller sees are due for a
+second look at $valid_at). Only the notes that stand for their key under $project
+(general notes only without one), as every note read.
 Seeks on the full-text index and on `note_owner_review` / `note_group_review`."""
 
 

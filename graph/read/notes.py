@@ -284,10 +284,21 @@ class NotesReads(ReadBase):
         *,
         max_notes: int,
         body_chars: int,
+        project: str | None = None,
         hits: int = 50,
     ) -> tuple[list[PrefetchNote], int]:
-        """The general notes `message`'s words find, best first, and how many are due at
-        `at` (CONTRACT §6, §13): one read in the caller's snapshot.
+        """The notes `message`'s words find, best first, and how many are due at `at`
+        (CONTRACT §6, §13): one read in the caller's snapshot.
+
+        Args:
+            scope: who reads, under which memory access.
+            message: the turn's message (its words, as a Lucene clause).
+            at: the point on both time axes (aware).
+            max_notes: notes returned at most.
+            body_chars: characters of each body returned.
+            project: the project the turn works on: its notes stand before the general
+                notes of their key (CONTRACT §13); None: general notes only.
+            hits: full-text hits read per index query.
 
         Returns:
             (notes, due).
@@ -300,6 +311,7 @@ class NotesReads(ReadBase):
             k=hits,
             max_notes=max_notes,
             body_chars=body_chars,
+            project=norm(project),
             valid_at=at,
             known_at=at,
         )[0]

@@ -101,3 +101,29 @@ def test_notes_stay_within_the_budget(api: Api) -> None:
     assert all(
         ln.startswith(("-", "#", "Reference", "\n")) or not ln for ln in body["block"].split("\n")
     )
+
+
+def test_a_turns_project_sees_its_override_and_its_due_notes(api: Api) -> None:
+    """With `project`, the project's note of a key stands instead of the general one, and
+    the project's due notes count; without it, the general note and general counts only;
+    another project's notes show in neither."""
+    note(api, kind="convention", title="The v1 endpoints are supported", key="v1")
+    note(api, kind="convention", title="The v1 endpoints are deprecated", key="v1",
+         project="Atlas")  # fmt: skip
+    note(api, kind="decision", title="The v1 endpoints stay for Borealis", project="borealis")
+    note(api, kind="hypothesis", title="Atlas users leave v1 soon", project="atlas",
+         review_at=later(2))  # fmt: skip
+    message = "are the v1 endpoints supported or deprecated?"
+    at = later(5)
+
+    def titles(body: dict[str, Any]) -> list[str]:
+        return [i["title"] for i in body["items"] if i["kind"] == "note"]
+
+    general = prefetch(api, message, at=at)
+    assert titles(general) == ["The v1 endpoints are supported"]
+    assert "due for a second look" not in general["block"]
+    atlas = prefetch(api, message, at=at, project="  atlas ")
+    assert titles(atlas) == ["The v1 endpoints are deprecated"]
+    assert atlas["block"].endswith("- 1 note due for a second look\n")
+    r = api.post("/v1/prefetch", {"chat_id": "c", "message": message, "project": ""})
+    assert r.status_code == 422 and "project" in r.text

@@ -93,6 +93,7 @@ def build(
     at: datetime,
     max_chars: int,
     max_items: int,
+    project: str | None = None,
 ) -> Prefetch:
     """Assemble the block and its items for one message (CONTRACT §6 push).
 
@@ -105,6 +106,8 @@ def build(
         at: the as-of instant, on both axes (valid and known), aware UTC.
         max_chars: the block's size budget in characters (at least 200).
         max_items: the most items (lines) the block may hold.
+        project: the project the turn works on: its notes stand before the general notes
+            of their key (CONTRACT §13, api/chat/prefetch/notes.py); None: general notes.
 
     Returns:
         The block and its items.
@@ -118,7 +121,7 @@ def build(
         if scope.closed:
             return Prefetch("")
         view = read_view(snap, scope, positions, at)
-        notes = noted.read(snap, scope, message, at)
+        notes = noted.read(snap, scope, message, at, project)
     restricted = scope.access.mode == "restricted"
     return compose(view, at, max_chars, max_items, restricted, notes=notes, message=message)
 

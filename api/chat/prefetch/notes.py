@@ -3,7 +3,9 @@ the message's words find, and a one-line count of what is due for a second look.
 
 Read in prefetch's own snapshot by a query of its own (graph/read/notes.py
 `prefetch_notes`: the full-text index on note titles and bodies, then the scope, so a chat
-whose memory access leaves out area `notes` gets none), and ranked with the rest: right
+whose memory access leaves out area `notes` gets none; a turn's `project` sees that
+project's note of a key instead of the general one, a turn without one general notes
+only), and ranked with the rest: right
 after the preferences and the titles of the entities the message names, before their
 facts, so a budget keeps a note that fits the message before the fourth fact about
 someone. Pure once read; deterministic (Lucene's scores for the same index and input,
@@ -63,10 +65,13 @@ class NotesView:
     due: int = 0
 
 
-def read(reader: Reader, scope: Scope, message: str, at: datetime) -> NotesView:
-    """The notes part of a prefetch, in the caller's snapshot (`reader` bound to it)."""
+def read(
+    reader: Reader, scope: Scope, message: str, at: datetime, project: str | None = None
+) -> NotesView:
+    """The notes part of a prefetch, in the caller's snapshot (`reader` bound to it): the
+    notes that stand for their key under `project` (general notes only without one)."""
     found, due = reader.prefetch_notes(
-        scope, message, at, max_notes=MAX_NOTES * 3, body_chars=BODY_CHARS
+        scope, message, at, max_notes=MAX_NOTES * 3, body_chars=BODY_CHARS, project=project
     )
     return NotesView(tuple(found), due)
 

@@ -290,6 +290,13 @@ class PrefetchIn(RequestModel):
     at: Timestamp | None = None
     max_chars: int | None = Field(default=None, ge=200, le=20_000)
     max_items: int | None = Field(default=None, ge=1, le=200)
+    project: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="the project the turn works on: its notes stand before the general notes "
+        "of the same key (CONTRACT §13); without it, general notes only",
+    )
 
 
 class PrefetchOut(BaseModel):
