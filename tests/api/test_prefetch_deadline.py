@@ -19,6 +19,7 @@ from neo4j import GraphDatabase
 
 from api.chat.prefetch import block as prefetch
 from api.chat.prefetch.warm import Warmer
+from committer.apply import Committer
 from graph.driver import connect
 from graph.errors import QueryTimedOut
 from graph.local.server import Neo4jLocalSettings, start, stop
@@ -45,14 +46,17 @@ def own_neo4j(tmp_path: Path) -> Iterator[Any]:
 
 @pytest.mark.slow
 def test_store_stopped_answers_degraded_within_the_deadline(
-    api: Api, app: Any, own_neo4j: Any, monkeypatch: pytest.MonkeyPatch
+    client: Any, app: Any, owner: str, own_neo4j: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Prefetch served by a Neo4j that is then stopped answers 200, empty and degraded,
-    within its deadline (plus the HTTP round trip), never a 5xx."""
+    within its deadline (plus the HTTP round trip), never a 5xx. The bearer token lives
+    in that Neo4j: prefetch checks it with the reader it reads memory with."""
     body = {"chat_id": "c", "message": "How is Ana?"}
     healthy_reader = app.state.prefetch_reader
     with connect(own_neo4j.uri) as driver:
         ensure_schema(driver)
+        secret, _ = Committer(driver).create_token(owner, ("read",))
+        api = Api(client, secret, owner)
         app.state.prefetch_reader = Reader(driver, retry=False)
         try:
             monkeypatch.setattr(app.state.settings, "prefetch_deadline_ms", 60_000)  # cold JVM
@@ -104,7 +108,11 @@ def test_a_turn_past_its_deadline_has_its_shape_planned(
         while warmer.replans == replans and time.monotonic() < waited:
             time.sleep(0.05)
         assert warmer.replans == replans + 1, "the missed turn was planned in the background"
-        monkeypatch.setattr(app.state.settings, "prefetch_deadline_ms", 150)
+        # Planning this shape cold takes seconds; served from the plan cache it takes
+        # milliseconds. 1 s (not the 150 ms default) keeps a loaded CI machine's
+        # scheduling out of the test while a turn that had to plan would still miss it.
+        app.state.prefetch_reader = Reader(neo4j_driver, retry=False, timeout=1.0)
+        monkeypatch.setattr(app.state.settings, "prefetch_deadline_ms", 1000)
         served = api.post("/v1/prefetch", body).json()
     finally:
         app.state.prefetch_reader = healthy_reader
