@@ -290,56 +290,47 @@ CALL (groups) {
   CALL db.index.fulltext.queryNodes('"""
     + NOTE_INDEX
     + """', q, {limit: $k}) YIELD node AS n, score
-  WITH groups, n, score
-  WHERE """
+  RETURN n, score
+  UNION
+  MATCH (n:Note)
+  WHERE n.owner = $owner AND n.group_id IS NULL AND n.review_at <= $valid_at
+    AND n.status IN ['open', 'active']
+  RETURN n, null AS score
+  UNION
+  UNWIND groups AS g
+  MATCH (n:Note)
+  WHERE n.group_id = g AND n.review_at <= $valid_at AND n.status IN ['open', 'active']
+  RETURN n, null AS score
+}
+WITH groups, n, score
+WHERE """
     + on(AS_OF, "n")
     + " AND "
     + scope.note_visible("n")
     + " AND "
     + _stands
     + """
-  WITH DISTINCT n, score ORDER BY score DESC, n.note_id LIMIT $max_notes
-  RETURN collect([n.note_id, n.kind, n.title, left(n.body, $body_chars), n.status,
-                  n.source, """
+WITH n, score ORDER BY score IS NULL, score DESC, n.note_id
+WITH collect(DISTINCT CASE WHEN score IS NULL THEN n.note_id END) AS due,
+     collect(CASE WHEN score IS NOT NULL THEN [n.note_id, n.kind, n.title,
+       left(n.body, $body_chars), n.status, n.source, """
     + valid_micros("valid_from").replace("VAR", "n")
-    + """, score, n.key]) AS notes
-}
-CALL (groups) {
-  CALL (groups) {
-    MATCH (n:Note)
-    WHERE n.owner = $owner AND n.group_id IS NULL AND n.review_at <= $valid_at
-    RETURN n
-    UNION
-    UNWIND groups AS g
-    MATCH (n:Note)
-    WHERE n.group_id = g AND n.review_at <= $valid_at
-    RETURN n
-  }
-  WITH groups, n
-  WHERE """
-    + on(AS_OF, "n")
-    + " AND "
-    + scope.note_visible("n")
-    + """
-    AND n.status IN ['open', 'active'] AND """
-    + _stands
-    + """
-  RETURN count(DISTINCT n.note_id) AS due
-}
-RETURN notes, due
+    + """, score, n.key] END) AS hits
+RETURN hits[0..$max_notes] AS notes, size(due) AS due
 """
 )
-"""READ, prefetch's own query in its snapshot (CONTRACT §6, §13), one round trip. $words (the
-message's words as a Lucene clause, graph.read.notes.lucene_words, or null: no note
-matches), $own (the clause narrowing it to the caller's notes, or "" when the owner id
-cannot be a phrase), each group's clause added here from the group ids the query read
-itself (ours, `grp_<hex>`: never input); $k (full-text hits read per query),
-$max_notes, $body_chars, $owner, $valid_at, $known_at, $project (normalized, or null),
-scope parameters (graph.scope.note_params) -> notes (lists: note_id, kind,
-title, the body's first $body_chars characters, status, source, valid_from in
-microseconds, score, key; best first), due (how many notes the caller sees are due for a
-second look at $valid_at). Only the notes that stand for their key under $project
-(general notes only without one), as every note read.
+"""READ, prefetch's own query in its snapshot (CONTRACT §6, §13), one round trip: the
+full-text hits and the due notes in one stream, so the scope and the project rule are
+written (and planned) once. $words (the message's words as a Lucene clause,
+graph.read.notes.lucene_words, or null: no note matches), $own (the clause narrowing it to
+the caller's notes, or "" when the owner id cannot be a phrase), each group's clause added
+here from the group ids the query read itself (ours, `grp_<hex>`: never input); $k
+(full-text hits read per query), $max_notes, $body_chars, $owner, $valid_at, $known_at,
+$project (normalized, or null), scope parameters (graph.scope.note_params) -> notes
+(lists: note_id, kind, title, the body's first $body_chars characters, status, source,
+valid_from in microseconds, score, key; best first), due (how many notes the caller sees
+are due for a second look at $valid_at). Only the notes that stand for their key under
+$project (general notes only without one), as every note read.
 Seeks on the full-text index and on `note_owner_review` / `note_group_review`."""
 
 

@@ -7,7 +7,17 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
+
 from tests.api.conftest import Api
+
+
+@pytest.fixture(scope="module", autouse=True)
+def warm(app: Any) -> None:
+    """Plan prefetch's queries, with and without a project, as `serve` does before it
+    answers (api/chat/prefetch/warm.py): the test app skips the start-up warm-up, and a
+    cold plan takes longer than a turn's deadline on a loaded machine."""
+    assert app.state.warmer.warm()
 
 
 def prefetch(api: Api, message: str, chat: str = "c", **extra: Any) -> dict[str, Any]:
