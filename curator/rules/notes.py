@@ -7,7 +7,8 @@ note proposal (committer.proposals.NoteProposal). The phrasings, each a whole se
 * "We decided to drop the Windows installer — note that down." ("write that down",
   "make a note of that");
 * "The spring sale runs until Friday; check that note again next week." (a date to look
-  again, resolved against the message time, towards the future);
+  again, resolved against the message time, towards the future; a note that states an
+  expiry and no such date is looked at again on the day it expires);
 * "Forget the note about the old pricing page, it's gone." (retire the note it names).
 
 "Remember that X" / "Remember: X" with nothing the statement rules read in X is found by
@@ -43,6 +44,14 @@ REQUEST_CONFIDENCE = 0.95
 CLAIM_REVIEW = timedelta(days=14)
 """A hypothesis or question said in chat without a date is looked at again 14 days out
 (an open claim always carries one, CONTRACT §13)."""
+MAX_REVIEW = timedelta(days=365)
+"""A date to look again is at most this far out (CONTRACT §13: 1-365 days)."""
+_EXPIRY = re.compile(
+    r"\b(?:until|till|through|ends?|ending|expires?|expiring|runs?\s+out|valid\s+to)\s+"
+    r"(?P<when>[^;:!?]+)",
+    re.IGNORECASE,
+)
+"""An expiry said in a note's words ("runs until Friday", "the offer expires on 3 May")."""
 
 _SEP = r"\s*(?:[;,:.!]|\s[-—–]+)\s*"
 _PROJECT = re.compile(
@@ -145,16 +154,28 @@ def title_of(clause: str) -> str:
     return (cut[: cut.rfind(" ")] if " " in cut else cut) + "…"
 
 
-def review_date(when: str | None, kind: str, at: datetime) -> datetime | None:
+def expiry_of(clause: str) -> str | None:
+    """The words of an expiry the clause states ("until Friday"), or None."""
+    m = _EXPIRY.search(clause)
+    return m["when"].strip() if m else None
+
+
+def review_date(
+    when: str | None, kind: str, at: datetime, clause: str | None = None
+) -> datetime | None:
     """The date to look again: the start of what `when` says ("next week": its Monday),
-    resolved towards the future from the message time `at`, at least a day out; else 14
-    days out for a hypothesis or question; else None."""
-    if when:
-        found = find_all(when, at, prefer="future")
+    or, without `when`, of the expiry `clause` states ("runs until Friday": that Friday),
+    resolved towards the future from the message time `at`, at least a day and at most
+    365 days out; else 14 days out for a hypothesis or question; else None."""
+    expiry = None if when or clause is None else expiry_of(clause)
+    # "until Friday" and "until 2031" name a day and a year as "on Friday" and "in 2031" do
+    said = [when] if when else [expiry, f"on {expiry}", f"in {expiry}"] if expiry else []
+    for words in said:
+        found = find_all(words, at, prefer="future")
         if found:
+            start = min(max(found[0].start, at + timedelta(days=1)), at + MAX_REVIEW)
             # The speaker's calendar day, as that day's midnight in UTC (a date, CONTRACT §13).
-            start = max(found[0].start, at + timedelta(days=1)).astimezone(at.tzinfo)
-            return datetime.combine(start.date(), time(0), UTC)
+            return datetime.combine(start.astimezone(at.tzinfo).date(), time(0), UTC)
     return at + CLAIM_REVIEW if is_claim(kind) else None
 
 
@@ -176,7 +197,7 @@ def note_proposal(
         title=title,
         body="" if body.casefold() == title.casefold() else body[:MAX_BODY],
         project=project,
-        review_at=review_date(when, kind, at),
+        review_at=review_date(when, kind, at, clause),
     )
 
 

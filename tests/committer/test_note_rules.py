@@ -183,3 +183,20 @@ def test_chat_notes_get_their_dates() -> None:
     )
     assert note_proposal("maybe it rains", at).review_at == at + timedelta(days=14)
     assert note_proposal("the sky is blue", at).review_at is None
+
+
+@pytest.mark.parametrize(
+    ("clause", "review"),
+    [
+        ("The spring sale runs until Friday", datetime(2024, 3, 15, tzinfo=UTC)),
+        ("The trial offer expires on 3 May", datetime(2024, 5, 3, tzinfo=UTC)),
+        ("The beta ends next month", datetime(2024, 4, 1, tzinfo=UTC)),
+        ("The lease runs until 2031", datetime(2025, 3, 13, tzinfo=UTC)),  # 365 days at most
+        ("The door code works until someone changes it", None),
+    ],
+)
+def test_a_stated_expiry_is_the_date_to_look_again(clause: str, review: datetime | None) -> None:
+    """Without a "check again" date, an expiry the note states gives the date to look again
+    (that day, from a Wednesday, 1 to 365 days out); words that name no time give none."""
+    at = datetime.fromisoformat("2024-03-13T10:00:00+01:00")
+    assert note_proposal(clause, at).review_at == review
