@@ -149,19 +149,27 @@ def read(
 _CURSOR = "notes/1"
 
 
-def _cursor(query: list[Any], known_at: datetime, last: NoteRecord) -> str:
-    micros = [int(t.timestamp() * 1_000_000) for t in (known_at, last.valid_from)]
-    body = {"k": _CURSOR, "q": query, "t": micros[0], "p": [micros[1], last.note_id]}
+def _cursor(query: list[Any], as_of: AsOf, last: NoteRecord) -> str:
+    t = (as_of.known_at, as_of.valid_at, last.valid_from)
+    micros = [int(x.timestamp() * 1_000_000) for x in t]
+    body = {
+        "k": _CURSOR,
+        "q": query,
+        "t": micros[0],
+        "v": micros[1],
+        "p": [micros[2], last.note_id],
+    }
     raw = json.dumps(body, separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def _uncursor(cursor: str, query: list[Any]) -> tuple[datetime, tuple[datetime, str]]:
+def _uncursor(cursor: str, query: list[Any]) -> tuple[AsOf, tuple[datetime, str]]:
     try:
         body = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
         vf, note_id = body["p"]
         if body["k"] == _CURSOR and body["q"] == query and isinstance(note_id, str):
-            return from_micros(int(body["t"])), (from_micros(int(vf)), note_id)
+            as_of = AsOf(from_micros(int(body["v"])), from_micros(int(body["t"])))
+            return as_of, (from_micros(int(vf)), note_id)
     except (ValueError, TypeError, KeyError, binascii.Error, OverflowError):
         pass
     raise InvalidInput("cursor", "not a cursor of this listing (other filters, or altered)")
@@ -181,23 +189,23 @@ def list_notes(
     limit: int = 100,
 ) -> dict[str, Any]:
     """Titles and dates of the notes the caller sees (no bodies), newest first, one per
-    key under `project` (`NoteList`). A cursor pins the first page's `known_at`.
+    key under `project` (`NoteList`). A cursor pins the first page's `valid_at` and
+    `known_at` (a page read later is of the same list, whatever the clock says).
 
     Raises:
         InvalidInput: a cursor of another listing. MemoryOff: a `none` chat.
     """
-    query = [caller.chat_id, project, kind, status, tier, as_of.valid_at.isoformat()]
+    query = [caller.chat_id, project, kind, status, tier]
     after = None
     if cursor is not None:
-        known_at, after = _uncursor(cursor, query)
-        as_of = AsOf(as_of.valid_at, known_at)
+        as_of, after = _uncursor(cursor, query)
     scope = scope_of(reader, caller, as_of.known_at)
     found = reader.notes(
         scope, as_of, project=project, kind=kind, status=status, tier=tier, after=after,
         limit=limit + 1,
     )  # fmt: skip
     page = found[:limit]
-    nxt = _cursor(query, as_of.known_at, page[-1]) if len(found) > limit else None
+    nxt = _cursor(query, as_of, page[-1]) if len(found) > limit else None
     warning = limits.warning(reader.note_count(caller.owner))
     return NoteList(items=[NoteSummary.of(n) for n in page], next=nxt, warning=warning).model_dump(
         mode="json"

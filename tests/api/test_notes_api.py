@@ -245,3 +245,24 @@ def test_search_finds_stemmed_words_with_an_extract(api: Api) -> None:
     assert found[0]["relevance"] == 1.0 and 0.99 <= found[0]["recency"] <= 1.0
     assert len(found[0]["extract"]) <= 170
     assert api.get("/v1/notes/search", params={"q": " "}).status_code == 422
+
+
+def test_the_list_pages_through_every_note_once(api: Api) -> None:
+    """`next` leads through every note exactly once, newest first, with no `valid_at` given
+    (a cursor pins the first page's instant on both axes); an altered cursor is a 422."""
+    made = [
+        note(api, kind="context", title=f"Office fact number {i}")["note"]["id"] for i in range(5)
+    ]
+    seen: list[str] = []
+    cursor = None
+    for _ in range(5):
+        params = {"limit": 2, **({"cursor": cursor} if cursor else {})}
+        r = api.get("/v1/notes", params=params)
+        assert r.status_code == 200, r.text
+        seen += [n["id"] for n in r.json()["items"]]
+        cursor = r.json()["next"]
+        if cursor is None:
+            break
+    assert seen == list(reversed(made))
+    r = api.get("/v1/notes", params={"limit": 2, "kind": "decision", "cursor": "x" + "A" * 40})
+    assert r.status_code == 422 and "cursor" in r.text
