@@ -8,7 +8,7 @@ to `ROUTERS` below, with a link from `templates/event.html` (the run's page) and
 
 from __future__ import annotations
 
-from api.web.routes import account, actions, audit, auth, entities, history, home
+from api.web.routes import account, actions, audit, auth, entities, history, home, notes
 
 ROUTERS = (
     auth.router,
@@ -18,4 +18,5 @@ ROUTERS = (
     history.router,
     audit.router,
     account.router,
+    notes.router,
 )
