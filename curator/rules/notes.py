@@ -166,12 +166,15 @@ def review_date(
     """The date to look again: the start of what `when` says ("next week": its Monday),
     or, without `when`, of the expiry `clause` states ("runs until Friday": that Friday),
     resolved towards the future from the message time `at`, at least a day and at most
-    365 days out; else 14 days out for a hypothesis or question; else None."""
+    365 days out; else 14 days out for a hypothesis or question; else None. An expiry on
+    the message's own day ("open until 6pm") is a time of day, not an end: no date."""
     expiry = None if when or clause is None else expiry_of(clause)
     # "until Friday" and "until 2031" name a day and a year as "on Friday" and "in 2031" do
     said = [when] if when else [expiry, f"on {expiry}", f"in {expiry}"] if expiry else []
     for words in said:
         found = find_all(words, at, prefer="future")
+        if found and not when and found[0].start.astimezone(at.tzinfo).date() <= at.date():
+            break
         if found:
             start = min(max(found[0].start, at + timedelta(days=1)), at + MAX_REVIEW)
             # The speaker's calendar day, as that day's midnight in UTC (a date, CONTRACT §13).

@@ -193,6 +193,7 @@ def test_chat_notes_get_their_dates() -> None:
         ("The beta ends next month", datetime(2024, 4, 1, tzinfo=UTC)),
         ("The lease runs until 2031", datetime(2025, 3, 13, tzinfo=UTC)),  # 365 days at most
         ("The door code works until someone changes it", None),
+        ("The shop is open until 6pm", None),  # a time of day, not an end
     ],
 )
 def test_a_stated_expiry_is_the_date_to_look_again(clause: str, review: datetime | None) -> None:
