@@ -98,6 +98,9 @@ STATEMENTS: tuple[str, ...] = (
     "CREATE INDEX note_owner_review IF NOT EXISTS FOR (n:Note) ON (n.owner, n.review_at)",
     "CREATE INDEX note_group_review IF NOT EXISTS FOR (n:Note) ON (n.group_id, n.review_at)",
     "CREATE INDEX note_owner IF NOT EXISTS FOR (n:Note) ON (n.owner)",
+    # The note that stands for a key (prefetch's notes, graph/cypher/notes.py `_stands`).
+    "CREATE INDEX note_owner_key IF NOT EXISTS FOR (n:Note) ON (n.owner, n.key_norm)",
+    "CREATE INDEX note_group_key IF NOT EXISTS FOR (n:Note) ON (n.group_id, n.key_norm)",
     "CREATE CONSTRAINT note_head_id IF NOT EXISTS FOR (h:NoteHead) REQUIRE h.note_id IS UNIQUE",
     "CREATE INDEX note_head_owner IF NOT EXISTS FOR (h:NoteHead) ON (h.owner)",
     "CREATE INDEX note_session_owner IF NOT EXISTS FOR (s:NoteSession) ON (s.owner)",

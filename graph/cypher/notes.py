@@ -264,7 +264,9 @@ _STANDS_BEFORE = (
 )
 _stands = (
     """(n.project_norm IS NULL OR n.project_norm = $project)
-  AND (n.key_norm IS NULL OR NOT (EXISTS {
+  AND (n.key_norm IS NULL
+       OR (n.group_id IS NULL AND ($project IS NULL OR n.project_norm IS NOT NULL))
+       OR NOT (EXISTS {
     MATCH (o:Note)
     WHERE o.owner = $owner AND o.group_id IS NULL AND """
     + _STANDS_BEFORE
@@ -279,7 +281,9 @@ _stands = (
 """A note `n` the caller sees stands for its key under `$project` (or null: general notes
 only), the rule of `_resolved` for one row: it is general or of `$project`, and no other
 note of its key the caller sees there stands before it (the module docstring's order,
-then the lower note id). Seeks on `note_owner` and the group index."""
+then the lower note id). The caller's own note stands without a look when no project is
+asked or it is of the project (a key names one note per scope and project, and nothing
+comes before the caller's own there). Seeks on `note_owner_key` / `note_group_key`."""
 
 PREFETCH_NOTES = (
     scope.NOTE_GROUPS
