@@ -4,6 +4,7 @@ access (area `notes`)."""
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -21,10 +22,16 @@ def warm(app: Any) -> None:
 
 
 def prefetch(api: Api, message: str, chat: str = "c", **extra: Any) -> dict[str, Any]:
-    r = api.post("/v1/prefetch", {"chat_id": chat, "message": message, **extra})
-    assert r.status_code == 200, r.text
-    assert r.json()["degraded"] is False
-    return r.json()  # type: ignore[no-any-return]
+    """The turn's answer, not degraded. A query shape Neo4j has not planned yet can miss
+    the deadline on a loaded machine; the route then has the warmer plan it in the
+    background (tests/api/test_prefetch_deadline.py), so a later turn is served."""
+    for _ in range(5):
+        r = api.post("/v1/prefetch", {"chat_id": chat, "message": message, **extra})
+        assert r.status_code == 200, r.text
+        if r.json()["degraded"] is False:
+            return r.json()  # type: ignore[no-any-return]
+        time.sleep(2)
+    raise AssertionError("prefetch stayed degraded after its shape was planned")
 
 
 def note(api: Api, **body: Any) -> str:
