@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import signal
 import time
 from collections.abc import Callable, Iterator
@@ -108,8 +109,21 @@ def serve(
     from api.http.app import create_app
 
     settings = Settings()
+    log_to_stderr()
     with open_store(settings, start_local=True) as driver:
         uvicorn.run(create_app(settings, driver), host=host, port=port, log_level="info")
+
+
+def log_to_stderr(level: int = logging.INFO) -> None:
+    """Show the service's own log lines (loggers `worldstate.*`: time to ready, degraded
+    turns, a restarted local Neo4j) on stderr, formatted like uvicorn's. The driver's and
+    other libraries' loggers are left as they are."""
+    logger = logging.getLogger("worldstate")
+    if not logger.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(levelname)-9s %(name)s: %(message)s"))
+        logger.addHandler(handler)
+    logger.setLevel(level)
 
 
 def curator(
@@ -235,7 +249,8 @@ def import_locomo(
     file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="LoCoMo JSON file")],
     owner: Annotated[str, typer.Option(help="the owner whose memory receives it")],
     api: Annotated[
-        str, typer.Option(help="base URL of a running `worldstate serve`")
+        str,
+        typer.Option(envvar="WORLDSTATE_API", help="base URL of a running `worldstate serve`"),
     ] = "http://127.0.0.1:8000",
     token: Annotated[
         str | None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -62,10 +63,21 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        began = time.monotonic()
         ensure_schema(driver, settings.neo4j_database, vector_dimensions=settings.vector_dimensions)
+        schema_done = time.monotonic()
         warm(app.state.embedder)
+        embedder_done = time.monotonic()
         warmer = app.state.warmer
         warmer.start()
+        log.info(
+            "ready in %.1f s (schema %.1f s, embedder %.1f s, prefetch warm-up %.1f s)%s",
+            time.monotonic() - began,
+            schema_done - began,
+            embedder_done - schema_done,
+            time.monotonic() - embedder_done,
+            "" if warmer.warmed else "; the warm-up failed: /readyz answers 503 until it answers",
+        )
         worker = CuratorWorker.from_settings(app.state.committer, settings, app.state.reader)
         if settings.curator_in_process:
             worker.start()

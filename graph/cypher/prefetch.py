@@ -16,6 +16,13 @@ keyword analyzer, so each normalized name or alias is ONE term and a lookup is e
 the Lucene queries are built by `graph.read.prefetch.lucene_queries` with every user
 string quoted and escaped. Entities shared with the owner through groups are looked up
 by id (`$scope.shared`, usually few) and matched on the same keys.
+
+Every string that varies per turn (owner, chat key, mentions) travels inside a map
+parameter. Neo4j caches a plan per query text and per parameter shape, and the shape of
+a string parameter includes its length class (measured: an owner id of 5 characters
+after a warm-up with 18 planned again, 2.6-3.8 s, far past a turn's deadline); a map's
+values do not enter the shape, so one warm-up serves every owner a token can name
+(tests/api/test_first_turn.py).
 """
 
 from __future__ import annotations
@@ -99,7 +106,7 @@ def _live(var: str) -> str:
 
 PREFETCH = (
     """CYPHER replan=skip
-OPTIONAL MATCH (o:Owner {id: $owner})
+OPTIONAL MATCH (o:Owner {id: $scope.owner})
 WITH coalesce(o.self_entity_id, '') AS self_id
 CALL (self_id) {
   CALL () {
@@ -204,7 +211,7 @@ CALL (self_id) {
   UNWIND $preference_attributes AS attribute
   MATCH (f:Fact)
   USING INDEX f:Fact(owner, attribute, retracted_at)
-  WHERE f.owner = $owner AND f.attribute = attribute AND """
+  WHERE f.owner = $scope.owner AND f.attribute = attribute AND """
     + _as_of("f")
     + """
   WITH DISTINCT self_id, f
@@ -223,7 +230,7 @@ CALL (self_id) {
 CALL (self_id) {
   MATCH (f:Fact)
   USING INDEX f:Fact(owner, attribute, retracted_at)
-  WHERE f.owner = $owner AND f.attribute = $event_attribute
+  WHERE f.owner = $scope.owner AND f.attribute = $event_attribute
     AND f.retracted_at > $known_at AND f.recorded_at <= $known_at
     AND f.valid_from <= $valid_at
   WITH DISTINCT self_id, f
@@ -248,7 +255,7 @@ CALL (self_id) {
 RETURN self_id, seeds, attrs, rels, incoming, neighbours, edges, prefs, events
 """
 )
-"""READ. $scope (the map `graph.scope.params(scope)`), $owner (the same owner), plus
+"""READ. $scope (the map `graph.scope.params(scope)`; `$scope.owner` is the owner), plus
 $mentions: {lucene: Lucene queries over `entity_mentions` (see
 `graph.read.prefetch.lucene_queries`), positions: normalized mention key -> its first
 character offset in the message, attribute_order: attribute -> its rank among a
@@ -297,7 +304,9 @@ per seed, Expand(All) over OBJECT from a unique seek for incoming rows and edges
 NodeIndexSeekByRange on `fact_owner_attribute` for preferences and events.
 """
 
-PREFETCH_SCOPE = (
+PREFETCH_SCOPE = re.sub(
+    r"\$(owner|chat_key)\b",
+    r"$who.\1",
     """CYPHER replan=skip
 CALL () {"""
     + MEMORY_ACCESS
@@ -306,9 +315,9 @@ CALL () {"""
     + scope.SHARED_ENTITY_IDS
     + """}
 RETURN profile, chat, ids
-"""
+""",
 )
-"""READ. $owner, $chat_key, $known_at -> profile, chat, ids: `Reader.scope`'s two reads
+"""READ. $who: {owner, chat_key}, $known_at -> profile, chat, ids: `Reader.scope`'s two reads
 (graph/cypher/memory_access.py MEMORY_ACCESS and graph/scope.py SHARED_ENTITY_IDS, the same
 text) in one statement, so prefetch resolves its scope in one round trip. Unique and
 range index seeks only, so its plan is kept like `PREFETCH`'s (`replan=skip`).

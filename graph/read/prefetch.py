@@ -191,9 +191,8 @@ class PrefetchReads(ReadBase):
         Raises:
             StoreUnavailable: Neo4j could not be reached.
         """
-        row = self._rows(
-            pc.PREFETCH_SCOPE, owner=owner, chat_key=chat_key(owner, chat_id), known_at=known_at
-        )[0]
+        who = {"owner": owner, "chat_key": chat_key(owner, chat_id)}
+        row = self._rows(pc.PREFETCH_SCOPE, who=who, known_at=known_at)[0]
         return Scope(
             owner, access_from_record(row["profile"], row["chat"]), tuple(sorted(row["ids"]))
         )
@@ -232,7 +231,6 @@ class PrefetchReads(ReadBase):
         rows = self._rows(
             pc.PREFETCH,
             scope=params(scope),
-            owner=scope.owner,
             mentions={
                 "lucene": lucene_queries(scope.owner, keys),
                 "positions": dict(positions),
