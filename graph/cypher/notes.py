@@ -23,6 +23,7 @@ general note, a group's general note. A read without a project sees general note
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from graph import scope
@@ -285,8 +286,11 @@ then the lower note id). The caller's own note stands without a look when no pro
 asked or it is of the project (a key names one note per scope and project, and nothing
 comes before the caller's own there). Seeks on `note_owner_key` / `note_group_key`."""
 
-PREFETCH_NOTES = (
-    scope.NOTE_GROUPS
+PREFETCH_NOTES = re.sub(
+    r"\$(?!(?:valid_at|known_at|k|max_notes|body_chars)\b)(\w+)",
+    r"$turn.\1",
+    "CYPHER replan=skip"
+    + scope.NOTE_GROUPS
     + """
 CALL (groups) {
   UNWIND CASE WHEN $words IS NULL THEN [] ELSE
@@ -321,7 +325,7 @@ WITH collect(DISTINCT CASE WHEN score IS NULL THEN n.note_id END) AS due,
     + valid_micros("valid_from").replace("VAR", "n")
     + """, score, n.key] END) AS hits
 RETURN hits[0..$max_notes] AS notes, size(due) AS due
-"""
+""",
 )
 """READ, prefetch's own query in its snapshot (CONTRACT §6, §13), one round trip: the
 full-text hits and the due notes in one stream, so the scope and the project rule are
@@ -330,11 +334,15 @@ graph.read.notes.lucene_words, or null: no note matches), $own (the clause narro
 the caller's notes, or "" when the owner id cannot be a phrase), each group's clause added
 here from the group ids the query read itself (ours, `grp_<hex>`: never input); $k
 (full-text hits read per query), $max_notes, $body_chars, $owner, $valid_at, $known_at,
-$project (normalized, or null), scope parameters (graph.scope.note_params) -> notes
+$project (normalized, or null), scope parameters (graph.scope.note_params), every one but
+the times and the three numbers inside the map $turn -> notes
 (lists: note_id, kind, title, the body's first $body_chars characters, status, source,
 valid_from in microseconds, score, key; best first), due (how many notes the caller sees
 are due for a second look at $valid_at). Only the notes that stand for their key under
-$project (general notes only without one), as every note read.
+$project (general notes only without one), as every note read. Every string that varies
+per turn travels in `$turn` (a map's values do not enter the plan cache's parameter shape,
+graph/cypher/prefetch.py), and the plan is kept (`replan=skip`): index seeks only, so a
+turn never plans inside its deadline once the warm-up has.
 Seeks on the full-text index and on `note_owner_review` / `note_group_review`."""
 
 

@@ -303,15 +303,18 @@ class NotesReads(ReadBase):
         Returns:
             (notes, due).
         """
+        turn = {
+            **note_params(scope),
+            "words": lucene_words(message),
+            "own": owner_clause(scope.owner),
+            "project": norm(project),
+        }
         row = self._rows(
             nc.PREFETCH_NOTES,
-            **note_params(scope),
-            words=lucene_words(message),
-            own=owner_clause(scope.owner),
+            turn=turn,
             k=hits,
             max_notes=max_notes,
             body_chars=body_chars,
-            project=norm(project),
             valid_at=at,
             known_at=at,
         )[0]

@@ -11,7 +11,7 @@ import pytest
 from neo4j import Driver
 
 import graph.cypher
-from graph.scope import Scope
+from graph.scope import Scope, note_params
 from graph.scope import params as scope_params
 from graph.time import FAR_FUTURE
 
@@ -118,6 +118,8 @@ def test_query_never_scans_a_label(neo4j_driver: Driver, name: str, query: str) 
         "note_ids": ["n"],
         "task": None,
     }
+    # Prefetch's notes query takes its per-turn strings in one map (graph/cypher/notes.py).
+    params["turn"] = {**note_params(Scope("o")), "words": "x", "own": "", "project": "p"}
     # Scoped reads: planned with shares, as a member of a group reads them (CONTRACT §7).
     params |= {
         k: v for k, v in scope_params(Scope("o", shared=("s1", "s2"))).items() if k != "owner"
