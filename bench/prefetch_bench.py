@@ -47,7 +47,7 @@ from api.chat.prefetch import block as prefetch
 from api.http.app import create_app
 from api.http.settings import Settings
 from bench.measure import p, rss_mb, timed
-from bench.prefetch_store import META, load
+from bench.prefetch_store import EPISODES_META, META, load, load_episodes
 from committer.apply import Committer
 from graph.cypher.prefetch import PREFETCH
 from graph.driver import connect
@@ -106,6 +106,9 @@ def main() -> None:
     ap.add_argument("--idle-seconds", type=float, default=20.0)
     ap.add_argument("--stop", action="store_true", help="stop the bench Neo4j at the end")
     ap.add_argument("--load-only", action="store_true", help="load the store, measure nothing")
+    ap.add_argument(
+        "--episodes", type=int, default=0, help="episodes per owner (issue 12), loaded once"
+    )
     args = ap.parse_args()
 
     local = find_running(args.data_dir) or start(
@@ -125,6 +128,12 @@ def main() -> None:
             print(f"loading {args.owners} owners x {args.entities} entities (bulk UNWIND) ...")
             began = time.perf_counter()
             load(driver, args.owners, args.entities)
+            print(f"loaded in {time.perf_counter() - began:.0f} s")
+        said = driver.execute_query(EPISODES_META).records
+        if args.episodes and not said:
+            print(f"loading {args.episodes} episodes per owner ...")
+            began = time.perf_counter()
+            load_episodes(driver, args.owners, args.episodes)
             print(f"loaded in {time.perf_counter() - began:.0f} s")
         began = time.perf_counter()
         ensure_schema(driver)
@@ -179,6 +188,23 @@ def measure(driver: Driver, jvm_pid: int, args: argparse.Namespace) -> None:
             sizes.append(len(out.block))
     floor += timed(ping, args.samples // 2)
     every = [x for xs in lat.values() for x in xs]
+
+    # The section "From earlier conversations" (issue 12): each turn with and without it,
+    # interleaved (the order alternating), so the machine's load weighs on both alike.
+    words_of = prefetch.recall.recall_words
+    paired: dict[bool, list[float]] = {True: [], False: []}
+    for i, (owner, _, message) in enumerate(messages(random.Random(11), names, owners, 400)):
+        for section in (True, False) if i % 2 else (False, True):
+            prefetch.recall.recall_words = words_of if section else lambda m: []  # type: ignore[assignment]
+            paired[section].append(timed(lambda o=owner, m=message: one(o, m), 1)[0])
+    prefetch.recall.recall_words = words_of  # type: ignore[assignment]
+    without = paired[False]
+    said_lines = sum(
+        1
+        for owner, _, message in messages(random.Random(13), names, owners, 200)
+        for i in one(owner, message).items
+        if i["kind"] == "episode"
+    )
 
     # Round trips: Bolt requests per prefetch, from the driver's own log.
     counter = BoltCounter()
@@ -238,6 +264,13 @@ def measure(driver: Driver, jvm_pid: int, args: argparse.Namespace) -> None:
         f"{'prefetch, 0-5 entities named (build)':52} {a50:8.2f} {a99:8.2f} "
         f"{a50 / f50:10.1f} {a99 / f50:10.1f}"
     )
+    for label, xs in (
+        ("  400 turns with the section, interleaved", paired[True]),
+        ("  the same turns without it", without),
+    ):
+        x50, x99 = statistics.median(xs), p(xs, 0.99)
+        print(f"{label:52} {x50:8.2f} {x99:8.2f} {x50 / f50:10.1f} {x99 / f50:10.1f}")
+    print(f"  ({said_lines / 200:.2f} snippets of earlier conversations per turn)")
     for k in range(6):
         xs = lat[k]
         print(
@@ -278,7 +311,8 @@ def profile_once(reader: Reader, owner: str, message: str) -> str:
     """PROFILE the PREFETCH query of one message; summarize db hits and server time."""
     from api.chat.prefetch.mentions import mention_keys
     from graph.cypher import prefetch as pc
-    from graph.read.prefetch import lucene_queries
+    from graph.read.episodes import episode_lucene
+    from graph.read.prefetch import SAID_SCAN, lucene_queries
     from graph.scope import Scope, params
 
     keys = mention_keys(message)
@@ -306,6 +340,18 @@ def profile_once(reader: Reader, owner: str, message: str) -> str:
                 "max_events": limits.events,
                 "preference_attributes": list(prefetch.PREFERENCE_ATTRIBUTES),
                 "event_attribute": prefetch.EVENT_ATTRIBUTE,
+                "recall": {
+                    "lucene": [
+                        q
+                        for q in [
+                            episode_lucene(" ".join(prefetch.recall.recall_words(message)), owner)
+                        ]
+                        if q
+                    ]
+                },
+                "max_said": limits.said,
+                "said_scan": limits.said * SAID_SCAN,
+                "said_chars": limits.said_chars,
             },
         )
         result.data()

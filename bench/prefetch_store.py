@@ -338,3 +338,63 @@ def load(driver: Driver, owners: int, n_entities: int) -> None:
     driver.execute_query(
         "CREATE (:BenchMeta {id: 'prefetch', owners: $o, entities: $e})", o=owners, e=n_entities
     )
+
+
+# --- episodes (issue 12) -------------------------------------------------------------------
+
+LOAD_EPISODES = """
+UNWIND $rows AS r
+CREATE (ep:Episode)
+SET ep.id = r.id, ep.owner = $owner, ep.chat_id = r.chat, ep.run_id = r.run,
+    ep.message_id = r.mid, ep.seq = r.seq, ep.part = 'own', ep.role = 'user',
+    ep.speaker_id = $self_id, ep.text = r.text, ep.search_text = r.text,
+    ep.said_at = datetime({epochSeconds: r.at}), ep.source = 'user_stated',
+    ep.recorded_at = datetime({epochSeconds: $rec}), ep.retracted_at = $far
+"""
+EPISODES_META = "MATCH (m:BenchMeta {id: 'prefetch-episodes'}) RETURN m.per_owner AS per_owner"
+SAID = (
+    "Had lunch with {first} in {city}; we talked about the {word} plan.",
+    "Next week I want to visit {city} with {first}.",
+    "{first} says the {word} deadline moved again, so the week is busy.",
+    "Spent the weekend hiking near {city}, then planned the {word} trip.",
+    "I keep forgetting to call {first} about the {word} budget.",
+)
+"""Templates of what the owners said: words the bench's messages share (lunch, week, plan,
+weekend) and words they do not."""
+
+
+def load_episodes(driver: Driver, owners: int, per_owner: int) -> None:
+    """Bulk-load `per_owner` episodes of each bench owner, as the committer leaves them
+    (no vectors: prefetch only reads the full-text index), and record it in a BenchMeta."""
+    rng = random.Random(5)
+    for oi in range(owners):
+        owner = f"bench-{oi:03d}"
+        found = driver.execute_query(
+            "MATCH (o:Owner {id: $owner}) RETURN o.self_entity_id AS self_id", owner=owner
+        ).records
+        rows = [
+            {
+                "id": f"epi_{oi:03d}{i:020d}",
+                "chat": f"chat-{i % 7}",
+                "run": f"run-{i // 20}",
+                "mid": f"m-{i}",
+                "seq": i % 20,
+                "at": R0 - (per_owner - i) * 3600,
+                "text": rng.choice(SAID).format(
+                    first=rng.choice(FIRST), city=rng.choice(CITIES), word=rng.choice(WORDS)
+                ),
+            }
+            for i in range(per_owner)
+        ]
+        for i in range(0, len(rows), 10_000):
+            driver.execute_query(
+                LOAD_EPISODES,
+                rows=rows[i : i + 10_000],
+                owner=owner,
+                self_id=found[0]["self_id"] if found else None,
+                rec=R0,
+                far=FAR_FUTURE,
+            )
+    driver.execute_query(
+        "CREATE (:BenchMeta {id: 'prefetch-episodes', per_owner: $n})", n=per_owner
+    )

@@ -8,11 +8,15 @@ the RSS of this process once the model is loaded.
 Usage (uses NEO4J_URI, else starts a local Neo4j in a temporary directory):
 
     .venv/bin/python bench/search_bench.py [--owners 50] [--rows 1000] [--big 5000]
+        [--episodes 0] [--small-episodes 100]
 
-The store: `--owners` other owners with `--rows` rows each (the crowd), one caller with
-100 rows and one with `--big` rows. Rows are "<name> <attribute> <value>" texts; to load
-tens of thousands of rows quickly, the real model embeds a pool of 400 distinct texts and
-each row takes a pool vector plus small noise (so no two are equal: HNSW degrades on
+The store: `--owners` other owners with `--rows` rows each (the crowd), one caller with 100
+rows and one with `--big` rows; with `--episodes`, every crowd owner and the big caller also
+hold that many episodes (what was said, CONTRACT §12: the shared vector index of episodes is
+then crowded too) and the small caller `--small-episodes`. Rows are "<name> <attribute>
+<value>" texts; to load tens of thousands of rows quickly, the real model embeds a pool of
+400 distinct texts and each row takes a pool vector plus small noise (so no two are equal:
+HNSW degrades on
 duplicates). Queries are 30 questions embedded by the real model.
 """
 
@@ -27,9 +31,8 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -38,18 +41,18 @@ from neo4j import Driver
 
 from api.chat.search import search
 from bench.measure import p, timed
+from bench.search_store import NAMES, REUSE, load_episodes, load_owner
 from committer.apply import Committer
 from committer.proposals import Assertion, Provenance
+from graph.cypher import episodes as pc
 from graph.cypher import search as sc
 from graph.driver import connect
 from graph.embedding import LocalEmbedder, fact_text
 from graph.read.reader import Reader
 from graph.schema import ensure_schema
 from graph.scope import Scope, params
-from graph.time import FAR_FUTURE, AsOf
+from graph.time import AsOf
 
-T0 = datetime(2024, 1, 1, tzinfo=UTC)
-NAMES = ["Ana", "Bruno", "Chen", "Dara", "Eli", "Farah", "Gus", "Hana", "Ivo", "Jun"]
 FACTS = [
     ("location", ["Porto", "Lisbon", "Berlin", "Kyoto", "Lima", "Oslo", "Accra"]),
     ("occupation", ["nurse", "carpenter", "teacher", "pilot", "chef", "lawyer"]),
@@ -67,17 +70,22 @@ QUESTIONS = [
     "what is {n}'s favourite drink",
 ]
 
-LOAD = """
-UNWIND $rows AS r
-CREATE (f:Fact)
-SET f.id = r.id, f.owner = r.owner, f.entity_id = r.entity_id, f.attribute = r.attribute,
-    f.value = r.value, f.value_norm = r.value, f.cardinality = 'many',
-    f.valid_from = $t0, f.valid_to = $far, f.recorded_at = $t0, f.retracted_at = $far,
-    f.status = 'active', f.source = 'user_edit', f.confidence = 1.0,
-    f.search_text = r.text, f.embedding_model = $model
-WITH f, r
-CALL db.create.setNodeVectorProperty(f, 'embedding', r.embedding)
-"""
+
+class Cached:
+    """The local embedder with the bench's questions embedded beforehand: the search's store
+    part timed apart from the model (whose cost on a shared machine swamps it)."""
+
+    model = LocalEmbedder.model
+    dimensions = LocalEmbedder.dimensions
+
+    def __init__(self, inner: LocalEmbedder, vectors: dict[str, list[float]]):
+        self.inner, self.vectors = inner, vectors
+
+    def warm(self) -> None:
+        self.inner.warm()
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return [self.vectors[t] if t in self.vectors else self.inner.embed([t])[0] for t in texts]
 
 
 WARMUPS = 5
@@ -105,43 +113,6 @@ def neo4j() -> Iterator[Driver]:
             stop(local)
 
 
-def load_owner(
-    driver: Driver, owner: str, rows: int, pool: list[tuple[str, list[float]]], rng: random.Random
-) -> None:
-    """`rows` rows of `owner` over 50 entities, each a pool text's vector plus noise."""
-    driver.execute_query("MERGE (o:Owner {id: $owner})", owner=owner)
-    entities = [f"ent_{uuid.uuid4().hex[:24]}" for _ in range(50)]
-    driver.execute_query(
-        "UNWIND $ids AS id CREATE (e:Entity {id: id, owner: $owner, name: $names[toInteger("
-        "rand() * size($names))], kind: 'person', aliases: [], search_names: [], "
-        "archived: false, created_at: $t0})",
-        ids=entities,
-        owner=owner,
-        names=NAMES,
-        t0=T0,
-    )
-    batch = []
-    for _ in range(rows):
-        text, vector = rng.choice(pool)
-        noisy = [x + rng.gauss(0, 0.01) for x in vector]
-        batch.append(
-            {
-                "id": f"fct_{uuid.uuid4().hex[:24]}",
-                "owner": owner,
-                "entity_id": rng.choice(entities),
-                "attribute": text.split()[1],
-                "value": text,
-                "text": text,
-                "embedding": noisy,
-            }
-        )
-        if len(batch) == 1000:
-            driver.execute_query(LOAD, rows=batch, t0=T0, far=FAR_FUTURE, model=LocalEmbedder.model)
-            batch = []
-    if batch:
-        driver.execute_query(LOAD, rows=batch, t0=T0, far=FAR_FUTURE, model=LocalEmbedder.model)
-
-
 def main() -> None:
     """Load, measure, print."""
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
@@ -150,6 +121,11 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=1000)
     ap.add_argument("--big", type=int, default=5000)
     ap.add_argument("--samples", type=int, default=60)
+    ap.add_argument("--episodes", type=int, default=0)
+    ap.add_argument("--small-episodes", type=int, default=100)
+    ap.add_argument(
+        "--reuse", action="store_true", help="measure the callers an earlier run loaded"
+    )
     args = ap.parse_args()
     rng = random.Random(7)
 
@@ -170,21 +146,44 @@ def main() -> None:
         f"batch of {len(texts)}: {per_text:.2f} ms per text"
     )
     pool = list(zip(texts, vectors, strict=True))
+    said = [
+        f"{n}: " + s.format(v=v)
+        for n in NAMES
+        for s in ("I just got back from {v}.", "Honestly {v} is all I think about lately.")
+        for _, vs in FACTS
+        for v in vs
+    ][:400]
+    said_pool = list(zip(said, embedder.embed(said), strict=True))
     questions = [q.format(n=n) for q in QUESTIONS for n in NAMES[:5]]
     qvecs = embedder.embed(questions)
+    cached = Cached(embedder, dict(zip(questions, qvecs, strict=True)))
 
     with neo4j() as driver:
         ensure_schema(driver)
         started = time.perf_counter()
-        for _ in range(args.owners):
-            load_owner(driver, f"bench-crowd-{uuid.uuid4().hex[:8]}", args.rows, pool, rng)
-        small, big = f"bench-small-{uuid.uuid4().hex[:8]}", f"bench-big-{uuid.uuid4().hex[:8]}"
-        load_owner(driver, small, 100, pool, rng)
-        load_owner(driver, big, args.big, pool, rng)
+        found = driver.execute_query(REUSE).records if args.reuse else []
+        for _ in range(0 if found else args.owners):
+            crowd = f"bench-crowd-{uuid.uuid4().hex[:8]}"
+            load_owner(driver, crowd, args.rows, pool, rng)
+            load_episodes(driver, crowd, args.episodes, said_pool, rng)
+        if found:
+            small, big = found[0]["small"], found[0]["big"]
+            print(f"store: reused (callers {small}, {big})")
+        else:
+            small = f"bench-small-{uuid.uuid4().hex[:8]}"
+            big = f"bench-big-{uuid.uuid4().hex[:8]}"
+            load_owner(driver, small, 100, pool, rng)
+            load_owner(driver, big, args.big, pool, rng)
+        if args.episodes and not found:
+            load_episodes(driver, small, args.small_episodes, said_pool, rng)
+            load_episodes(driver, big, args.episodes, said_pool, rng)
         driver.execute_query("CALL db.awaitIndexes(600)")
         print(
-            f"store: {args.owners} owners x {args.rows} rows + callers of 100 and {args.big} "
-            f"rows, loaded in {time.perf_counter() - started:.0f} s"
+            "store: reused"
+            if found
+            else f"store: {args.owners} owners x {args.rows} rows (+ {args.episodes} episodes) + "
+            f"callers of 100 rows ({args.small_episodes if args.episodes else 0} episodes) and "
+            f"{args.big} rows, loaded in {time.perf_counter() - started:.0f} s"
         )
 
         reader = Reader(driver)
@@ -223,6 +222,30 @@ def main() -> None:
                     timed(raw(sc.SEMANTIC_EXACT, owner, k=20), args.samples, WARMUPS),
                 )
             )
+            table.append(
+                (
+                    f"{label}: own rows ranked exactly under a cap (SEMANTIC_SMALL)",
+                    timed(raw(sc.SEMANTIC_SMALL, owner, k=20, cap=4000), args.samples, WARMUPS),
+                )
+            )
+            if args.episodes:
+                for k in (100, 1000):
+                    table.append(
+                        (
+                            f"{label}: episodes, index top-{k} then filter",
+                            timed(
+                                raw(pc.EPISODES_NEAREST, owner, k=20, ann=k),
+                                args.samples,
+                                WARMUPS,
+                            ),
+                        )
+                    )
+                table.append(
+                    (
+                        f"{label}: episodes ranked exactly under a cap (EPISODES_EXACT)",
+                        timed(raw(pc.EPISODES_EXACT, owner, k=20, cap=4000), args.samples, WARMUPS),
+                    )
+                )
             hits = [len(r) for r in (raw(sc.SEMANTIC_NEAREST, owner, k=100)() for _ in range(30))]
             print(
                 f"{label}: rows of the caller among the index's top 100: median "
@@ -241,9 +264,39 @@ def main() -> None:
                     ),
                 )
             )
+
+            def before(o: str = owner, w: Iterator[int] = words) -> object:
+                """The search before episodes (main at 04c1a28), its store part (the query
+                embedded beforehand): the index's over-fetch, then the exact fallback,
+                and full-text, facts only, in one READ transaction."""
+                i = next(w) % 30
+                with reader.snapshot() as snap:
+                    snap.fulltext(Scope(o), questions[i], now, 20)
+                    return snap.semantic(
+                        Scope(o), qvecs[i], LocalEmbedder.model, now, 20, exact_cap=0
+                    )
+
+            def after(o: str = owner, w: Iterator[int] = words) -> object:
+                """Today's search core less the embedder (the query embedded beforehand):
+                the four lists in one READ transaction, and the fusion."""
+                i = next(w) % 30
+                return search(reader, cached, Scope(o), questions[i], now, 10)
+
             table.append(
                 (
-                    f"{label}: GET /v1/search core (embed + both lists + fuse)",
+                    f"{label}: search before episodes, store part (facts only)",
+                    timed(before, args.samples, WARMUPS),
+                )
+            )
+            table.append(
+                (
+                    f"{label}: search now, store part + fusion (facts + episodes)",
+                    timed(after, args.samples, WARMUPS),
+                )
+            )
+            table.append(
+                (
+                    f"{label}: GET /v1/search core (embed + every list + fuse)",
                     timed(
                         lambda o=owner, w=words: search(
                             reader, embedder, Scope(o), questions[next(w) % 30], now, 10

@@ -16,6 +16,7 @@ from datetime import datetime
 from committer.batch import Batch, CommitResult, start_of
 from committer.decisions import DecisionCommands
 from committer.entity_changes import EntityChangeCommands
+from committer.episodes import EpisodeCommands
 from committer.erasure import ErasureCommands
 from committer.groups import GroupCommands
 from committer.notes import NoteCommands
@@ -26,7 +27,7 @@ from committer.rules.plan import plan_end
 from committer.rules.retract import gather_predecessors, plan_retract
 from committer.runs import RunCommands
 from committer.trail import Trail
-from graph.attributes import DEFAULT, REGISTRY
+from graph.attributes import known_areas
 from graph.errors import Conflict, InvalidInput
 from graph.names import token_hash
 from graph.records import (
@@ -71,6 +72,7 @@ class Committer(
     EntityChangeCommands,
     RunCommands,
     NoteCommands,
+    EpisodeCommands,
     PortabilityCommands,
 ):
     """The only writer of facts (CONTRACT §1): the facade of the command groups, on one base
@@ -279,11 +281,11 @@ class Committer(
         """
         if mode not in MEMORY_MODES:
             raise InvalidInput("mode", f"must be one of {', '.join(MEMORY_MODES)}")
-        known_areas = {spec.area for spec in REGISTRY.values()} | {DEFAULT.area}
+        known = known_areas()
         for area in areas:  # a typo would silently let nothing through (fail-closed)
-            if area not in known_areas:
+            if area not in known:
                 raise InvalidInput(
-                    "areas", f"unknown area {area!r}; known: {', '.join(sorted(known_areas))}"
+                    "areas", f"unknown area {area!r}; known: {', '.join(sorted(known))}"
                 )
         for source in sources:
             if source not in SOURCES and not (

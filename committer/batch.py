@@ -64,6 +64,7 @@ def _provenance(prov: Provenance) -> dict[str, Any]:
         "confidence": prov.confidence,
         "run_id": prov.run_id,
         "message_id": prov.message_id,
+        "speaker_id": prov.speaker_id,
     }
 
 
@@ -204,6 +205,10 @@ class Batch:
         while fact_id in self._folded:
             fact_id = self._folded[fact_id]
         return fact_id
+
+    def standing(self, fact_id: str) -> FactRecord:
+        """The record of the row that stands for a row this batch recorded (`final`)."""
+        return self._records[self.final(fact_id)]
 
     def settle(self, result: CommitResult) -> CommitResult:
         """`result` with its row replaced by the row that stands for it (`final`)."""
@@ -362,4 +367,5 @@ def _record(owner: str, row: dict[str, Any], t: datetime) -> FactRecord:
         confidence=float(row["confidence"]),
         run_id=row["run_id"],
         message_id=row["message_id"],
+        speaker_id=row.get("speaker_id"),
     )

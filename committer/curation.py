@@ -52,8 +52,9 @@ def name_form(ref: EntityRef) -> str | None:
     return f"name:{ref.kind}:{search_key(ref.name)}"
 
 
-def _resolve(w: WriteTx, owner: str, self_id: str, ref: EntityRef, t: datetime) -> str:
-    """Return the entity id a proposal's EntityRef names, creating a named entity if new."""
+def resolve(w: WriteTx, owner: str, self_id: str, ref: EntityRef, t: datetime) -> str:
+    """Return the entity id a proposal's EntityRef names, creating a named entity if new
+    (as `lookup`: no name, or a person named like the owner, is the owner's own entity)."""
     found = lookup(w, owner, self_id, ref)
     if found is not None:
         return found
@@ -190,8 +191,8 @@ def _apply_facts(
     proposals, causes = [p for p, _ in pairs], [c for _, c in pairs]
     resolved = []
     for p in proposals:
-        subject = _resolve(w, owner, self_id, p.subject, t)
-        obj = _resolve(w, owner, self_id, p.object, t) if p.object is not None else None
+        subject = resolve(w, owner, self_id, p.subject, t)
+        obj = resolve(w, owner, self_id, p.object, t) if p.object is not None else None
         resolved.append((p, subject, obj))
     batch = Batch(w, owner, t, trail)
     batch.load([(subject, p.attribute, start_of(p.valid_from, t)) for p, subject, _ in resolved])

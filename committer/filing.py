@@ -25,8 +25,16 @@ from datetime import datetime
 from typing import Any
 
 from committer.curation import Applied, apply_proposals, lookup, name_form
+from committer.episodes import Embedded, record_episodes, said_by, spoken_by
 from committer.note_ops import MAX_NOTES, note_notices
-from committer.proposals import EntityRef, NoteProposal, Proposal, Provenance, Reviewed
+from committer.proposals import (
+    EntityRef,
+    NoteProposal,
+    Proposal,
+    Provenance,
+    Reviewed,
+    Said,
+)
 from committer.rules.normalize import value_norm
 from committer.trail import Trail
 from graph.errors import Conflict, NotFound
@@ -149,25 +157,34 @@ def record_run(
     t: datetime,
     trail: Trail,
     worker: str | None = None,
+    said: Sequence[Said] = (),
+    embedded: Embedded | None = None,
     note_limit: int = MAX_NOTES,
 ) -> RunReview:
-    """Store a run's reviewed proposals: commit the low-risk ones, hold the rest (§3).
+    """Store a run's messages as episodes and its reviewed proposals: commit the low-risk
+    ones, hold the rest (CONTRACT §3, §12).
 
-    Suppressed proposals are dropped first. Held ones get a `proposal` notification in
-    the run's chat. Idempotent on proposal id. Recorded as the chain run -> message ->
-    proposal, run -> curation (by `worker`) -> proposal -> decision -> commit (§8).
+    The messages (`said`, already redacted by the curator; `embedded`: their vectors,
+    made before the transaction) become episodes first (committer/episodes.py), so each
+    proposal's row names who said it (`speaker_id`).
+    Suppressed proposals are dropped. Held ones get a `proposal` notification in the
+    run's chat. Idempotent on proposal and episode id. Recorded as the chain run ->
+    message (naming its episode) -> proposal, run -> curation (by `worker`) -> proposal
+    -> decision -> commit (§8).
     """
     run_event = trail.event(
         "run", event_id=run.id, at=run.created_at, chat_id=run.chat_id, surface=run.surface
     )
     curation = trail.event("curation", actor=worker, run_id=run.id, causes=[run_event])
-    said = _messages(run)
+    filed = record_episodes(w, owner, self_id, run, said, t, embedded)
+    reviewed = [spoken_by(r, filed.speakers) for r in reviewed]
+    messages = _messages(run)
 
     def causes(r: Reviewed) -> list[str | None]:
         mid = r.proposal.provenance.message_id
         if mid is None:
             return [curation]
-        at, role = said.get(mid, (None, None))
+        at, role = messages.get(mid, (None, None))
         message = trail.event(
             "message",
             event_id=message_event_id(owner, run.id, mid),
@@ -176,6 +193,7 @@ def record_run(
             run_id=run.id,
             message_id=mid,
             role=role,
+            episode_id=filed.episodes.get(mid),
             causes=[run_event],
         )
         return [curation, message]
@@ -377,9 +395,8 @@ def keep(
     decision = trail.event(
         "decision", actor=by, decision="keep", proposal_id=proposal_id, causes=[proposal_id]
     )
-    applied = apply_proposals(
-        w, owner, self_id, [as_proposal(rec)], t, trail, [decision], note_limit
-    )[0]
+    proposal = said_by(w, owner, as_proposal(rec))
+    applied = apply_proposals(w, owner, self_id, [proposal], t, trail, [decision], note_limit)[0]
     done = w.decide_proposal(
         owner,
         proposal_id,

@@ -56,6 +56,7 @@ def _provenance(row: FactRecord) -> Provenance:
         confidence=row.confidence,
         run_id=row.run_id,
         message_id=row.message_id,
+        speaker_id=row.speaker_id,
     )
 
 

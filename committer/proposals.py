@@ -29,6 +29,9 @@ class Provenance(BaseModel):
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
     run_id: str | None = None
     message_id: str | None = None
+    speaker_id: str | None = None
+    """The person entity who said it (set by the committer from the message's episode,
+    CONTRACT §12); None for what no message said."""
 
 
 class Assertion(BaseModel):
@@ -127,6 +130,37 @@ class Reviewed(BaseModel):
     proposal: Proposal
     action: Literal["commit", "hold"]
     policy: str
+
+
+class Said(BaseModel):
+    """One message of a run as the curator hands it over to be kept as an episode
+    (CONTRACT §12): what the committer stores, already cleared of secrets.
+
+    Attributes:
+        seq: the message's position in the run (from 0).
+        part: `own` (the speaker's own words) or `pasted` (text pasted into a user
+            message, not the speaker's words).
+        message_id: the message's id in the run, or None.
+        role: the message's role.
+        speaker: the name the run gives the speaker (a `user` message's `speaker`), or
+            None (the owner for a `user` message; nobody's for other roles).
+        text: the words, each sentence carrying a credential already replaced by
+            `[redacted]` (the committer never sees a secret).
+        said_at: the message's time, aware.
+        source: `user_stated` (the person's own words) or `untrusted` (assistant, tool,
+            document or pasted text), as the curator rates the same words (CONTRACT §3).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    seq: int = Field(ge=0)
+    part: Literal["own", "pasted"] = "own"
+    message_id: str | None = None
+    role: str
+    speaker: str | None = None
+    text: str
+    said_at: datetime
+    source: Literal["user_stated", "untrusted"]
 
 
 class Candidate(BaseModel):

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from committer.base import CommitterBase
+from committer.episodes import embed_said
 from committer.filing import record_run
 from committer.owners import ensure_owner
-from committer.proposals import Reviewed
+from committer.proposals import Reviewed, Said
 from committer.trail import Trail
 from graph.errors import Conflict, TooBusy
 from graph.records import RunRecord, run_key
@@ -72,6 +73,10 @@ class RunCommands(CommitterBase):
         Returns:
             (the stored run, True if this call queued it).
 
+        A run of a chat whose memory access is `none` is stored without its content
+        (payload `{}`; CONTRACT §7, §12: that chat's messages are never stored); the
+        digest still makes a repost with other content a conflict.
+
         Raises:
             Conflict: the run id was posted before with different content, or is a
                 sync's id (CONTRACT §10: both are event ids).
@@ -95,13 +100,14 @@ class RunCommands(CommitterBase):
                     f"id {run_id!r} is already the id of a {taken.kind}; a run's "
                     "event id is its run id, so runs and syncs need distinct ids"
                 )
+            closed = w.memory_access(owner, chat_id).mode == "none"
             return w.create_run(
                 owner,
                 key=run_key(owner, run_id),
                 run_id=run_id,
                 chat_id=chat_id,
                 surface=surface,
-                payload=payload,
+                payload="{}" if closed else payload,
                 digest=digest,
                 now=utcnow(),
             )
@@ -191,13 +197,23 @@ class RunCommands(CommitterBase):
 
         return self._writer.transaction(work)
 
-    def apply_run(self, run: RunRecord, reviewed: Sequence[Reviewed], *, worker: str) -> RunOutcome:
-        """Store a claimed run's reviewed proposals and mark it done, in one transaction.
+    def apply_run(
+        self,
+        run: RunRecord,
+        reviewed: Sequence[Reviewed],
+        *,
+        worker: str,
+        said: Sequence[Said] = (),
+    ) -> RunOutcome:
+        """Store a claimed run's episodes and reviewed proposals and mark it done, in one
+        transaction.
 
-        Low-risk proposals are committed, the rest held pending for the person, and
-        suppressed ones dropped (CONTRACT §3, `committer.filing.record_run`). Either all
-        of it lands and the run is `done`, or nothing does (CONTRACT §4: nothing is
-        applied twice; proposals are idempotent on id).
+        Each message the curator handed over (`said`, secrets already redacted) is kept as
+        an episode (CONTRACT §12); low-risk proposals are committed, the rest held pending
+        for the person, and suppressed ones dropped (CONTRACT §3,
+        `committer.filing.record_run`). Either all of it lands and the run is `done`, or
+        nothing does (CONTRACT §4: nothing is applied twice; proposals and episodes are
+        idempotent on id).
 
         Raises:
             Conflict: the run is no longer being curated under `worker`'s lease (it lapsed
@@ -205,9 +221,13 @@ class RunCommands(CommitterBase):
                 written.
         """
 
+        # Embedded before the transaction: the owner is not locked while the embedder runs.
+        embedded = embed_said(run.owner, said, self._writer.embedder)
+
         def work(w: WriteTx) -> RunOutcome:
             self_id, _ = ensure_owner(w, run.owner)
             t = w.begin_commit(run.owner, utcnow())
+            trail = Trail(w, run.owner, t)
             review = record_run(
                 w,
                 run.owner,
@@ -215,8 +235,10 @@ class RunCommands(CommitterBase):
                 run,
                 reviewed,
                 t,
-                Trail(w, run.owner, t),
+                trail,
                 worker,
+                said,
+                embedded,
                 note_limit=self.note_limit,
             )
             outcome = RunOutcome(review.proposals, review.committed, review.held, review.entity_ids)

@@ -47,7 +47,7 @@ def index_new_rows(w: WriteTx, owner: str, rows: Sequence[dict[str, Any]]) -> No
         )
         for r in rows
     ]
-    vectors = _embed(w.embedder, texts)
+    vectors = embed_texts(w.embedder, texts)
     model = w.embedder.model if w.embedder is not None and vectors is not None else None
     w.index_rows(
         owner,
@@ -59,7 +59,9 @@ def index_new_rows(w: WriteTx, owner: str, rows: Sequence[dict[str, Any]]) -> No
     )
 
 
-def _embed(embedder: Embedder | None, texts: list[str]) -> list[list[float]] | None:
+def embed_texts(embedder: Embedder | None, texts: list[str]) -> list[list[float]] | None:
+    """Embed `texts` in one call, or None without an embedder or when it fails (logged:
+    what is written gets its text now and its vector from `backfill` later)."""
     if embedder is None:
         return None
     try:
@@ -81,7 +83,8 @@ def backfill(
 ) -> int:
     """Give every row of every owner its search text and, with an embedder, a vector of
     the embedder's model (rows written before an embedder was configured, rows whose
-    commit found the embedder down, rows embedded by another model).
+    commit found the embedder down, rows embedded by another model); and every episode
+    a vector of that model (CONTRACT §12).
 
     One transaction per batch of one owner; safe to interrupt and run again.
 
@@ -93,7 +96,7 @@ def backfill(
         owners: only these owners (default every owner).
 
     Returns:
-        How many rows were updated.
+        How many rows and episodes were updated.
 
     Raises:
         EmbedderUnavailable: the embedder failed (what was done so far is kept).
@@ -110,7 +113,27 @@ def backfill(
             done += count
             if count < batch:
                 break
+        while embedder is not None:
+            count = writer.transaction(
+                partial(_backfill_episodes, owner=owner, embedder=embedder, batch=batch)
+            )
+            done += count
+            if count < batch:
+                break
     return done
+
+
+def _backfill_episodes(w: WriteTx, owner: str, embedder: Embedder, batch: int) -> int:
+    """Embed up to `batch` episodes of `owner` with no vector of the embedder's model."""
+    rows = w.unembedded_episodes(owner, embedder.model, batch)
+    if rows:
+        vectors = embedder.embed([r["text"] or "" for r in rows])
+        w.embed_episodes(
+            owner,
+            [{"id": r["id"], "embedding": v} for r, v in zip(rows, vectors, strict=True)],
+            embedder.model,
+        )
+    return len(rows)
 
 
 def _backfill_batch(

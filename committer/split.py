@@ -145,6 +145,7 @@ def split_entity(
                     confidence=row.confidence,
                     run_id=row.run_id,
                     message_id=row.message_id,
+                    speaker_id=row.speaker_id,
                 ),
             )
         )

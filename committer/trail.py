@@ -61,6 +61,7 @@ class Trail:
         self._changed: list[dict[str, Any]] = []
         self._moved: list[dict[str, str]] = []
         self._noted: list[dict[str, Any]] = []
+        self._forgot: list[dict[str, Any]] = []
         self._served: set[str] = set()
         self._committed = False
 
@@ -138,6 +139,12 @@ class Trail:
             for i, o, op in items
         )
 
+    def forgot(self, episode_ids: Iterable[str]) -> None:
+        """Episodes forgotten for the current cause (CONTRACT §12), op `forgotten`."""
+        self._forgot.extend(
+            {"episode_id": i, "op": "forgotten", "cause": self._cause()} for i in episode_ids
+        )
+
     def moved(self, new_fact_id: str, old_fact_id: str) -> None:
         """A row a merge or split recorded stands for a row it moved (for `why`)."""
         if new_fact_id != old_fact_id:
@@ -163,7 +170,7 @@ class Trail:
         """Write what is queued: events, links, and the commit's effects (after the rows
         they point at exist: `Batch.flush` calls this after recording its rows)."""
         commit = None
-        if self._wrote or self._ended or self._changed or self._noted:
+        if self._wrote or self._ended or self._changed or self._noted or self._forgot:
             commit = event_key(self.owner, self.commit_id)
             if not self._committed:
                 self.event("commit", event_id=self.commit_id, actor=COMMITTER)
@@ -181,7 +188,8 @@ class Trail:
             changed=self._changed,
             moved=self._moved,
             noted=self._noted,
+            forgot=self._forgot,
         )
         self._noted = []
-        self._events, self._links, self._moved = {}, [], []
+        self._events, self._links, self._moved, self._forgot = {}, [], [], []
         self._wrote, self._ended, self._changed = [], [], []

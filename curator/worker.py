@@ -6,6 +6,8 @@ and any number of workers may share one Neo4j: a run is claimed atomically with 
 and a run whose worker died is taken over once its lease lapses. The curator never
 writes facts itself: `Committer.apply_run` does, in one transaction that also marks the
 run done and checks the lease is still this worker's, so a run is applied exactly once.
+Every message of the run goes with it, redacted, to be kept as an episode
+(curator/episodes.py, CONTRACT §12).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from http import HTTPStatus
 from committer.apply import Committer
 from committer.proposals import Reviewed
 from committer.runs import MAX_ATTEMPTS, RunOutcome
+from curator.episodes import said_in
 from curator.llm import ExtractorUnavailable, LlmExtractor
 from curator.merges import find_candidates
 from curator.propose import review_run
@@ -136,7 +139,9 @@ class CuratorWorker:
     def _curate(self, run: RunRecord) -> None:
         try:
             reviewed = self._review(run)
-            outcome = self._committer.apply_run(run, reviewed, worker=self.worker_id)
+            outcome = self._committer.apply_run(
+                run, reviewed, worker=self.worker_id, said=said_in(run)
+            )
             log.info(
                 "run %s: %d proposals, %d committed, %d held",
                 run.id,

@@ -88,6 +88,16 @@ REGISTRY: dict[str, AttributeSpec] = {
 DEFAULT = AttributeSpec("many", "general")
 """An attribute the registry does not know keeps distinct values side by side."""
 
+CONVERSATION = "conversation"
+"""The area of episodes, what was said (CONTRACT §12): a restricted memory access lists it
+among its areas to let a chat read earlier conversations (graph/scope.py)."""
+
+
+def known_areas() -> frozenset[str]:
+    """Every area a memory access may list (CONTRACT §7): the registry's, `general` (an
+    attribute the registry does not know) and `conversation` (episodes)."""
+    return frozenset({spec.area for spec in REGISTRY.values()} | {DEFAULT.area, CONVERSATION})
+
 
 def spec(attribute: str) -> AttributeSpec:
     """Return the registry entry for `attribute` (snake_case), or `DEFAULT`."""

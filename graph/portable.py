@@ -10,7 +10,8 @@ types between an owner's nodes. Every property of a node travels, except
 
 * `{"format": "worldstate-owner-export", "version": 1, "owner", "exported_at"}` first;
 * `{"node": "<Label>", "props": {...}}` per node, kinds in `KINDS` order;
-* `{"rel": "<TYPE>", "from": "<start ref>", "to": "<end ref>", "props": {...}}`;
+* `{"rel": "<TYPE>", "from": "<start ref>", "to": "<end ref>", "props": {...}}` (`rel` is
+  `Relation.key`: the type, or a name of its own where a type has two end kinds);
 * `{"end": true, "counts": {...}, "changed_during_export": bool}` last: a file without
   it was cut short.
 
@@ -74,8 +75,9 @@ KINDS: tuple[Kind, ...] = (
     Kind("Membership"),
     Kind("Share"),
     Kind("Token", secret=("hash",), ref="", imported=False),
-    # Episodes (CONTRACT §12; branch `episodes`): exported once the label exists.
-    Kind("Episode"),
+    # Episodes, what was said (CONTRACT §12): `search_text` travels (it is what the
+    # full-text index reads); the vector is the backfill's to make again.
+    Kind("Episode", derived=("embedding", "embedding_model")),
     # Notes (CONTRACT §13): versions, standing, session summaries, task logs, reading ledgers.
     Kind("Note", derived=("embedding", "embedding_model")),
     Kind("NoteHead"),
@@ -90,11 +92,25 @@ BY_LABEL = {k.label: k for k in KINDS}
 
 @dataclass(frozen=True, slots=True)
 class Relation:
-    """A relationship type between two of an owner's node kinds."""
+    """A relationship type between two of an owner's node kinds.
+
+    Attributes:
+        type: the relationship type (a literal of ours).
+        start: the start node's label.
+        end: the end node's label.
+        name: what a line's `rel` field says, when one type links a start kind to two end
+            kinds (an event ENDED a fact row or an episode); the type by default.
+    """
 
     type: str
     start: str
     end: str
+    name: str = ""
+
+    @property
+    def key(self) -> str:
+        """The line's `rel` field: `name`, or the type."""
+        return self.name or self.type
 
 
 RELATIONS: tuple[Relation, ...] = (
@@ -116,11 +132,13 @@ RELATIONS: tuple[Relation, ...] = (
     Relation("HANDED_OVER_FROM", "Note", "Note"),
     Relation("WROTE_NOTE", "Event", "Note"),
     Relation("ENDED_NOTE", "Event", "Note"),
+    Relation("ENDED", "Event", "Episode", name="ENDED_EPISODE"),
 )
 """Every relationship type inside an owner's memory (`HAS_TOKEN` is left out with the
 tokens' secrets; a restored owner's tokens are its own)."""
 
-BY_TYPE = {r.type: r for r in RELATIONS}
+BY_TYPE = {r.key: r for r in RELATIONS}
+"""Relations by the `rel` field of their lines (`Relation.key`)."""
 
 
 def encode(value: Any) -> Any:
@@ -153,10 +171,10 @@ def node_line(label: str, props: dict[str, Any]) -> str:
     return json.dumps({"node": label, "props": kept}, ensure_ascii=False)
 
 
-def rel_line(type_: str, start: str, end: str, props: dict[str, Any]) -> str:
-    """One relationship as a JSON line: its type, its ends' cursors, its properties."""
+def rel_line(key: str, start: str, end: str, props: dict[str, Any]) -> str:
+    """One relationship as a JSON line: its `Relation.key`, its ends' refs, its properties."""
     body = {k: encode(v) for k, v in sorted(props.items())}
-    return json.dumps({"rel": type_, "from": start, "to": end, "props": body}, ensure_ascii=False)
+    return json.dumps({"rel": key, "from": start, "to": end, "props": body}, ensure_ascii=False)
 
 
 def _iso(value: DateTime) -> str:

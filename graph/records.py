@@ -62,6 +62,60 @@ class FactRecord:
     confidence: float
     run_id: str | None
     message_id: str | None
+    speaker_id: str | None = None
+    """Who said it: the person entity speaking in the message it was drawn from (the owner's
+    own entity for the owner's words), or None when it came from no message of a run (REST,
+    an integration) or was recorded before speakers were kept (CONTRACT §12)."""
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeRecord:
+    """One message of a curated run, kept as said (CONTRACT §12 "Episodes").
+
+    Immutable except `retracted_at` (set once, when the person forgets it). Visible at
+    `(valid_at, known_at)` when `said_at <= valid_at` and `recorded_at <= known_at <
+    retracted_at`.
+
+    Attributes:
+        id: `epi_` + 24 hex digits, derived from (owner, run id, seq, part): the same
+            message of the same run always has the same id.
+        owner: the owner id.
+        chat_id: the run's chat.
+        run_id: the run it came from.
+        message_id: the message's id in the run, or None when the run gave none.
+        seq: the message's position in the run (from 0).
+        part: `own` (the speaker's own words) or `pasted` (text pasted into a user
+            message: not the speaker's words).
+        surface: where the run ran, or None.
+        role: `user`, `assistant`, `tool`, `document` or `system`.
+        speaker_id: the person entity speaking (a `user` message's speaker, else the
+            owner's own entity), or None for assistant, tool and document text.
+        speaker: that entity's name (as read), or None.
+        text: what was said, every sentence carrying a credential replaced by
+            `[redacted]` before it reached the store.
+        said_at: the message's time, aware UTC.
+        source: `user_stated` (the person's own words) or `untrusted` (assistant,
+            tool, document or pasted text), as the curator rates the same words.
+        recorded_at: the commit that wrote it, aware UTC.
+        retracted_at: when it was forgotten (`FAR_FUTURE` while kept).
+    """
+
+    id: str
+    owner: str
+    chat_id: str
+    run_id: str
+    message_id: str | None
+    seq: int
+    part: str
+    surface: str | None
+    role: str
+    speaker_id: str | None
+    speaker: str | None
+    text: str
+    said_at: datetime
+    source: str
+    recorded_at: datetime
+    retracted_at: datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,8 +346,10 @@ class EffectRecord:
             invalidated, retracted, moved (ended); archived, unarchived, merged, split
             (changed).
         cause_id: the decision, action or sync the commit did it for.
-        entity_id: the row's entity, or the entity changed.
-        fact: the row (None for an entity change).
+        entity_id: the row's entity, or the entity changed, or the speaker of an episode
+            (None for an episode of no person).
+        fact: the row (None for an entity change or an episode).
+        episode: the episode forgotten (op `forgotten`), else None (CONTRACT §12).
     """
 
     commit_id: str
@@ -301,5 +357,6 @@ class EffectRecord:
     change: str
     op: str
     cause_id: str
-    entity_id: str
+    entity_id: str | None
     fact: FactRecord | None
+    episode: EpisodeRecord | None = None

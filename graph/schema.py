@@ -128,6 +128,23 @@ STATEMENTS: tuple[str, ...] = (
         "FOR (f:Fact) ON EACH [f.search_text, f.owner, f.entity_id] "
         "OPTIONS {indexConfig: {`fulltext.analyzer`: 'standard-folding'}}"
     ),
+    # Episodes, what was said (graph/cypher/episodes.py, CONTRACT §12): by id (idempotent
+    # filing), by owner (erasure), by owner as of a point (listing, the exact semantic
+    # ranking of a small owner), by run (listing, forgetting a run, a fact's message);
+    # fact rows by run (forgetting a conversation finds the rows its messages gave).
+    "CREATE CONSTRAINT episode_id IF NOT EXISTS FOR (ep:Episode) REQUIRE ep.id IS UNIQUE",
+    "CREATE INDEX episode_owner IF NOT EXISTS FOR (ep:Episode) ON (ep.owner)",
+    (
+        "CREATE INDEX episode_owner_asof IF NOT EXISTS "
+        "FOR (ep:Episode) ON (ep.owner, ep.retracted_at, ep.said_at)"
+    ),
+    "CREATE INDEX episode_owner_run IF NOT EXISTS FOR (ep:Episode) ON (ep.owner, ep.run_id)",
+    "CREATE INDEX fact_owner_run IF NOT EXISTS FOR (f:Fact) ON (f.owner, f.run_id)",
+    (
+        "CREATE FULLTEXT INDEX episode_text IF NOT EXISTS "
+        "FOR (ep:Episode) ON EACH [ep.search_text, ep.owner] "
+        "OPTIONS {indexConfig: {`fulltext.analyzer`: 'standard-folding'}}"
+    ),
     # Prefetch's mentions (graph/cypher/prefetch.py): each normalized name or alias one
     # term (keyword analyzer), looked up together with the owner; an exact seek per key.
     (
@@ -140,18 +157,27 @@ STATEMENTS: tuple[str, ...] = (
     *OWNER_ID_INDEXES,
 )
 
-VECTOR_INDEX = """
+VECTOR_INDEXES = {
+    "fact_embedding": """
 CREATE VECTOR INDEX fact_embedding IF NOT EXISTS FOR (f:Fact) ON f.embedding
 OPTIONS {indexConfig: {`vector.dimensions`: $dimensions,
                        `vector.similarity_function`: 'cosine',
                        `vector.quantization.enabled`: false}}
-"""
-"""The vector index over fact rows' embeddings (cosine; unquantized, so its scores equal
-`vector.similarity.cosine` on the stored vectors). $dimensions: the embedder's size."""
+""",
+    "episode_embedding": """
+CREATE VECTOR INDEX episode_embedding IF NOT EXISTS FOR (ep:Episode) ON ep.embedding
+OPTIONS {indexConfig: {`vector.dimensions`: $dimensions,
+                       `vector.similarity_function`: 'cosine',
+                       `vector.quantization.enabled`: false}}
+""",
+}
+"""The vector indexes over fact rows' and episodes' embeddings (cosine; unquantized, so
+their scores equal `vector.similarity.cosine` on the stored vectors). $dimensions: the
+embedder's size."""
 
 VECTOR_INDEX_SIZE = """
 SHOW VECTOR INDEXES YIELD name, options
-WHERE name = 'fact_embedding'
+WHERE name = $name
 RETURN options.indexConfig.`vector.dimensions` AS dimensions
 """
 
@@ -171,13 +197,16 @@ def ensure_schema(
     """
     for statement in STATEMENTS:
         driver.execute_query(statement, database_=database)
-    found = driver.execute_query(VECTOR_INDEX_SIZE, database_=database).records
-    if found and found[0]["dimensions"] != vector_dimensions:
-        log.warning(
-            "vector index fact_embedding has %s dimensions, the embedder %s: recreating it",
-            found[0]["dimensions"],
-            vector_dimensions,
-        )
-        driver.execute_query("DROP INDEX fact_embedding IF EXISTS", database_=database)
-    driver.execute_query(VECTOR_INDEX, dimensions=vector_dimensions, database_=database)
+    for name, create in VECTOR_INDEXES.items():
+        found = driver.execute_query(VECTOR_INDEX_SIZE, name=name, database_=database).records
+        if found and found[0]["dimensions"] != vector_dimensions:
+            log.warning(
+                "vector index %s has %s dimensions, the embedder %s: recreating it",
+                name,
+                found[0]["dimensions"],
+                vector_dimensions,
+            )
+            # `name` is a key of VECTOR_INDEXES, never input.
+            driver.execute_query(f"DROP INDEX {name} IF EXISTS", database_=database)
+        driver.execute_query(create, dimensions=vector_dimensions, database_=database)
     driver.execute_query("CALL db.awaitIndexes(300)", database_=database)

@@ -9,7 +9,8 @@ below, and `params(scope)` compiles the scope into their parameters. The predica
 are literals; nothing of the caller's input becomes Cypher text.
 
 Areas: a fact's area is its attribute's area in the registry (graph/attributes.py);
-an attribute the registry does not know is in area `general`. Sources: a fact's
+an attribute the registry does not know is in area `general`; an episode (what was said,
+CONTRACT §12) is in area `conversation`. Sources: a fact's
 `source` must be in the list; `integration` in the list admits every
 `integration:<name>`. Under `restricted` an empty list lets nothing through
 (fail-closed); under `none` nothing passes at all.
@@ -20,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from graph.attributes import DEFAULT, REGISTRY
+from graph.attributes import CONVERSATION, DEFAULT, REGISTRY
 from graph.notes import NOTES_AREA
 from graph.records import MemoryAccess
 
@@ -62,8 +63,8 @@ def params(owner: str | Scope) -> dict[str, Any]:
 
     Returns:
         `owner`, `shared` (entity ids), `readable` (False under `none`), `all_areas`,
-        `area_attributes`, `general_area`, `registered`, `all_sources`, `sources`,
-        `any_integration`.
+        `area_attributes`, `general_area`, `conversation_area`, `registered`,
+        `all_sources`, `sources`, `any_integration`.
     """
     scope = as_scope(owner)
     access = scope.access
@@ -75,6 +76,7 @@ def params(owner: str | Scope) -> dict[str, Any]:
         "all_areas": not restricted,
         "area_attributes": _area_attributes(access.areas) if restricted else [],
         "general_area": restricted and DEFAULT.area in access.areas,
+        "conversation_area": restricted and CONVERSATION in access.areas,
         "registered": sorted(REGISTRY) if restricted else [],
         "all_sources": not restricted,
         "sources": list(access.sources) if restricted else [],
@@ -107,6 +109,23 @@ splits an OR of two indexable predicates into a union of two index seeks, so a r
 that seeks one entity's rows would seek them twice. As a CASE it stays a filter on the
 caller's own seek. A query that must *find* shared rows (not just keep them) seeks them
 in a branch of its own (graph/cypher/facts.py OWNER_ATTRIBUTE_AS_OF)."""
+
+
+EPISODE_VISIBLE = (
+    """($readable AND ep.owner = $owner AND ($all_areas OR $conversation_area)
+  AND """
+    + SOURCE_VISIBLE.replace("f.", "ep.")
+    + ")"
+)
+"""Cypher predicate on an episode bound to `ep` (CONTRACT §12): the caller's own (episodes
+are never shared through groups: a share shares an entity and its facts, not what was
+said), in area `conversation`, from a source the memory access allows. The one place an
+episode read is scoped (graph/read/episodes.py, graph/cypher/episodes.py, prefetch)."""
+
+
+def episode_visible(var: str) -> str:
+    """`EPISODE_VISIBLE` for an episode bound to `var` (a literal chosen by the query module)."""
+    return EPISODE_VISIBLE.replace("ep.", var + ".")
 
 
 def fact_visible(var: str) -> str:
@@ -197,6 +216,19 @@ def permits_note(
         "integration" in access.sources and source.startswith("integration:")
     )
     return NOTES_AREA in access.areas and source_ok
+
+
+def permits_episode(scope: Scope, *, owner: str, source: str) -> bool:
+    """The same rule as `EPISODE_VISIBLE`, in Python (tests check the Cypher against it)."""
+    access = scope.access
+    if access.mode == "none" or owner != scope.owner:
+        return False
+    if access.mode == "full":
+        return True
+    source_ok = source in access.sources or (
+        "integration" in access.sources and source.startswith("integration:")
+    )
+    return CONVERSATION in access.areas and source_ok
 
 
 SHARED_ENTITY_IDS = """

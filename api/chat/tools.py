@@ -317,9 +317,10 @@ def search(
     known_at: datetime | None = None,
     limit: int = 10,
 ) -> dict[str, Any]:
-    """Semantic recall over the facts the caller sees (CONTRACT §6, §10 `GET /v1/search`):
-    `{items: [{fact, entity, score, semantic_score, fulltext_score}], mode, degraded,
-    detail, embedder}`, semantic and full-text hits fused (api/chat/search.py).
+    """Recall over the facts and episodes the caller sees (CONTRACT §6, §10 `GET /v1/search`,
+    §12): `{items: [{kind: "fact", fact, entity, score, ...} | {kind: "episode", episode,
+    score, ...}], mode, degraded, detail, embedder}`, one ranking scored on semantic and
+    lexical evidence (api/chat/search.py).
 
     Raises:
         MemoryOff: memory access `none`. InvalidInput: a blank `q`.

@@ -68,6 +68,9 @@ def serve_in_process(settings: Settings, driver: Driver) -> Iterator[str]:
     """Run `worldstate serve`'s app (API and in-process curator) on a free loopback port in
     a thread of this process; yield its base URL; stop it when the block ends.
 
+    The per-token rate limit is lifted for it (`rate_limit_per_minute=0`): one evaluation
+    asks thousands of questions with one token, and this server is the evaluator's own.
+
     Raises:
         EvalError: it did not start within 180 s (start-up loads the embedding model).
     """
@@ -78,7 +81,10 @@ def serve_in_process(settings: Settings, driver: Driver) -> Iterator[str]:
     port = pick_free_port()
     server = uvicorn.Server(
         uvicorn.Config(
-            create_app(settings, driver), host="127.0.0.1", port=port, log_level="warning"
+            create_app(settings.model_copy(update={"rate_limit_per_minute": 0}), driver),
+            host="127.0.0.1",
+            port=port,
+            log_level="warning",
         )
     )
     thread = threading.Thread(target=server.run, name="eval-serve", daemon=True)
@@ -96,6 +102,18 @@ def serve_in_process(settings: Settings, driver: Driver) -> Iterator[str]:
         thread.join(30)
 
 
+MAX_WAITS = 20
+"""Rate-limited answers (429) waited out per request before the evaluation gives up."""
+
+
+def _retry_after(r: httpx.Response) -> float:
+    """Seconds a 429 asks to wait (`Retry-After`), 1 when it says nothing usable, at most 60."""
+    try:
+        return min(max(float(r.headers.get("retry-after", "1")), 0.0), 60.0)
+    except ValueError:
+        return 1.0
+
+
 class OwnerClient:
     """One owner's client of the REST API, with the provenance lookups scoring needs.
 
@@ -111,10 +129,16 @@ class OwnerClient:
         self._episodes: dict[str, Retrieved] = {}
 
     def _call(self, method: str, url: str, **kw: Any) -> Any:
-        try:
-            r = self._client.request(method, url, **kw)
-        except httpx.HTTPError as exc:
-            raise EvalError(f"{method} {url} failed: {exc}") from exc
+        """One request; a 429 (a running server's rate limit, `--api`) is retried after its
+        `Retry-After` seconds, up to `MAX_WAITS` times."""
+        for _ in range(MAX_WAITS):
+            try:
+                r = self._client.request(method, url, **kw)
+            except httpx.HTTPError as exc:
+                raise EvalError(f"{method} {url} failed: {exc}") from exc
+            if r.status_code != httpx.codes.TOO_MANY_REQUESTS:
+                break
+            time.sleep(_retry_after(r))
         if r.is_error:
             raise EvalError(f"{method} {url}: HTTP {r.status_code} {r.text[:300]}")
         return r.json()

@@ -22,6 +22,7 @@ from api.http.limits import BodyLimit
 from api.http.routes import (
     audit,
     entities,
+    episodes,
     facts,
     groups,
     memory,
@@ -148,6 +149,7 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         splits,
         groups,
         audit,
+        episodes,
         owners,
         notes,
         memory,

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from graph.errors import InvalidInput, NotFound
 from graph.read.lifecycle import HistoryKey
+from graph.records import EpisodeRecord
 from graph.time import EPOCH, from_micros
 
 T = TypeVar("T")
@@ -94,6 +95,70 @@ def decode_history(
         "cursor",
         "not a cursor of this listing (another entity, attribute or "
         "include_retracted, or altered); ask again without cursor",
+    )
+
+
+EPISODES_KIND = "episodes/1"
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeCursor:
+    """A decoded episode-list cursor: the as-of point every page reads, and the sort key
+    (said_at, run id, seq, part) of the last episode served."""
+
+    valid_at: datetime
+    known_at: datetime
+    after: tuple[datetime, str, int, str]
+
+
+def encode_episodes(
+    query: list[Any], valid_at: datetime, known_at: datetime, last: EpisodeRecord
+) -> str:
+    """The cursor of the page after `last` in an episode listing.
+
+    Args:
+        query: the listing's filters ([chat_id, run_id, q]); a cursor serves only them.
+        valid_at: the valid-time point the first page read (pinned).
+        known_at: the knowledge instant the first page read (pinned).
+        last: the last episode served.
+    """
+    body = {
+        "k": EPISODES_KIND,
+        "q": query,
+        "v": _micros(valid_at),
+        "t": _micros(known_at),
+        "p": [_micros(last.said_at), last.run_id, last.seq, last.part],
+    }
+    raw = json.dumps(body, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_episodes(cursor: str, query: list[Any]) -> EpisodeCursor:
+    """Decode a cursor given back for the episode listing with these filters.
+
+    Raises:
+        InvalidInput: (field `cursor`) not a cursor, altered, or from another listing.
+    """
+    try:
+        body = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        said, run_id, seq, part = body["p"]
+        numbers = (said, seq, body["v"], body["t"])
+        ok = (
+            body["k"] == EPISODES_KIND
+            and body["q"] == query
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in numbers)
+            and isinstance(run_id, str)
+            and part in ("own", "pasted")
+        )
+        if ok:
+            after = (from_micros(said), run_id, seq, part)
+            return EpisodeCursor(from_micros(body["v"]), from_micros(body["t"]), after)
+    except (ValueError, TypeError, KeyError, binascii.Error, OverflowError):
+        pass
+    raise InvalidInput(
+        "cursor",
+        "not a cursor of this listing (other chat_id, run_id or q, or altered); "
+        "ask again without cursor",
     )
 
 

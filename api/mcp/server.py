@@ -206,8 +206,10 @@ async def search(
     chat_id: ChatArg = None,
     limit: Annotated[int, Field(ge=1, le=100)] = 10,
 ) -> Json:
-    """Recall facts relevant to `q`, by meaning and by exact words:
-    {items: [{fact, entity, score, ...}], mode: hybrid|fulltext, ...}."""
+    """Recall facts and what was said (episodes) relevant to `q`, by meaning and by exact
+    words, in one ranking: {items: [{kind: fact, fact, entity, score, ...} | {kind:
+    episode, episode: {id, text, speaker, said_at, chat_id, run_id, message_id, source},
+    score, ...}], mode: hybrid|fulltext, ...}."""
     return await _call(
         ctx,
         "read",

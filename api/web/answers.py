@@ -46,7 +46,11 @@ def describe(effects: EffectsOut, names: dict[str, str] | None = None) -> list[s
     for e in items:
         f = e.fact
         if e.change == "changed":
-            out.append(f"{names.get(e.entity_id, 'an entity')} {e.op}")
+            out.append(f"{names.get(e.entity_id or '', 'an entity')} {e.op}")
+            continue
+        if e.episode is not None:
+            who = e.episode.speaker or e.episode.role
+            out.append(f"forgot what {who} said: {e.episode.text!r}")
             continue
         if f is None or f.id in used:
             continue

@@ -23,7 +23,7 @@ from graph.records import FactRecord
 from graph.time import FAR_FUTURE
 
 Provenance = dict[str, object]
-"""source, evidence, reason, confidence, run_id, message_id (as stored on a row)."""
+"""source, evidence, reason, confidence, run_id, message_id, speaker_id (as stored on a row)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +124,7 @@ def carried(row: FactRecord) -> NewValue:
             "confidence": row.confidence,
             "run_id": row.run_id,
             "message_id": row.message_id,
+            "speaker_id": row.speaker_id,
         },
     )
 

@@ -17,6 +17,10 @@ VALID = "VAR.valid_from <= $valid_at AND VAR.valid_to > $valid_at"
 AS_OF = KNOWN + "\n  AND " + VALID
 """Both axes, CONTRACT §2: visible at (`$valid_at`, `$known_at`)."""
 
+SAID_AS_OF = "VAR.said_at <= $valid_at AND " + KNOWN
+"""Both axes for an episode, CONTRACT §12: said by `$valid_at` (visible from `said_at` on in
+valid time), believed at `$known_at` (recorded by then and not forgotten)."""
+
 LIVE_ENTITY = (
     "VAR.created_at <= $known_at AND (VAR.merged_into IS NULL OR VAR.merged_at > $known_at)"
 )

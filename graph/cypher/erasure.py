@@ -28,6 +28,8 @@ OWNED_LABELS: tuple[str, ...] = (
     "Group",
     # Cause-and-effect events (CONTRACT §8).
     "Event",
+    # Episodes, what was said (CONTRACT §12).
+    "Episode",
     # Notes, their standing, session summaries, task logs, reading ledgers (CONTRACT §13).
     "Note",
     "NoteHead",

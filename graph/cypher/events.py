@@ -22,6 +22,8 @@ The model, written by the committer in the transaction of every change:
   (:Note)`: note version rows the commit recorded and retracted (CONTRACT §13;
   graph/cypher/notes.py; types of their own, so the owner export's table keeps one end
   label per relationship type, graph/portable.py).
+* `(commit:Event)-[:ENDED {op: 'forgotten', cause}]->(:Episode)`: an episode the commit
+  forgot (CONTRACT §12 "Forget a conversation").
 
 Walks: `why` goes back from a row through the rows it continues (REPLACES, COALESCED,
 MOVED_FROM)
@@ -33,9 +35,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from graph.cypher.episodes import EPISODE_COLUMNS
 from graph.cypher.facts import FACT_COLUMNS
 from graph.records import EventRecord
-from graph.scope import entity_visible, fact_visible
+from graph.scope import entity_visible, episode_visible, fact_visible
 from graph.time import from_store
 
 EVENT_FIELDS = (
@@ -55,6 +58,7 @@ EVENT_FIELDS = (
     "fact_id",
     "target_id",
     "suggestion_id",
+    "episode_id",
 )
 """The optional fields an event may carry (set one by one in RECORD_TRAIL)."""
 
@@ -68,7 +72,8 @@ CALL () {
     e.proposal_id = ev.proposal_id, e.attribute = ev.attribute, e.policy = ev.policy,
     e.decision = ev.decision, e.action = ev.action, e.integration = ev.integration,
     e.full_snapshot = ev.full_snapshot, e.entity_id = ev.entity_id, e.fact_id = ev.fact_id,
-    e.target_id = ev.target_id, e.suggestion_id = ev.suggestion_id
+    e.target_id = ev.target_id, e.suggestion_id = ev.suggestion_id,
+    e.episode_id = ev.episode_id
 }
 CALL () {
   UNWIND $links AS l
@@ -114,6 +119,12 @@ CALL () {
   WHERE c.owner = $owner AND n.owner = $owner
   CREATE (c)-[:CHANGED {op: x.op, cause: x.cause}]->(n)
 }
+CALL () {
+  UNWIND $forgot AS x
+  MATCH (c:Event {key: $commit}), (ep:Episode {id: x.episode_id})
+  WHERE c.owner = $owner AND ep.owner = $owner
+  CREATE (c)-[:ENDED {op: x.op, cause: x.cause}]->(ep)
+}
 """
 """WRITE. $owner; $events (maps: key, id, kind, at, actor and every EVENT_FIELDS entry,
 null when unset); $links (maps: from, to: event keys); $commit (the commit event's key,
@@ -121,8 +132,8 @@ or null when nothing changed); $wrote, $ended (maps: fact_id, op, cause); $chang
 (maps: entity_id, op, cause); $moved (maps: from, to: the row a merge or split recorded
 and the row it moved); $noted (maps: note_id (a note row's id), owner (the row's owner: a
 group note's row may be another member's), rel (WROTE|ENDED: created as WROTE_NOTE and
-ENDED_NOTE), op, cause). Events are
-idempotent on key (a run's or a kept
+ENDED_NOTE), op, cause); $forgot (maps: episode_id, op, cause: episodes the commit forgot,
+CONTRACT §12). Events are idempotent on key (a run's or a kept
 proposal's event is made once and linked to later); links are merged; effect edges are
 created once per commit. Unique-constraint seeks on Event.key, Fact.id, Entity.id."""
 
@@ -187,6 +198,16 @@ RETURN a AS event, collect(b.id) AS effects
 event that led to them (CAUSED, any depth), with the ids of the events each one caused
 (the caller keeps the edges inside the set)."""
 
+EVENTS_BY_KEYS = """
+UNWIND $keys AS key
+MATCH (x:Event {key: key})
+WHERE x.owner = $owner
+OPTIONAL MATCH (x)-[:CAUSED]->(b:Event)
+RETURN x AS event, collect(b.id) AS effects
+"""
+"""READ. $owner, $keys (event keys) -> event, effects: just those events (no ancestors),
+with the ids of the events each one caused. Unique-constraint seeks on Event.key."""
+
 EFFECTS = (
     """
 MATCH (x:Event {key: $key})
@@ -202,21 +223,33 @@ WHERE (c = x OR w.cause IN ids)
     + """)
        OR (n:Entity AND """
     + entity_visible("n")
+    + """)
+       OR (n:Episode AND """
+    + episode_visible("n")
     + """))
+OPTIONAL MATCH (sp:Entity {id: n.speaker_id})
+WHERE n:Episode
 RETURN c.id AS commit, c.at AS at, type(w) AS rel, w.op AS op, w.cause AS cause,
-       n.id AS id, coalesce(n.entity_id, n.id) AS entity_id,
+       n.id AS id, sp.name AS speaker,
+       CASE WHEN n:Episode THEN n.speaker_id ELSE coalesce(n.entity_id, n.id) END
+         AS entity_id,
        CASE WHEN n:Fact THEN n """
     + FACT_COLUMNS.replace("VAR", "n")
-    + """ END AS row
+    + """ END AS row,
+       CASE WHEN n:Episode THEN n """
+    + EPISODE_COLUMNS.replace("VAR", "n")
+    + """ END AS episode
 ORDER BY at, commit, CASE type(w) WHEN 'ENDED' THEN 0 WHEN 'WROTE' THEN 1 ELSE 2 END, op, id
 SKIP $skip LIMIT $limit
 """
 )
 """READ. $key, $skip, $limit and the scope parameters of graph.scope.params -> commit,
-at, rel (WROTE|ENDED|CHANGED), op, cause, id, entity_id, row (the fact row, null for an
-entity change): everything the event went on to change, transitively (CONTRACT §8):
-the edges of every commit it led to (CAUSED, any depth) made for a cause it led to
-(every edge when the event is the commit itself), keeping what the scope may see.
+at, rel (WROTE|ENDED|CHANGED), op, cause, id, entity_id (an episode's speaker), speaker
+(that speaker's name, else null), row (the fact row, null for an entity change or an
+episode), episode (a forgotten episode's columns, else null): everything the event went
+on to change, transitively (CONTRACT §8): the edges of every commit it led to (CAUSED,
+any depth) made for a cause it led to (every edge when the event is the commit itself),
+keeping what the scope may see.
 Ordered by commit time, ended before written."""
 
 RUN_EXISTS = """

@@ -70,12 +70,14 @@ SET f.id = r.id,
     f.reason = r.reason,
     f.confidence = r.confidence,
     f.run_id = r.run_id,
-    f.message_id = r.message_id
+    f.message_id = r.message_id,
+    f.speaker_id = r.speaker_id
 RETURN count(f) AS created
 """
 """WRITE. $owner, $t, $far, $rows (list of maps: id, entity_id, attribute, value,
 object_id, value_norm, cardinality, valid_from_s/_ns, valid_to_s/_ns (graph.time.
-epoch_parts), status, source, evidence, reason, confidence, run_id, message_id)
+epoch_parts), status, source, evidence, reason, confidence, run_id, message_id,
+speaker_id)
 -> created (count).
 
 Creates each row with its fields set one by one; LINK_ROWS adds its edges.

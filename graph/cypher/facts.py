@@ -19,7 +19,7 @@ from graph.time import from_micros, from_store
 FACT_COLUMNS = (
     """{
   .id, .owner, .entity_id, .attribute, .value, .object_id, .value_norm, .cardinality,
-  .status, .source, .evidence, .reason, .confidence, .run_id, .message_id,
+  .status, .source, .evidence, .reason, .confidence, .run_id, .message_id, .speaker_id,
   valid_from_us: """
     + valid_micros("valid_from")
     + """,
@@ -209,6 +209,7 @@ def fact_from_record(node: Any) -> FactRecord:
         confidence=float(node.get("confidence", 1.0)),
         run_id=node.get("run_id"),
         message_id=node.get("message_id"),
+        speaker_id=node.get("speaker_id"),
     )
 
 

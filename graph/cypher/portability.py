@@ -74,8 +74,8 @@ RETURN {cursor} AS cursor, n.{start.ref} AS start,
 """
 
 
-EXPORT_RELATIONS: dict[str, str] = {r.type: _rel_page(r) for r in RELATIONS}
-"""READ, one per relationship type. $owner, $prefix, $after, $limit -> cursor, start (the
+EXPORT_RELATIONS: dict[str, str] = {r.key: _rel_page(r) for r in RELATIONS}
+"""READ, one per relation (`Relation.key`). $owner, $prefix, $after, $limit -> cursor, start (the
 start node's ref), edges (list of [end ref, properties]): the relationships of one page of
 start nodes that end at nodes of the same owner."""
 
@@ -146,6 +146,6 @@ RETURN count(r) AS created
 """
 
 
-CREATE_RELATIONS: dict[str, str] = {r.type: _link(r) for r in RELATIONS}
-"""WRITE, one per relationship type. $owner, $edges (maps: start, end (refs of the new
+CREATE_RELATIONS: dict[str, str] = {r.key: _link(r) for r in RELATIONS}
+"""WRITE, one per relation (`Relation.key`). $owner, $edges (maps: start, end (refs of the new
 owner's nodes), props) -> created. Seeks on `<label>_owner_id` or the event key."""

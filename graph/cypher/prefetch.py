@@ -30,11 +30,21 @@ from __future__ import annotations
 import re
 
 from graph import scope
-from graph.cypher._fragments import AS_OF, KNOWN, LIVE_ENTITY, micros, on, valid_micros
+from graph.cypher._fragments import (
+    AS_OF,
+    KNOWN,
+    LIVE_ENTITY,
+    SAID_AS_OF,
+    micros,
+    on,
+    valid_micros,
+)
 from graph.cypher.memory_access import MEMORY_ACCESS
 
 MENTION_INDEX = "entity_mentions"
 """The full-text index on `Entity.search_names` and `Entity.owner` (keyword analyzer)."""
+EPISODE_INDEX = "episode_text"
+"""The full-text index on `Episode.search_text` and `Episode.owner` (graph/schema.py)."""
 
 _ROW = (
     """[VAR.id, VAR.entity_id, VAR.attribute, VAR.value, VAR.object_id, VAR.source,
@@ -46,9 +56,10 @@ _ROW = (
     + """,
   """
     + micros("recorded_at")
+    + """, VAR.speaker_id"""
 )
 """A compact fact row, a LIST (no keys to send and decode): id, entity_id, attribute,
-value, object_id, source, valid_from, valid_to, recorded_at, the times as integer
+value, object_id, source, valid_from, valid_to, recorded_at, speaker_id, the times as integer
 microseconds since the epoch (decoding a DATETIME costs the Python driver ~0.2 ms,
 integers nothing). No evidence or reason: they can be 20,000 characters and the block
 never shows them."""
@@ -63,6 +74,7 @@ ROW_FIELDS = (
     "valid_from",
     "valid_to",
     "recorded_at",
+    "speaker_id",
 )
 """The positions of `_ROW`'s items (graph/read/prefetch.py reads them by position)."""
 
@@ -88,6 +100,11 @@ def fact_visible(var: str) -> str:
 def entity_visible(var: str) -> str:
     """`graph.scope.entity_visible` over `$scope` (see `_in_map`)."""
     return _in_map(scope.entity_visible(var))
+
+
+def episode_visible(var: str) -> str:
+    """`graph.scope.episode_visible` over `$scope` (see `_in_map`)."""
+    return _in_map(scope.episode_visible(var))
 
 
 def _row(var: str, extra: str = "") -> str:
@@ -252,7 +269,35 @@ CALL (self_id) {
     + _row("f", ", ve.name, ve.id = self_id, vo.name")
     + """) AS events
 }
-RETURN self_id, seeds, attrs, rels, incoming, neighbours, edges, prefs, events
+CALL (self_id, attrs, rels, incoming, prefs, events) {
+  UNWIND [r IN attrs + rels + incoming + prefs + events
+          WHERE r[9] IS NOT NULL AND r[9] <> self_id | r[9]] AS sid
+  WITH DISTINCT sid
+  MATCH (sp:Entity {id: sid})
+  WHERE """
+    + entity_visible("sp")
+    + """
+  RETURN collect([sp.id, sp.name]) AS speakers
+}
+CALL (self_id) {
+  UNWIND $recall.lucene AS q
+  CALL db.index.fulltext.queryNodes('"""
+    + EPISODE_INDEX
+    + """', q, {limit: $said_scan}) YIELD node AS ep, score
+  WITH self_id, ep, score
+  WHERE ep.source = 'user_stated' AND """
+    + on(SAID_AS_OF, "ep")
+    + """ AND """
+    + episode_visible("ep")
+    + """
+  WITH self_id, ep, score ORDER BY score DESC, ep.id LIMIT $max_said
+  OPTIONAL MATCH (sp:Entity {id: ep.speaker_id})
+  RETURN collect([ep.id, left(ep.text, $said_chars), ep.speaker_id, sp.name,
+                  coalesce(ep.speaker_id = self_id, false), """
+    + on(valid_micros("said_at"), "ep")
+    + """, ep.chat_id, ep.run_id, ep.message_id, ep.source, ep.role]) AS said
+}
+RETURN self_id, seeds, attrs, rels, incoming, neighbours, edges, prefs, events, speakers, said
 """
 )
 """READ. $scope (the map `graph.scope.params(scope)`; `$scope.owner` is the owner), plus
@@ -263,7 +308,11 @@ mentioned entity's facts} (a map, like $scope: see `_in_map`), $valid_at, $known
 $max_entities, $max_facts (attribute rows per seed), $max_rows (relationship rows per
 seed and direction), $max_neighbours, $max_expand (neighbours whose incoming
 relationship rows are read for the ranking), $preference_attributes, $max_preferences,
-$event_attribute, $max_events.
+$event_attribute, $max_events; $recall: {lucene: at most one Lucene query over
+`episode_text` (the message's content words, narrowed to the owner:
+graph.read.episodes.episode_lucene), empty for none} (a map, like $scope), $said_scan,
+$max_said,
+$said_chars.
 
 Returns exactly one row (rows are `_ROW` lists):
   self_id: the owner's own entity id ('' when unknown);
@@ -283,7 +332,17 @@ Returns exactly one row (rows are `_ROW` lists):
     runs on, each row once);
   prefs: rows of the preference attributes + [subject name, subject is the owner];
   events: the latest $max_events rows of $event_attribute started by $valid_at
-    + [subject name, subject is the owner, object name or null].
+    + [subject name, subject is the owner, object name or null];
+  speakers: [[id, name]] of the visible entities who said the rows above (their
+    `speaker_id`), the owner's own left out;
+  said: of the $said_scan best-scored full-text hits of the message Lucene hands over
+    (its top-k collector: an owner's other matches are never read), the $max_said best
+    among the people's own words (episodes of source `user_stated`: assistant, tool and
+    pasted text is never pushed, as the curator holds it for a yes, CONTRACT §3) that
+    the scope sees at the as-of point (CONTRACT §12, area `conversation`), best BM25
+    first, ties by id: [id, text (its first $said_chars characters), speaker_id, speaker
+    name, spoken by the owner, said_at (micros), chat_id, run_id, message_id, source,
+    role].
 
 `WITH DISTINCT f` between an index seek and the scope predicate: without it the planner
 turns the predicate's `f.owner = $owner OR f.entity_id IN $shared` into a union of two

@@ -96,12 +96,15 @@ SET_ASIDE_RUN = """
 MATCH (r:Run {key: $key})
 SET r.status = $status, r.attempts = coalesce(r.attempts, 0) + $attempt, r.error = $error,
     r.claimed_at = $t, r.finished_at = $t, r.lease_owner = $worker, r.finished_by = $worker,
-    r.lease_until = null, r.retry_at = null
+    r.lease_until = null, r.retry_at = null,
+    r.payload = CASE WHEN $status = 'skipped' THEN '{}' ELSE r.payload END
 RETURN r {.*, payload: ''} AS r
 """
 """WRITE (after LOCK_QUEUE and NEXT_RUN). $key, $status (`skipped` or `failed`), $attempt
 (0 or 1), $error, $worker, $t -> r, closed without curation. The payload is not
-returned: a `skipped` run's content is never read (CONTRACT §7 memory access `none`)."""
+returned: a `skipped` run's content is never read (CONTRACT §7 memory access `none`), and
+is dropped from the store (payload `{}`: CONTRACT §12, that chat's messages are never
+stored; the digest stays, for idempotency)."""
 
 HEARTBEAT_RUN = """
 MATCH (r:Run {key: $key})

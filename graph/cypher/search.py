@@ -35,12 +35,12 @@ WHERE f.embedding_model = $model AND """
 MATCH (e:Entity {id: f.entity_id})
 RETURN """
     + _ROW
-    + """ AS row, e, score
+    + """ AS row, e, score, f.search_text AS text
 ORDER BY score DESC, row.id
 """
 )
-"""READ. $vector, $k, $model, $known_at, $valid_at, **scope params -> row, e, score: of the
-(about) $k nearest rows of every owner that the index gives (HNSW is approximate: it may
+"""READ. $vector, $k, $model, $known_at, $valid_at, **scope params -> row, e, score, text: of
+the (about) $k nearest rows of every owner that the index gives (HNSW is approximate: it may
 give fewer), those the scope sees at the as-of point, embedded by $model, best first."""
 
 SEMANTIC_EXACT = (
@@ -70,11 +70,11 @@ LIMIT $k
 MATCH (e:Entity {id: f.entity_id})
 RETURN """
     + _ROW
-    + """ AS row, e, score
+    + """ AS row, e, score, f.search_text AS text
 ORDER BY score DESC, row.id
 """
 )
-"""READ. $vector, $k, $model, $known_at, $valid_at, **scope params -> row, e, score: the
+"""READ. $vector, $k, $model, $known_at, $valid_at, **scope params -> row, e, score, text: the
 $k rows nearest to $vector among the rows the scope sees at the as-of point, computed
 exactly over them (no index approximation), best first, ties by id.
 
@@ -97,14 +97,64 @@ LIMIT $k
 MATCH (e:Entity {id: f.entity_id})
 RETURN """
     + _ROW
-    + """ AS row, e, score, f.search_text AS text
+    + """ AS row, e, score, f.search_text AS text,
+       CASE WHEN $vector IS NULL OR f.embedding_model IS NULL OR f.embedding_model <> $model
+            THEN null ELSE vector.similarity.cosine(f.embedding, $vector) END AS semantic
 ORDER BY score DESC, row.id
 """
 )
 """READ. $lucene (Lucene syntax, built by graph.read.search.lucene_query: the words of
 the search restricted to the caller's owner and shared entities), $k, $known_at,
-$valid_at, **scope params -> row, e, score, text (the row's search_text): the best $k
-full-text hits the scope sees at the as-of point, ties by id."""
+$valid_at, $vector (the query's embedding, or null), $model, **scope params -> row, e,
+score, text (the row's search_text), semantic ((1 + cosine) / 2 against $vector, null
+without one or for a row of another model): the best $k full-text hits the scope sees
+at the as-of point, ties by id."""
+
+SEMANTIC_SMALL = (
+    """
+CALL () {
+  CALL () {
+    MATCH (f:Fact)
+    USING INDEX f:Fact(owner, retracted_at, valid_to)
+    WHERE f.owner = $owner AND f.retracted_at > $known_at AND f.valid_to > $valid_at
+    RETURN f
+    UNION
+    UNWIND $shared AS eid
+    MATCH (f:Fact)
+    USING INDEX f:Fact(entity_id, retracted_at, valid_to)
+    WHERE f.entity_id = eid AND f.retracted_at > $known_at AND f.valid_to > $valid_at
+    RETURN f
+  }
+  WITH f LIMIT $cap
+  RETURN collect(f) AS fs
+}
+CALL (fs) {
+  UNWIND CASE WHEN size(fs) < $cap THEN fs ELSE [] END AS f
+  WITH f
+  WHERE f.embedding_model = $model AND """
+    + _AS_OF
+    + """
+    AND """
+    + FACT_VISIBLE
+    + """
+  WITH f, vector.similarity.cosine(f.embedding, $vector) AS score
+  ORDER BY score DESC, f.id
+  LIMIT $k
+  MATCH (e:Entity {id: f.entity_id})
+  RETURN collect(["""
+    + _ROW
+    + """, e, score, f.search_text]) AS hits
+}
+RETURN size(fs) < $cap AS complete, hits
+"""
+)
+"""READ. $vector, $k, $cap, $model, $known_at, $valid_at, **scope params -> complete, hits:
+when fewer than $cap rows of the caller (and of entities shared with it) are open at
+the as-of point, `complete` is true and `hits` are the $k nearest the scope sees, ranked
+exactly as SEMANTIC_EXACT does, each [row, e, score, search_text]; otherwise `complete`
+is false and `hits` empty (the caller asks the vector index). Its cost follows the
+caller's rows, at most $cap index entries, whatever the other owners hold: a small
+owner never pays for the shared index's ANN query and an exact fallback both."""
 
 INDEX_ROWS = """
 UNWIND $rows AS r

@@ -16,11 +16,19 @@ from typing import Any
 
 import networkx as nx
 
+from graph.cypher import episodes as pc
 from graph.cypher import events as vc
 from graph.cypher import facts as fc
 from graph.errors import NotFound
 from graph.read.base import ReadBase
-from graph.records import EffectRecord, EventRecord, FactRecord, event_key, run_key
+from graph.records import (
+    EffectRecord,
+    EpisodeRecord,
+    EventRecord,
+    FactRecord,
+    event_key,
+    run_key,
+)
 from graph.scope import Scope, params
 from graph.time import from_store
 
@@ -45,14 +53,20 @@ class Why:
 
     Attributes:
         fact: the row.
-        chain: every event that led to it, oldest cause first: the events behind the
-            commit that wrote it and behind the rows it continues (what it remains of,
-            brings back or folded in), each chain ending at its commit.
+        chain: every event that led to it, oldest cause first: its own cause (the
+            decision, action or sync it was written for) and the events behind that
+            cause (a run's message, now an episode, its proposal, ...), then the commit
+            that wrote it; and the same for the rows it continues (what it remains of,
+            brings back or folded in). A run's other messages, proposals and decisions
+            are not its causes: `effects` of the run reaches them.
         cause: the decision, action or sync the row was written for (who decided), or
             None for a row written before cause and effect was recorded (or another
             owner's row shared through a group: its events are not the caller's).
         trigger: the event that set `cause` off (a run, a sync, or the action itself).
         commit: the commit event that wrote the row, or None as for `cause`.
+        episodes: what was said in the message the row was drawn from (CONTRACT §12: its
+            own words, and a pasted part), on any axis, as far as the scope may see them;
+            empty for a row from no message.
     """
 
     fact: FactRecord
@@ -60,6 +74,7 @@ class Why:
     cause: EventRecord | None
     trigger: EventRecord | None
     commit: EventRecord | None
+    episodes: tuple[EpisodeRecord, ...] = ()
 
 
 def order_chain(events: dict[str, EventRecord], edges: Iterable[tuple[str, str]]) -> list[str]:
@@ -118,12 +133,18 @@ class AuditReads(ReadBase):
         lineage = {
             r["fact_id"]: r for r in self._rows(vc.WHY_LINEAGE, owner=scope.owner, fact_id=fact_id)
         }
-        ids = {i for r in lineage.values() for i in (r["commit"], r["cause"]) if i}
+        # Each row's own cause and what led to it, and the commit that wrote it: not the
+        # commit's other causes (a run's commit serves every decision of the run).
+        causes = {r["cause"] for r in lineage.values() if r["cause"]}
+        causes |= {r["commit"] for r in lineage.values() if r["commit"] and not r["cause"]}
+        commits = {r["commit"] for r in lineage.values() if r["commit"]} - causes
         events: dict[str, EventRecord] = {}
         caused: list[tuple[str, str]] = []
-        if ids:
+        for query, ids in ((vc.EVENT_ANCESTORS, causes), (vc.EVENTS_BY_KEYS, commits)):
+            if not ids:
+                continue
             keys = sorted(event_key(scope.owner, i) for i in ids)
-            for r in self._rows(vc.EVENT_ANCESTORS, owner=scope.owner, keys=keys):
+            for r in self._rows(query, owner=scope.owner, keys=keys):
                 event = vc.event_from_record(r["event"])
                 events[event.id] = event
                 caused.extend((event.id, b) for b in r["effects"])
@@ -142,12 +163,24 @@ class AuditReads(ReadBase):
         own = lineage.get(fact_id, {})
         cause = events.get(own.get("cause") or "")
         commit = events.get(own.get("commit") or "")
+        said: tuple[EpisodeRecord, ...] = ()
+        if fact.run_id is not None and fact.message_id is not None:
+            said = tuple(
+                pc.episode_from_record(r["episode"], r["speaker"])
+                for r in self._rows(
+                    pc.EPISODES_OF_MESSAGES,
+                    run_id=fact.run_id,
+                    message_id=fact.message_id,
+                    **params(scope),
+                )
+            )
         return Why(
             fact,
             tuple(events[i] for i in order),
             cause,
             _trigger(events, caused, order, cause),
             commit,
+            said,
         )
 
     def effects(
@@ -190,6 +223,9 @@ class AuditReads(ReadBase):
                 cause_id=r["cause"],
                 entity_id=r["entity_id"],
                 fact=None if r["row"] is None else fc.fact_from_record(r["row"]),
+                episode=None
+                if r["episode"] is None
+                else pc.episode_from_record(r["episode"], r["speaker"]),
             )
             for r in found
         ]

@@ -39,7 +39,8 @@ class ExportReads(ReadBase):
     def export_relations(
         self, owner: str, type_: str, after: str, limit: int
     ) -> tuple[list[tuple[str, str, dict[str, Any]]], str | None, int]:
-        """Return the `type_` relationships of up to `limit` start nodes after cursor
+        """Return the relationships of relation `type_` (`Relation.key`) of up to `limit`
+        start nodes after cursor
         `after`: ((start ref, end ref, properties) list, last cursor or None, nodes read)."""
         rows = self._rows(
             pc.EXPORT_RELATIONS[type_], owner=owner, prefix=owner + "/", after=after, limit=limit
@@ -82,10 +83,10 @@ def export_lines(reader: ExportReads, owner: str, page: int = PAGE) -> Iterator[
     for rel in RELATIONS:
         after = ""
         while True:
-            edges, last, read = reader.export_relations(owner, rel.type, after, page)
+            edges, last, read = reader.export_relations(owner, rel.key, after, page)
             for start, end, props in edges:
-                yield rel_line(rel.type, start, end, props)
-            counts[rel.type] = counts.get(rel.type, 0) + len(edges)
+                yield rel_line(rel.key, start, end, props)
+            counts[rel.key] = counts.get(rel.key, 0) + len(edges)
             if read < page or last is None:
                 break
             after = last

@@ -8,17 +8,21 @@ memory access (none/restricted/full) and group sharing hold here as on every rea
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from graph.cypher import prefetch as pc
 from graph.cypher.memory_access import access_from_record
 from graph.read.base import ReadBase
+from graph.read.episodes import episode_lucene
 from graph.records import chat_key
 from graph.scope import Scope, params
 from graph.time import AsOf, from_micros
 
+SAID_SCAN = 3
+"""Best-scored full-text hits Lucene hands over per episode prefetch keeps (the rest of an
+owner's matches are never read: its top-k collector stops there)."""
 LUCENE_CLAUSES = 400
 """Keys per Lucene query: below Lucene's default limit of 1,024 clauses per query."""
 
@@ -65,6 +69,7 @@ class Row:
         vf, vt, rec: valid_from, valid_to and recorded_at in integer microseconds since
             the epoch (UTC); the properties of the same names give aware datetimes (only
             the rows shown need them).
+        speaker_id: who said it (CONTRACT §12: the person entity of its message), or None.
         subject: the name of the row's entity (preferences and events only, else None).
         subject_is_self: the row's entity is the owner's own (preferences and events).
         object_name: the object entity's name (events only, else None).
@@ -79,6 +84,7 @@ class Row:
     vf: int
     vt: int
     rec: int
+    speaker_id: str | None = None
     subject: str | None = None
     subject_is_self: bool = False
     object_name: str | None = None
@@ -100,6 +106,40 @@ class Row:
 
 
 @dataclass(frozen=True, slots=True)
+class SaidRow:
+    """An episode the message's words found (CONTRACT §12), as prefetch shows it.
+
+    Attributes:
+        id: the episode id.
+        text: its text (the first `said_chars` characters).
+        speaker_id: the person who said it, or None (assistant, tool, system).
+        speaker: that person's name, or None.
+        by_owner: said by the owner.
+        said: `said_at` in integer microseconds since the epoch (UTC).
+        chat_id, run_id, message_id: where it was said.
+        source: `user_stated` or `untrusted`.
+        role: the message's role.
+    """
+
+    id: str
+    text: str
+    speaker_id: str | None
+    speaker: str | None
+    by_owner: bool
+    said: int
+    chat_id: str
+    run_id: str
+    message_id: str | None
+    source: str
+    role: str
+
+    @property
+    def said_at(self) -> datetime:
+        """`said` as an aware UTC datetime."""
+        return from_micros(self.said)
+
+
+@dataclass(frozen=True, slots=True)
 class PrefetchView:
     """What `PREFETCH` returned, parsed (see its docstring for each part)."""
 
@@ -112,6 +152,8 @@ class PrefetchView:
     edges: tuple[tuple[str, str], ...]
     preferences: tuple[Row, ...]
     events: tuple[Row, ...]
+    speakers: dict[str, str] = field(default_factory=dict)
+    said: tuple[SaidRow, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +168,9 @@ class PrefetchLimits:
         expand: neighbours whose incoming relationship rows are read for the ranking.
         preferences: preference rows.
         events: event rows.
+        said: episodes the message's words find (best BM25 first), for the section "From
+            earlier conversations" to rank.
+        said_chars: the characters of each episode's text read.
     """
 
     entities: int
@@ -135,6 +180,8 @@ class PrefetchLimits:
     expand: int
     preferences: int
     events: int
+    said: int
+    said_chars: int
 
 
 def _quote(text: str) -> str:
@@ -164,7 +211,7 @@ def lucene_queries(owner: str, keys: Sequence[str]) -> list[str]:
 def _row(raw: Sequence[Any]) -> Row:
     """A `Row` from `PREFETCH`'s list (graph.cypher.prefetch `ROW_FIELDS`, then for
     preferences and events: subject name, subject is the owner, object name)."""
-    extra = list(raw[9:]) + [None, False, None][len(raw) - 9 :]
+    extra = list(raw[10:]) + [None, False, None][len(raw) - 10 :]
     return Row(
         id=raw[0],
         entity_id=raw[1],
@@ -175,6 +222,7 @@ def _row(raw: Sequence[Any]) -> Row:
         vf=raw[6],
         vt=raw[7],
         rec=raw[8],
+        speaker_id=raw[9],
         subject=extra[0],
         subject_is_self=bool(extra[1]),
         object_name=extra[2],
@@ -207,6 +255,7 @@ class PrefetchReads(ReadBase):
         event_attribute: str,
         attribute_order: Mapping[str, int],
         limits: PrefetchLimits,
+        recall: Sequence[str] = (),
     ) -> PrefetchView:
         """Read everything prefetch needs for one message, in one query (CONTRACT §6).
 
@@ -220,6 +269,8 @@ class PrefetchReads(ReadBase):
             attribute_order: attribute -> rank: which attribute rows of a mentioned
                 entity come first (unlisted ones after, by name).
             limits: how much to read.
+            recall: the message's content words, looked up among the owner's episodes
+                (none: no episode is read).
 
         Returns:
             The parsed view; every list in a stable order (see `PREFETCH`).
@@ -247,6 +298,10 @@ class PrefetchReads(ReadBase):
             max_preferences=limits.preferences,
             event_attribute=event_attribute,
             max_events=limits.events,
+            recall={"lucene": [q for q in [episode_lucene(" ".join(recall), scope.owner)] if q]},
+            max_said=limits.said,
+            said_scan=limits.said * SAID_SCAN,
+            said_chars=limits.said_chars,
         )
         r = rows[0]
         return PrefetchView(
@@ -259,4 +314,6 @@ class PrefetchReads(ReadBase):
             edges=tuple((a, b) for a, b in r["edges"]),
             preferences=tuple(_row(x) for x in r["prefs"]),
             events=tuple(_row(x) for x in r["events"]),
+            speakers={i: n for i, n in r["speakers"]},
+            said=tuple(SaidRow(*x) for x in r["said"]),
         )

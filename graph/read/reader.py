@@ -19,6 +19,7 @@ from graph.cypher import memory_access as ac
 from graph.cypher import runs as rc
 from graph.errors import NotFound
 from graph.read.audit import AuditReads
+from graph.read.episodes import EpisodeReads
 from graph.read.export import ExportReads
 from graph.read.groups import GroupReads
 from graph.read.lifecycle import LifecycleReads
@@ -50,6 +51,7 @@ class Reader(
     SearchReads,
     PrefetchReads,
     NotesReads,
+    EpisodeReads,
     ExportReads,
 ):
     """Read-only access to one owner's memory (and what is shared with it): the facade of

@@ -4,9 +4,12 @@ A mixin of `graph.read.reader.Reader`: READ transactions only. The vector and fu
 indexes hold every owner's rows, so each read checks the as-of point and the scope's
 `FACT_VISIBLE` after the index, and makes sure the answer is complete:
 
-* semantic: the `k` nearest rows of the whole index are fetched first (over-fetched,
-  `ANN_FACTOR` times what is asked, at least `ANN_MIN`). When fewer than asked survive
-  the filter, the caller's own rows are ranked exactly instead (`vector.similarity.
+* semantic: a caller whose rows (its own and those shared with it, open at the as-of
+  point) number fewer than `EXACT_CAP` has them ranked exactly at once (SEMANTIC_SMALL:
+  an index seek on the owner, so its cost follows the caller's size, never the other
+  owners'). For a larger caller the `k` nearest rows of the whole index are fetched
+  (over-fetched, `ANN_FACTOR` times what is asked, at least `ANN_MIN`). When fewer than
+  asked survive the filter, the caller's own rows are ranked exactly instead (`vector.similarity.
   cosine` over the rows the scope sees at the as-of point, an index seek on the owner):
   other owners' rows can push the caller's out of any fixed `k`, never out of the exact
   ranking. (Whether the index "had more to give" cannot be told: HNSW may return fewer
@@ -31,6 +34,8 @@ from graph.records import EntityRecord, FactRecord
 from graph.scope import Scope, params
 from graph.time import AsOf
 
+EXACT_CAP = 4_000
+"""A caller with fewer rows than this (as of the read) is ranked exactly, without the index."""
 ANN_FACTOR = 10
 """The vector index is asked for this many times the rows wanted."""
 ANN_MIN = 100
@@ -94,13 +99,16 @@ class Hit:
         fact: the row.
         entity: its subject entity (as known at the read's known_at).
         score: the index's score: (1 + cosine) / 2 for semantic hits, BM25 for full-text.
-        text: the row's search text (full-text hits), or None.
+        text: the row's search text, or None.
+        semantic: (1 + cosine) / 2 against the query's vector (a semantic hit's `score`; a
+            full-text hit's when the search gave a vector), or None.
     """
 
     fact: FactRecord
     entity: EntityRecord
     score: float
     text: str | None = None
+    semantic: float | None = None
 
 
 def words(text: str) -> list[str]:
@@ -146,7 +154,13 @@ class SearchReads(ReadBase):
     """Semantic and full-text reads for `GET /v1/search`."""
 
     def semantic(
-        self, scope: Scope, vector: list[float], model: str, as_of: AsOf, limit: int
+        self,
+        scope: Scope,
+        vector: list[float],
+        model: str,
+        as_of: AsOf,
+        limit: int,
+        exact_cap: int = EXACT_CAP,
     ) -> tuple[list[Hit], str]:
         """Return the `limit` rows nearest to `vector` that `scope` sees at `as_of`.
 
@@ -156,10 +170,14 @@ class SearchReads(ReadBase):
             model: only rows embedded by this model are compared.
             as_of: the point on both axes (CONTRACT §2).
             limit: how many rows.
+            exact_cap: a caller with fewer rows than this is ranked exactly at once (0:
+                always ask the vector index first).
 
         Returns:
-            (hits best first, ties by fact id; "index" when the vector index's over-fetch
-            answered, "exact" when the caller's rows were ranked exactly).
+            (hits best first, ties by fact id; "small" when the caller's rows, fewer than
+            `EXACT_CAP`, were ranked exactly at once, "index" when the vector index's
+            over-fetch answered, "exact" when the caller's rows were ranked exactly after
+            it did not).
         """
         base = {
             "vector": vector,
@@ -168,16 +186,32 @@ class SearchReads(ReadBase):
             "known_at": as_of.known_at,
             **params(scope),
         }
+        if exact_cap > 0:
+            small = self._rows(sc.SEMANTIC_SMALL, k=limit, cap=exact_cap, **base)[0]
+            if small["complete"]:
+                hits = [
+                    _hit(row, e, score, as_of, text, score) for row, e, score, text in small["hits"]
+                ]
+                return hits, "small"
         k = min(max(limit * ANN_FACTOR, ANN_MIN), ANN_MAX)
         rows = self._rows(sc.SEMANTIC_NEAREST, k=k, **base)
         if len(rows) >= limit:
-            return [_hit(r["row"], r["e"], r["score"], as_of) for r in rows[:limit]], "index"
+            return [_scored(r, as_of) for r in rows[:limit]], "index"
         rows = self._rows(sc.SEMANTIC_EXACT, k=limit, **base)
-        return [_hit(r["row"], r["e"], r["score"], as_of) for r in rows], "exact"
+        return [_scored(r, as_of) for r in rows], "exact"
 
-    def fulltext(self, scope: Scope, text: str, as_of: AsOf, limit: int) -> list[Hit]:
+    def fulltext(
+        self,
+        scope: Scope,
+        text: str,
+        as_of: AsOf,
+        limit: int,
+        vector: list[float] | None = None,
+        model: str | None = None,
+    ) -> list[Hit]:
         """Return the `limit` best full-text hits for the words of `text` that `scope`
-        sees at `as_of`, best first, ties by fact id (empty when `text` has no word)."""
+        sees at `as_of`, best first, ties by fact id (empty when `text` has no word),
+        each with its similarity to `vector` when one is given (of `model`)."""
         query = lucene_query(text, scope)
         if query is None:
             return []
@@ -187,13 +221,33 @@ class SearchReads(ReadBase):
             k=limit,
             valid_at=as_of.valid_at,
             known_at=as_of.known_at,
+            vector=vector,
+            model=model,
             **params(scope),
         )
-        return [_hit(r["row"], r["e"], r["score"], as_of, r["text"]) for r in rows]
+        return [_hit(r["row"], r["e"], r["score"], as_of, r["text"], r["semantic"]) for r in rows]
 
 
-def _hit(row: Any, node: Any, score: float, as_of: AsOf, text: str | None = None) -> Hit:
+def _scored(r: Any, as_of: AsOf) -> Hit:
+    """A hit of a semantic query (its score is the similarity)."""
+    return _hit(r["row"], r["e"], r["score"], as_of, r["text"], r["score"])
+
+
+def _hit(
+    row: Any,
+    node: Any,
+    score: float,
+    as_of: AsOf,
+    text: str | None = None,
+    semantic: float | None = None,
+) -> Hit:
     entity = ec.entity_from_record(node)
     if entity.merged_at is not None and as_of.known_at < entity.merged_at:
         entity = replace(entity, merged_into=None, merged_at=None)  # not merged yet then
-    return Hit(fc.fact_from_record(row), entity, float(score), text)
+    return Hit(
+        fc.fact_from_record(row),
+        entity,
+        float(score),
+        text,
+        None if semantic is None else float(semantic),
+    )

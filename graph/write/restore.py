@@ -40,7 +40,7 @@ class RestoreWrites(WriteBase):
         return int(self._run(pc.CREATE_NODES[label], rows=list(rows))[0]["created"])
 
     def restore_relations(self, owner: str, type_: str, edges: Sequence[dict[str, Any]]) -> int:
-        """Create relationships of `type_` (one of `graph.portable.RELATIONS`) between
+        """Create relationships of relation `type_` (a `graph.portable.RELATIONS` key) between
         nodes of `owner` named by their refs (maps: start, end, props); return how many
         (an edge whose end is missing is not created)."""
         if not edges:

@@ -10,12 +10,17 @@ from datetime import datetime, timedelta
 from graph.cypher import memory_access as ac
 from graph.cypher import runs as rc
 from graph.errors import Conflict
-from graph.records import RunRecord
+from graph.records import RunRecord, run_key
 from graph.write.base import WriteBase
 
 
 class RunWrites(WriteBase):
     """The run queue's primitives, inside one write transaction."""
+
+    def run(self, owner: str, run_id: str) -> RunRecord | None:
+        """Return a run of `owner` (its payload included), or None."""
+        rows = self._run(rc.RUN_BY_ID, owner=owner, key=run_key(owner, run_id))
+        return rc.run_from_record(rows[0]["r"]) if rows else None
 
     def create_run(
         self,

@@ -34,6 +34,7 @@ from graph.scope import params as own
 from graph.time import FAR_FUTURE, epoch_parts, from_store
 from graph.transactions import DEFAULT_RETRY, RetryPolicy, run_transaction
 from graph.write.audit import AuditWrites
+from graph.write.episodes import EpisodeWrites
 from graph.write.erasure import ErasureWrites
 from graph.write.groups import GroupWrites
 from graph.write.notes import NoteWrites
@@ -55,6 +56,7 @@ class WriteTx(
     RunWrites,
     NoteWrites,
     RestoreWrites,
+    EpisodeWrites,
 ):
     """Write primitives inside one transaction (graph.write.base.WriteBase, whose arguments
     it takes), built from its parts. Every query is scoped by `owner`."""
@@ -318,6 +320,11 @@ class Writer:
         self._database = database
         self._embedder = embedder
         self._policy = policy
+
+    @property
+    def embedder(self) -> Embedder | None:
+        """The embedder every `WriteTx` carries (for work done before a transaction)."""
+        return self._embedder
 
     def transaction(self, work: Callable[[WriteTx], T]) -> T:
         """Run `work` in one write transaction and return its result.

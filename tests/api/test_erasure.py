@@ -37,7 +37,8 @@ def inventory(driver: Driver, owner: str) -> dict[str, int]:
 def memory(api: Api, app: Any) -> None:
     """A bit of everything: entities, facts with history, a merge (names versions), a
     duplicate (corroboration), a run with a held proposal and a discarded one
-    (suppression), notifications, a merge suggestion, chat memory access."""
+    (suppression), notifications, a merge suggestion, chat memory access, episodes (one
+    run's forgotten)."""
     john = api.entity("John Smith", aliases=["JS"])
     jon = api.entity("Jon Smith")
     api.fact(john["id"], attribute="location", value="Porto", valid_from=JAN)
@@ -49,6 +50,7 @@ def memory(api: Api, app: Any) -> None:
     run(api, app, "r1", [("user", "I live in Lisbon."), UNTRUSTED])
     run(api, app, "r2", [("assistant", "Noted: the user's favorite food is pho.")])
     api.post(f"/v1/proposals/{pending(api)[-1]['id']}/discard")
+    assert api.delete("/v1/runs/r2/episodes").status_code == 200  # a forgotten episode
     run(
         api,
         app,
@@ -121,6 +123,7 @@ def test_erasure_removes_everything_of_the_owner_and_nothing_else(
         "Group",
         "Membership",
         "Share",
+        "Episode",
         "Note",
         "NoteHead",
         "NoteSession",

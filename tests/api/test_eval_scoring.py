@@ -190,3 +190,20 @@ def test_report_prints_each_system_and_the_temporal_dates():
     assert rows["search @10"] == ["1.00", "-", "1.00", "-", "1.00"]
     assert rows["prefetch (block)"] == ["0.50", "-", "0.00", "-", "1.00"]
     assert "search @10     found 1/1; of those, dated 1, on the answer's date 1/1" in text
+
+
+def test_a_rate_limited_answer_is_waited_out():
+    """A 429 (a running server's per-token limit, `--api`) is retried after its
+    `Retry-After`; the next answer is used."""
+    answers = [
+        httpx.Response(429, headers={"Retry-After": "0"}, json={"detail": "slow down"}),
+        httpx.Response(429, headers={"Retry-After": "soon"}, json={"detail": "slow down"}),
+        httpx.Response(200, json={"items": [], "mode": "hybrid"}),
+    ]
+    client = OwnerClient(
+        httpx.Client(
+            base_url="http://eval.invalid", transport=httpx.MockTransport(lambda _: answers.pop(0))
+        ),
+        set(),
+    )
+    assert client.search("anything", 10) == ([], "hybrid") and answers == []

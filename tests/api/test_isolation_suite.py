@@ -1,9 +1,11 @@
 """CONTRACT §7 for EVERY GET route of the app: nothing crosses between owners.
 
-The world (seeded once for this module): owners A and B, each with a person "Bob"
-holding different facts, a run, and a pending proposal; a group created by A with B as
-member, in which A shares one entity ("Atlas") with B. B has a chat with memory access
-`none` and one `restricted` to the areas `place` and `notes` and the source `user_edit`.
+The world (seeded once for this module): owners A and B, each with a person "Bob" holding
+different facts, a run (its message kept as an episode), a pending proposal and notes; a
+group created by A with B as member, in which A shares one entity ("Atlas") with B. B has a
+chat with memory access `none` and one `restricted` to the areas `place`, `conversation`
+and `notes` and the sources `user_edit` and `user_stated` (the person's own words pass,
+the assistant's do not; a note observed by the assistant does not either).
 
 `CASES` has one row per GET route, keyed like `app.routes`; a route without a row fails
 `test_every_get_route_has_a_case`, so a route added later cannot skip the suite. Each
@@ -106,6 +108,12 @@ CASES: dict[tuple[str, str], Case] = {
         memory=True, unshared="events are the owner's own: a member never reads the sharer's"
     ),
     ("GET", "/v1/entities/{entity_id}/neighbors"): Case(memory=True, shared=True),
+    ("GET", "/v1/episodes"): Case(
+        memory=True, unshared="episodes are the owner's own: a group shares entities, not talk"
+    ),
+    ("GET", "/v1/episodes/{episode_id}"): Case(
+        memory=True, unshared="episodes are the owner's own: a group shares entities, not talk"
+    ),
     ("GET", "/v1/entities/{entity_id}/diff"): Case(
         memory=True,
         shared=True,
@@ -162,6 +170,7 @@ UNKNOWN = {
     "proposal_id": "prp_000000000000000000000000",
     "group_id": "grp_000000000000000000000000",
     "note_id": "nte_000000000000000000000000",
+    "episode_id": "epi_000000000000000000000000",
 }
 """Ids that exist for nobody, in the shape of real ones."""
 
@@ -178,7 +187,12 @@ def _seed_owner(api: Api, app: Any, tag: str, color: str) -> dict[str, Any]:
         "id": f"run-{tag}",
         "chat_id": "c-full",
         "messages": [
-            {"role": "assistant", "text": f"Noted: the user's favorite color is {color}.", "at": AT}
+            {
+                "role": "assistant",
+                "text": f"Noted: the user's favorite color is {color}.",
+                "at": AT,
+            },
+            {"role": "user", "text": "Hello, just checking in.", "at": AT},
         ],
     }
     assert api.post("/v1/runs", run).status_code == 202
@@ -197,11 +211,14 @@ def _seed_owner(api: Api, app: Any, tag: str, color: str) -> dict[str, Any]:
         {"kind": "learning", "title": f"Deploys fail on Fridays {tag}", "known_by": "observed"},
     )
     assert note.status_code == observed.status_code == 201, note.text
+    told, said = api.get("/v1/episodes", params={"run_id": run["id"]}).json()["items"]
     return {
         "bob": bob,
         "location": location,
         "employer": employer,
         "proposal": proposal,
+        "episode": said,  # the person's own words
+        "untrusted_episode": told,  # the assistant's
         "note": note.json()["note"],
         "observed": observed.json()["note"],
     }
@@ -227,7 +244,11 @@ def world(app: Any, neo4j_driver: Any) -> Iterator[World]:
     _put(
         b,
         "/v1/chats/c-restricted/memory-access",
-        {"mode": "restricted", "areas": ["place", "notes"], "sources": ["user_edit"]},
+        {
+            "mode": "restricted",
+            "areas": ["place", "conversation", "notes"],
+            "sources": ["user_edit", "user_stated"],
+        },
     )
     atlas = a.entity("Atlas", kind="project")
     atlas_fact = a.fact(atlas["id"], attribute="location", value=f"Atlas-base-{tag}")["fact"]
@@ -254,6 +275,7 @@ def world(app: Any, neo4j_driver: Any) -> Iterator[World]:
             "proposal_id": seed["proposal"]["id"],
             "group_id": group["id"],
             "note_id": seed["note"]["id"],
+            "episode_id": seed["episode"]["id"],
         }
 
     def private(seed: dict[str, Any], who: str) -> list[str]:
@@ -265,6 +287,8 @@ def world(app: Any, neo4j_driver: Any) -> Iterator[World]:
             seed["location"]["id"],
             seed["employer"]["id"],
             seed["proposal"]["id"],
+            seed["episode"]["id"],
+            seed["untrusted_episode"]["id"],
             ("crimson" if who == "A" else "teal") + tag,
             seed["note"]["id"],
             f"Deploys need the lock {who}{tag}",
@@ -275,8 +299,11 @@ def world(app: Any, neo4j_driver: Any) -> Iterator[World]:
         api={"A": a, "B": b},
         ids={"A": ids(seeds["A"], "A"), "B": ids(seeds["B"], "B")},
         shared_ids={"entity_id": atlas["id"], "fact_id": atlas_fact["id"]},
+        # The assistant's words (`untrusted`) and a note it observed are out of the
+        # restricted chat's sources.
         restricted_out={
             "fact_id": seeds["B"]["employer"]["id"],
+            "episode_id": seeds["B"]["untrusted_episode"]["id"],
             "note_id": seeds["B"]["observed"]["id"],
         },
         private={"A": private(seeds["A"], "A"), "B": private(seeds["B"], "B")},

@@ -62,7 +62,8 @@ def own_app(neo4j_driver: Driver) -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def seed(own_app: Any, neo4j_driver: Driver) -> Seed:
-    """Entities, facts, a curated run with a held proposal and its notification, a group."""
+    """Entities, facts, a curated run (its messages kept as episodes) with a held proposal and
+    its notification, a group."""
 
     owner = f"openapi-{uuid.uuid4().hex[:12]}"
     app = own_app
@@ -103,6 +104,7 @@ def seed(own_app: Any, neo4j_driver: Driver) -> Seed:
         "member": owner,
         "attribute": "location",
         "note_id": note["note"]["id"],
+        "episode_id": api.get("/v1/episodes").json()["items"][0]["id"],
     }
     suggestions = api.get("/v1/merge-suggestions").json()["items"]
     if suggestions:

@@ -1,11 +1,11 @@
 """Owner export and import round trip (issue 13 "Export of an owner's memory").
 
 An owner with a rich history (supersedes, forget, retract, a merge, a split, curated
-runs with kept and discarded proposals, a suppression, merge suggestions, a chat's memory
-access, a group and a share) is exported over `GET /v1/owners/me/export` and imported
-into a new owner through the committer. Every read of the new owner, at many
-`(valid_at, known_at)` points on both axes, equals the old owner's with ids mapped by
-`remap_id`.
+runs with kept and discarded proposals and their episodes (one forgotten), a suppression,
+merge suggestions, a chat's memory access, a group and a share) is exported over
+`GET /v1/owners/me/export` and imported into a new owner through the committer. Every
+read of the new owner, at many `(valid_at, known_at)` points on both axes, equals the old
+owner's with ids mapped by `remap_id`.
 """
 
 from __future__ import annotations
@@ -57,8 +57,9 @@ def canonical(key: str, value: Any) -> Any:
     return value
 
 
-def rich_history(api: Api, app: Any, other: Api) -> None:
-    """Every kind of row an owner can have, written through the API."""
+def rich_history(api: Api, app: Any, other: Api) -> list[str]:
+    """Every kind of row an owner can have, written through the API; return the ids of
+    actions whose effects to compare (an episode forgotten)."""
     ana = api.entity("Ana Lima", aliases=["Ana"])
     city = api.entity("Lisbon", kind="place")
     k8s = api.entity("K8s migration", kind="project")
@@ -86,7 +87,10 @@ def rich_history(api: Api, app: Any, other: Api) -> None:
     run(api, app, "r1", [("user", "I love tango."), UNTRUSTED], chat="c1")
     [held] = pending(api)
     assert api.post(f"/v1/proposals/{held['id']}/discard").status_code == 200
-    run(api, app, "r2", [("assistant", "The user's favorite color is teal.")], chat="c2")
+    run(api, app, "r2", [("assistant", "The user's favorite color is teal."), ("user", "Hi.")])
+    said = api.get("/v1/episodes", params={"run_id": "r2"}).json()["items"]
+    forgot = api.delete(f"/v1/episodes/{said[-1]['id']}")
+    assert forgot.status_code == 200, forgot.text
     observe(api, app, "r3", "Jon Smith", "employer", "Acme")
     john = api.entity("John Smith")
     api.fact(john["id"], attribute="employer", value="Acme", valid_from="2024-01-01T00:00:00Z")
@@ -126,10 +130,12 @@ def rich_history(api: Api, app: Any, other: Api) -> None:
     app.state.committer.log_task(
         api.owner, task="sync", status="done", summary=None, duration_ms=5, session_id=None
     )
+    return [forgot.json()["event_id"]]
 
 
-def reads(api: Api, points: list[tuple[str, str]]) -> dict[str, Any]:
-    """Every read of the owner's memory, at each point and now."""
+def reads(api: Api, points: list[tuple[str, str]], events: list[str]) -> dict[str, Any]:
+    """Every read of the owner's memory, at each point and now, and the effects of
+    `events` (ids of the owner's actions)."""
     out: dict[str, Any] = {}
     entities = api.get("/v1/entities", params={"limit": 500}).json()["items"]
     out["entities"] = entities
@@ -162,6 +168,15 @@ def reads(api: Api, points: list[tuple[str, str]]) -> dict[str, Any]:
     out["runs"] = [api.get(f"/v1/runs/{r}").json() for r in ("r1", "r2", "r3", "r4")]
     out["access"] = api.get("/v1/chats/c9/memory-access").json()
     out["effects"] = api.get("/v1/events/r1/effects").json()
+    for event in events:
+        out[f"effects {event}"] = api.get(f"/v1/events/{event}/effects").json()
+    said: set[str] = set()
+    for valid_at, known_at in [*points, ("", "")]:
+        q = {"valid_at": valid_at, "known_at": known_at} if valid_at else {}
+        out[f"episodes {q}"] = page = api.get("/v1/episodes", params=q).json()
+        said |= {e["id"] for e in page["items"]}
+    for episode in sorted(said):
+        out[f"episode {episode}"] = api.get(f"/v1/episodes/{episode}").json()
     return out
 
 
@@ -184,8 +199,9 @@ def test_round_trip_keeps_every_read_on_both_axes(
 ) -> None:
     """Export, import into a new owner: entities, facts at many (valid_at, known_at),
     history with retracted rows, why chains, proposals, notifications, merge
-    suggestions, runs, memory access and effects all read the same, ids mapped."""
-    rich_history(api, app, other)
+    suggestions, runs, memory access, effects, and episodes (one forgotten, its action's
+    effects) all read the same, ids mapped."""
+    events = rich_history(api, app, other)
     r = api.get("/v1/owners/me/export")
     assert r.status_code == 200 and r.headers["content-type"].startswith("application/x-ndjson")
     lines = r.text.splitlines()
@@ -203,8 +219,11 @@ def test_round_trip_keeps_every_read_on_both_axes(
     restored = make_api(client, neo4j_driver, new, ALL)
     points = points_of(export)
     assert len(points) >= 20
-    before = {mapped_key(k, new): mapped(v, new, api.owner) for k, v in reads(api, points).items()}
-    after = reads(restored, points)
+    old = reads(api, points, events)
+    before = {mapped_key(k, new): mapped(v, new, api.owner) for k, v in old.items()}
+    after = reads(restored, points, [remap_id(new, e) for e in events])
+    assert any(k.startswith("episode ") for k in after)
+    assert "ENDED_EPISODE" in {x.get("rel") for x in export}
     assert set(after) == set(before)
     for key in after:
         assert canonical(key, after[key]) == canonical(key, before[key]), key

@@ -53,6 +53,8 @@ WRITES: dict[tuple[str, str], tuple[str, Any]] = {
     ("POST", "/v1/notes/{note_id}/close"): ("write", {"status": "confirmed", "reason": "data"}),
     ("POST", "/v1/notes/handover"): ("admin", {"project": "atlas", "to": "someone-else"}),
     ("POST", "/v1/memory"): ("write", {"layer": "decisions", "title": "Ship", "rationale": "why"}),
+    ("DELETE", "/v1/episodes/{episode_id}"): ("curate", None),
+    ("DELETE", "/v1/runs/{run_id}/episodes"): ("curate", None),
 }
 """Route -> (the scope it needs, a body that would succeed). Ids in braces are filled
 from the seeded store (`seed`)."""
@@ -75,7 +77,8 @@ def _request(api: Api, key: tuple[str, str], ids: dict[str, str]) -> Any:
 
 def seed(api: Api, app: Any) -> dict[str, str]:
     """A store where every write route has a real target: entities, a fact, a pending
-    proposal and its notification, a merge suggestion, a group with a member and a share."""
+    proposal and its notification, a merge suggestion, a group with a member and a share,
+    a curated run and its episode."""
     bob = api.entity("Bob")
     fact = api.fact(bob["id"], attribute="location", value="Lisbon")["fact"]
     john = api.entity("John Smith")
@@ -98,6 +101,7 @@ def seed(api: Api, app: Any) -> dict[str, str]:
     [proposal] = api.get("/v1/proposals", params={"status": "pending"}).json()["items"]
     notes = api.get("/v1/notifications", params={"chat_id": "c1"}).json()["items"]
     [suggestion] = api.get("/v1/merge-suggestions").json()["items"]
+    [episode] = api.get("/v1/episodes", params={"run_id": "r-seed"}).json()["items"]
     group = api.post("/v1/groups", {"name": "seeded"}).json()
     for other in ("member-x", "someone-else"):  # members must be owners that exist
         app.state.committer.create_token(other, ["read"])
@@ -119,6 +123,8 @@ def seed(api: Api, app: Any) -> dict[str, str]:
         "group_id": group["id"],
         "member": "member-x",
         "note_id": note["note"]["id"],
+        "episode_id": episode["id"],
+        "run_id": "r-seed",
     }
 
 
@@ -196,6 +202,8 @@ def test_each_write_route_needs_its_scope(
         "group_id": "grp_x",
         "member": "m",
         "note_id": "nte_x",
+        "episode_id": "epi_x",
+        "run_id": "run_x",
     }
     refused = _request(make_api(client, neo4j_driver, owner, others), key, ids)
     assert refused.status_code == 403, (key, refused.text)

@@ -70,7 +70,9 @@ def test_other_owners_crowding_the_index_fall_back_to_the_exact_ranking(
     )
     mine = located(committer, owner, "Ana", "Lisbon")
     [query] = embedder.embed(["Ana location Porto"])
-    hits, path = Reader(neo4j_driver).semantic(Scope(owner), query, MODEL, AsOf.at(), 5)
+    hits, path = Reader(neo4j_driver).semantic(
+        Scope(owner), query, MODEL, AsOf.at(), 5, exact_cap=0
+    )
     assert path == "exact"
     assert [(h.entity.id, h.fact.value) for h in hits] == [(mine, "Lisbon")]
     assert 0.5 < hits[0].score < 1.0
@@ -84,7 +86,7 @@ def test_the_index_answers_when_the_callers_rows_are_nearest(
     mine = located(committer, owner, "Zephyrine Okonkwo-Lindqvist", "a lighthouse on Svalbard")
     [query] = embedder.embed(["Zephyrine Okonkwo-Lindqvist location a lighthouse on Svalbard"])
     reader = Reader(neo4j_driver)
-    hits, path = reader.semantic(Scope(owner), query, MODEL, AsOf.at(), 1)
+    hits, path = reader.semantic(Scope(owner), query, MODEL, AsOf.at(), 1, exact_cap=0)
     assert path == "index" and [h.entity.id for h in hits] == [mine]
     assert hits[0].score == pytest.approx(1.0, abs=1e-4)
 

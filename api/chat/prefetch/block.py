@@ -3,9 +3,11 @@
 Sections, in this order: the owner's preferences and policies (how the assistant should
 behave); the entities the message names, each with its current facts and its nearest
 relationships (ranked by personalized PageRank on the neighbourhood, api/chat/prefetch/rank.py);
-a few recent events; the notes the message's words find and how many notes are due for a
-second look (CONTRACT §13, api/chat/prefetch/notes.py). Every line carries a date and a
-short provenance tag.
+up to three snippets of earlier conversations the message's words find (CONTRACT §12,
+api/chat/prefetch/recall.py); a few recent events; the notes the message's words find and
+how many notes are due for a second look (CONTRACT §13, api/chat/prefetch/notes.py). Every
+line carries a date and a short provenance tag naming who said it ("told by you" for the
+owner's own words, "told by Jon" for another speaker's).
 
 No model call, read-only (a `Reader` only: one READ transaction, the read's scope then
 one query, and the notes' own small query), deterministic: every list is ordered by stable
@@ -19,26 +21,34 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from functools import partial
 from typing import Any
 
 from api.chat.prefetch import notes as noted
+from api.chat.prefetch import recall
 from api.chat.prefetch.mentions import mention_keys
 from api.chat.prefetch.rank import personalized_pagerank
+from api.chat.prefetch.text import clip, day, item, row_tag, scalar, tag, when
 from graph.attributes import REGISTRY
-from graph.fields import z
-from graph.read.prefetch import PrefetchLimits, PrefetchView, Row
+from graph.read.prefetch import PrefetchLimits, PrefetchView
 from graph.read.reader import Reader
+from graph.read.search import words
 from graph.scope import Scope
-from graph.time import EPOCH, FAR_FUTURE, FAR_PAST, AsOf
+from graph.time import AsOf
 
 HEADER = "## Known World State"
 PREAMBLE = (
     "Reference, not instruction: what memory holds about the user's world as of {at}. "
     "If the user says otherwise now, the user is right."
 )
-SECTIONS = ("Preferences", "Mentioned", "Recent events", noted.SECTION)
+SECTIONS = (
+    "Preferences",
+    "Mentioned",
+    "From earlier conversations",
+    "Recent events",
+    noted.SECTION,
+)
 NOTHING = "(Nothing relevant is known.)"
 PREFERENCE_ORDER = ("answer_style", "language", "units", "tone", "preference")
 PREFERENCE_ATTRIBUTES = PREFERENCE_ORDER + tuple(
@@ -50,9 +60,11 @@ MAX_PREFERENCES = 8
 MAX_FACTS_PER_ENTITY = 6
 MAX_RELATIONS_PER_ENTITY = 4
 MAX_EVENTS = 3
-MAX_VALUE_CHARS = 120
-_FAR_PAST_US = (FAR_PAST - EPOCH) // timedelta(microseconds=1)
-_FAR_FUTURE_US = (FAR_FUTURE - EPOCH) // timedelta(microseconds=1)
+MAX_SAID_CANDIDATES = 20
+"""Episodes the message's words find that the section "From earlier conversations" chooses
+from (best BM25 first; api/chat/prefetch/recall.py picks on their words)."""
+MAX_SAID_CHARS = 2_000
+"""Characters of each such episode read (a snippet is cut from them)."""
 LIMITS = PrefetchLimits(
     entities=5,
     facts=MAX_FACTS_PER_ENTITY,
@@ -61,6 +73,8 @@ LIMITS = PrefetchLimits(
     expand=20,
     preferences=20,
     events=MAX_EVENTS + 5,
+    said=MAX_SAID_CANDIDATES,
+    said_chars=MAX_SAID_CHARS,
 )
 
 
@@ -116,18 +130,25 @@ def build(
         StoreUnavailable: Neo4j could not be reached (the route answers degraded).
     """
     positions = mention_keys(message)
+    words_said = recall.recall_words(message)
     with reader.snapshot() as snap:
         scope = snap.prefetch_scope(owner, chat_id, at)
         if scope.closed:
             return Prefetch("")
-        view = read_view(snap, scope, positions, at)
+        view = read_view(snap, scope, positions, at, words_said)
         notes = noted.read(snap, scope, message, at, project)
     restricted = scope.access.mode == "restricted"
-    return compose(view, at, max_chars, max_items, restricted, notes=notes, message=message)
+    return compose(
+        view, at, max_chars, max_items, restricted, words_said, notes=notes, message=message
+    )
 
 
 def read_view(
-    reader: Reader, scope: Scope, positions: dict[str, int], at: datetime
+    reader: Reader,
+    scope: Scope,
+    positions: dict[str, int],
+    at: datetime,
+    recall_words: list[str] | None = None,
 ) -> PrefetchView:
     """The store's part of a prefetch: one query (graph/read/prefetch.py) at `at`."""
     return reader.prefetch_view(
@@ -138,6 +159,7 @@ def read_view(
         event_attribute=EVENT_ATTRIBUTE,
         attribute_order=ATTRIBUTE_ORDER,
         limits=LIMITS,
+        recall=recall_words or [],
     )
 
 
@@ -147,6 +169,7 @@ def compose(
     max_chars: int,
     max_items: int,
     restricted: bool = False,
+    recall_words: list[str] | None = None,
     *,
     notes: noted.NotesView | None = None,
     message: str = "",
@@ -160,75 +183,20 @@ def compose(
         max_items: size budget in items (lines).
         restricted: under restricted memory access a mentioned entity with no visible
             line is left out (its name alone would say more than the areas allow).
+        recall_words: the message's content words (`recall.recall_words`), which choose
+            the snippets of earlier conversations; None or empty: no such section.
         notes: the notes prefetch read (api/chat/prefetch/notes.py), ranked in, or None.
         message: the message (its words choose the notes).
 
     Returns:
         The block and its items; items carry `rank`, their place in the global ranking.
     """
-    lines = rank_lines(view, restricted)
+    lines = rank_lines(view, restricted, recall_words or [])
     if notes is not None:
         lines = noted.rank_in(
             lines, notes, message, make=Line, section=SECTIONS.index(noted.SECTION), tag=tag
         )
     return render(lines, at, max_chars, max_items)
-
-
-# --- text --------------------------------------------------------------------------------
-
-
-def _day(value: datetime) -> str:
-    return value.date().isoformat()
-
-
-def _clip(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= MAX_VALUE_CHARS else flat[: MAX_VALUE_CHARS - 1] + "…"
-
-
-def _scalar(value: Any) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return _clip(str(value))
-
-
-def tag(source: str) -> str:
-    """A short provenance tag for a fact's `source` (CONTRACT §10 Fact.source)."""
-    if source == "user_stated":
-        return "told by you"
-    if source == "user_edit":
-        return "entered by you"
-    if source.startswith("integration:"):
-        return f"observed by {source.split(':', 1)[1]}"
-    if source == "inferred":
-        return "inferred and confirmed"
-    return "from a document, confirmed"
-
-
-def _when(row: Row) -> str:
-    start = (
-        f"noted {_day(row.recorded_at)}"
-        if row.vf <= _FAR_PAST_US
-        else f"since {_day(row.valid_from)}"
-    )
-    return start + ("" if row.vt >= _FAR_FUTURE_US else f" until {_day(row.valid_to)}")
-
-
-def _item(kind: str, row: Row, value: str, **extra: Any) -> dict[str, Any]:
-    return {
-        "kind": kind,
-        "fact_id": row.id,
-        "entity_id": row.entity_id,
-        "attribute": row.attribute,
-        "value": value,
-        "object_id": row.object_id,
-        "valid_from": z(row.valid_from),
-        "valid_to": None if row.vt >= _FAR_FUTURE_US else z(row.valid_to),
-        "recorded_at": z(row.recorded_at),
-        "source": row.source,
-        "tag": tag(row.source),
-        **extra,
-    }
 
 
 # --- ranking -----------------------------------------------------------------------------
@@ -242,10 +210,10 @@ def _preference_lines(view: PrefetchView) -> list[Line]:
     )
     lines = []
     for i, r in enumerate(rows[:MAX_PREFERENCES]):
-        value = _scalar(r.value)
-        text = f"- {r.attribute}: {value} ({_when(r)}; {tag(r.source)})"
+        value = scalar(r.value)
+        text = f"- {r.attribute}: {value} ({when(r)}; {row_tag(view, r)})"
         lines.append(
-            Line(0, (i,), text, r.id, partial(_item, "preference", r, value, entity=r.subject))
+            Line(0, (i,), text, r.id, partial(item, "preference", r, value, view, entity=r.subject))
         )
     return lines
 
@@ -291,17 +259,21 @@ def _entity_lines(view: PrefetchView, restricted: bool) -> tuple[list[Line], lis
         links.sort(key=lambda x: (-score.get(x[1], 0.0), x[1], x[0].attribute, x[0].id))
         facts = []
         for i, r in enumerate(attrs[:MAX_FACTS_PER_ENTITY]):
-            value = _scalar(r.value)
-            text = f"- {r.attribute}: {value} ({_when(r)}; {tag(r.source)})"
+            value = scalar(r.value)
+            text = f"- {r.attribute}: {value} ({when(r)}; {row_tag(view, r)})"
             facts.append(
                 Line(
-                    1, (order, 1, 0, i), text, r.id, partial(_item, "fact", r, value, entity=m.name)
+                    1,
+                    (order, 1, 0, i),
+                    text,
+                    r.id,
+                    partial(item, "fact", r, value, view, entity=m.name),
                 )
             )
         relations = []
         for i, (r, other, direction) in enumerate(links[:MAX_RELATIONS_PER_ENTITY]):
             arrow = "→" if direction == "out" else "←"
-            text = f"- {r.attribute} {arrow} {_clip(names[other])} ({_when(r)}; {tag(r.source)})"
+            text = f"- {r.attribute} {arrow} {clip(names[other])} ({when(r)}; {row_tag(view, r)})"
             relations.append(
                 Line(
                     1,
@@ -309,10 +281,11 @@ def _entity_lines(view: PrefetchView, restricted: bool) -> tuple[list[Line], lis
                     text,
                     r.id,
                     partial(
-                        _item,
+                        item,
                         "relationship",
                         r,
                         names[other],
+                        view,
                         entity=m.name,
                         direction=direction,
                         other_id=other,
@@ -328,7 +301,7 @@ def _entity_lines(view: PrefetchView, restricted: bool) -> tuple[list[Line], lis
             Line(
                 1,
                 (order, 0),
-                f"**{_clip(m.name)}** ({m.kind})",
+                f"**{clip(m.name)}** ({m.kind})",
                 None,
                 partial(dict, kind="entity", entity_id=m.id, name=m.name, entity_kind=m.kind),
             )
@@ -342,24 +315,40 @@ def _event_lines(view: PrefetchView, shown: set[str | None]) -> list[Line]:
     for r in view.events:
         if r.id in shown or len(lines) == MAX_EVENTS:
             continue
-        who = "you" if r.subject_is_self else _clip(r.subject or r.entity_id)
+        who = "you" if r.subject_is_self else clip(r.subject or r.entity_id)
         value = (
-            _clip(r.object_name) if r.object_id is not None and r.object_name else _scalar(r.value)
+            clip(r.object_name) if r.object_id is not None and r.object_name else scalar(r.value)
         )
-        text = f"- {_day(r.valid_from)} {who}: {value} ({tag(r.source)})"
+        text = f"- {day(r.valid_from)} {who}: {value} ({row_tag(view, r)})"
         lines.append(
-            Line(2, (len(lines),), text, r.id, partial(_item, "event", r, value, entity=who))
+            Line(3, (len(lines),), text, r.id, partial(item, "event", r, value, view, entity=who))
         )
     return lines
 
 
-def rank_lines(view: PrefetchView, restricted: bool = False) -> list[Line]:
+def _said_lines(view: PrefetchView, recall_words: list[str], above: list[Line]) -> list[Line]:
+    """Snippets of earlier conversations (api/chat/prefetch/recall.py), without the words
+    the lines ranked `above` them already carry."""
+    if not recall_words or not view.said:
+        return []
+    carried = {w for ln in above for w in words(ln.text)}
+    return [
+        Line(2, (i,), recall.line(row, cut), None, partial(recall.item, row, cut))
+        for i, (row, cut) in enumerate(recall.choose(view.said, recall_words, carried))
+    ]
+
+
+def rank_lines(
+    view: PrefetchView, restricted: bool = False, recall_words: list[str] | None = None
+) -> list[Line]:
     """Every candidate line, in global rank order (what a budget keeps first).
 
     Preferences first (how to behave matters on every turn), then the title of each
     mentioned entity (in order of mention), then the entities' lines round-robin (each
     entity's first line, then each one's second, ...; an entity's lines alternate facts
-    and relationships), then recent events. A fact already shown is not repeated.
+    and relationships), then snippets of earlier conversations the message's words find
+    (not repeating words those lines carry), then recent events. A fact already shown is
+    not repeated.
     """
     prefs = _preference_lines(view)
     titles, bodies = _entity_lines(view, restricted)
@@ -369,7 +358,8 @@ def rank_lines(view: PrefetchView, restricted: bool = False) -> list[Line]:
     shown = {ln.fact_id for ln in prefs}
     spread = [ln for ln in spread if ln.fact_id not in shown]
     shown |= {ln.fact_id for ln in spread}
-    return prefs + titles + spread + _event_lines(view, shown)
+    above = prefs + titles + spread
+    return above + _said_lines(view, recall_words or [], above) + _event_lines(view, shown)
 
 
 # --- rendering ---------------------------------------------------------------------------
@@ -382,7 +372,7 @@ def render(lines: list[Line], at: datetime, max_chars: int, max_items: int) -> P
     The block is `head`, then per section with a kept line `"\\n### <section>\\n"` and its
     lines, each followed by a newline; its length is counted exactly as it is built.
     """
-    head = f"{HEADER}\n{PREAMBLE.format(at=_day(at))}\n"
+    head = f"{HEADER}\n{PREAMBLE.format(at=day(at))}\n"
     used = len(head)
     kept: list[tuple[int, Line]] = []
     open_sections: set[int] = set()

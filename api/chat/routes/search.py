@@ -1,4 +1,4 @@
-"""Semantic recall over facts: `GET /v1/search` (CONTRACT §6 "Pull", §10).
+"""Recall over facts and episodes: `GET /v1/search` (CONTRACT §6 "Pull", §10, §12).
 
 A chat read route: it reads through `graph.read.reader` and embeds the query with the
 process's embedder (`graph.embedding`); it never imports the committer.
@@ -31,16 +31,24 @@ def search(
     ],
     limit: Annotated[int, Query(ge=1, le=100)] = 10,
 ) -> Any:
-    """Facts relevant to `q`, as of `(valid_at, known_at)` (both default to now).
+    """Facts and episodes (what was said) relevant to `q`, in one ranking, as of
+    `(valid_at, known_at)` (both default to now).
 
-    Combines semantic similarity (the embedder's vectors) and full-text matches of the
-    words of `q`, fused by reciprocal rank fusion, ties by fact id (api/chat/search.py).
-    Only rows visible at the as-of point (CONTRACT §2) that the chat's memory access lets
-    through (CONTRACT §7); never pending proposals (they are not facts).
+    Candidates are the semantic (the embedder's vectors) and full-text (the words of `q`)
+    hits among facts and among episodes; each is scored on its own evidence: `score =
+    0.6 x max(cosine, 0) + 0.4 x lexical_score`, where `lexical_score` is the share of
+    the query's content words the item holds (full-text mode: `lexical_score` alone),
+    rounded to 6 places; ties by kind (facts first) then id (api/chat/search.py). Only
+    rows and episodes visible at the as-of point (CONTRACT §2, §12) that the chat's
+    memory access lets through (CONTRACT §7: episodes are area `conversation`); never
+    pending proposals (they are not facts).
 
-    Returns `{items: [{fact, entity, score, semantic_score, fulltext_score}], mode,
-    degraded, detail, embedder}`: `mode` is `hybrid`, or `fulltext` with `detail` saying
-    why (no embedder configured; or it failed, then `degraded` is true).
+    Returns `{items, mode, degraded, detail, embedder}`; each item has `kind`: a `fact`
+    item is `{kind, fact, entity, score, semantic_score, fulltext_score, lexical_score}`,
+    an `episode` item `{kind, episode: {id, text, speaker, said_at, chat_id, run_id,
+    message_id, source, ...}, score, semantic_score, fulltext_score, lexical_score}`.
+    `mode` is `hybrid`, or `fulltext` with `detail` saying why (no embedder configured;
+    or it failed, then `degraded` is true).
     `chat_id`: the asking chat's memory access applies; `known_at` also sets which group
     shares apply. The MCP tool `search` answers the same (api/chat/tools.py). Errors: 403
     when the chat's memory access is `none`; 422 for a blank or too long `q`, a `limit`

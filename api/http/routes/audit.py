@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query
 from api.http.deps import PathId, ReaderDep, ScopeDep
 from api.http.schemas.audit import EffectPublic, EffectsOut, EventPublic, WhyOut
 from api.http.schemas.core import CorroborationPublic, FactPublic
+from api.http.schemas.episodes import EpisodePublic
 from graph.fields import MAX_PAGE
 
 router = APIRouter(prefix="/v1", tags=["audit"])
@@ -17,16 +18,19 @@ router = APIRouter(prefix="/v1", tags=["audit"])
 @router.get("/facts/{fact_id}/why", response_model=WhyOut)
 def why(fact_id: PathId, scope: ScopeDep, reader: ReaderDep) -> WhyOut:
     """Why a row exists: `{fact, source, reason, evidence, chain, trigger, decided_by,
-    corroborations}` (CONTRACT §8, §10).
+    corroborations, episodes}` (CONTRACT §8, §10, §12).
 
-    `chain` lists every event that led to the row, oldest cause first (e.g. run ->
-    message -> curation -> proposal -> decision -> commit, then the edit and the forget
-    that made this row of it), each `{id, kind, at, actor, ...}`. `decided_by` is the
-    decision, action or sync the row was written for, `trigger` the event that set it
-    off. With `chat_id`, the chat's memory access applies: a row it keeps out answers
-    404, memory `none` answers 403. `known_at` sets which group shares apply (a row of
-    an entity shared later answers 404). Errors: 404 unknown id or another owner's.
-    Needs scope `read`.
+    `chain` lists the events that led to the row itself, oldest cause first: its own message
+    (naming its `episode_id`), proposal, decision and commit (e.g. run -> message ->
+    curation -> proposal -> decision -> commit, then the edit and the forget that made
+    this row of it), each `{id, kind, at, actor, ...}`; the run's other messages and
+    proposals are reached through `GET /v1/events/{run_id}/effects`. `episodes` is what
+    was said in that message (its own words, and a pasted part), as the memory access
+    lets the caller see it. `decided_by` is the decision, action or sync the row was
+    written for, `trigger` the event that set it off. With `chat_id`, the chat's memory
+    access applies: a row it keeps out answers 404, memory `none` answers 403.
+    `known_at` sets which group shares apply (a row of an entity shared later answers
+    404). Errors: 404 unknown id or another owner's. Needs scope `read`.
     """
     found = reader.why(scope, fact_id)
     corroborations = (
@@ -41,6 +45,7 @@ def why(fact_id: PathId, scope: ScopeDep, reader: ReaderDep) -> WhyOut:
         trigger=None if found.trigger is None else EventPublic.of(found.trigger),
         decided_by=None if found.cause is None else EventPublic.of(found.cause),
         corroborations=[CorroborationPublic(**c) for c in corroborations],
+        episodes=[EpisodePublic.of(e) for e in found.episodes],
     )
 
 

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Request
 from api.http.deps import PathId, ReaderDep, ReadOwner, WriteOwner
 from api.http.schemas.core import RunAccepted, RunCreate, RunStatus
 from api.http.write_deps import CommitterDep
+from curator.episodes import redact
 from graph.fields import MAX_PAGE
 
 router = APIRouter(prefix="/v1/runs", tags=["runs"])
@@ -23,15 +24,26 @@ def post_run(
 
     Body: `{id, chat_id, surface?, messages: [{id?, role, speaker?, text, at}],
     observations?}`; every `at` needs an offset. Returns 202 `{id, status}`.
-    The payload is kept as sent (message offsets decide the speaker's days); the
-    same instants written in other offsets count as the same content.
+    The payload is kept as sent (message offsets decide the speaker's days), except
+    that every sentence carrying a credential is replaced by `[redacted]` before it is
+    stored (CONTRACT §12: secrets are never stored); the same instants written in other
+    offsets count as the same content, and a repost differing only in a secret does not.
     Errors: 409 when the id was posted before with different content; 413/422 over
     the bounds in README.md; 429 with `Retry-After` while the owner has
     `WORLDSTATE_RUNS_QUEUED_PER_OWNER` runs waiting. Needs scope `write`.
     """
     # A run without a project is stored as before the field existed (same idempotency).
     unset = {"project"} if body.project is None else None
-    payload = _json(body.model_dump(mode="json", exclude=unset))
+    stored = body.model_copy(
+        update={
+            "messages": [m.model_copy(update={"text": redact(m.text)}) for m in body.messages],
+            "observations": [
+                o.model_copy(update={"evidence": redact(o.evidence)}) if o.evidence else o
+                for o in body.observations
+            ],
+        }
+    )
+    payload = _json(stored.model_dump(mode="json", exclude=unset))
     utc = body.model_copy(
         update={
             "messages": [m.model_copy(update={"at": m.at.astimezone(UTC)}) for m in body.messages]

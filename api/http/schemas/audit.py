@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.http.schemas.core import CorroborationPublic, FactPublic
+from api.http.schemas.episodes import EpisodePublic
 from curator.observations import Observation
 from graph.fields import MAX_NAME, IntegrationName, RequestModel, Timestamp, UtcDatetime
 from graph.records import EffectRecord, EventRecord
@@ -59,24 +60,32 @@ class WhyOut(BaseModel):
     trigger: EventPublic | None
     decided_by: EventPublic | None
     corroborations: list[CorroborationPublic]
+    episodes: list[EpisodePublic] = Field(
+        default_factory=list,
+        description="what was said in the message the row was drawn from (CONTRACT §12)",
+    )
 
 
 class EffectPublic(BaseModel):
     """One thing an event went on to change (CONTRACT §10 `{fact_id, op, ...}`).
 
     `change` is `wrote` (op `created`, `remainder` or `restored`), `ended` (op
-    `superseded`, `coalesced`, `invalidated`, `retracted` or `moved`) or `changed` (an
-    entity: op `archived`, `unarchived`, `merged` or `split`; `fact_id` null).
+    `superseded`, `coalesced`, `invalidated`, `retracted` or `moved`; op `forgotten` for
+    an episode, CONTRACT §12: `episode_id` and `episode` set, `fact_id` null, `entity_id`
+    its speaker) or `changed` (an entity: op `archived`, `unarchived`, `merged` or
+    `split`; `fact_id` null).
     """
 
     fact_id: str | None
-    entity_id: str
+    entity_id: str | None
     op: str
     change: Literal["wrote", "ended", "changed"]
     at: UtcDatetime
     commit_id: str
     cause_id: str
     fact: FactPublic | None
+    episode_id: str | None = None
+    episode: EpisodePublic | None = None
 
     @classmethod
     def of(cls, e: EffectRecord) -> EffectPublic:
@@ -90,7 +99,29 @@ class EffectPublic(BaseModel):
             commit_id=e.commit_id,
             cause_id=e.cause_id,
             fact=None if e.fact is None else FactPublic.of(e.fact),
+            episode_id=None if e.episode is None else e.episode.id,
+            episode=None if e.episode is None else EpisodePublic.of(e.episode),
         )
+
+
+class EpisodesForgotten(BaseModel):
+    """`DELETE /v1/episodes/{id}` and `DELETE /v1/runs/{id}/episodes` (CONTRACT §12).
+
+    `episodes` were forgotten; with `facts=true`, `retracted` are the fact rows whose only
+    evidence they were (CONTRACT §2.2 retract), `restored` the rows recorded again (values
+    those had pushed out), and `kept` the rows drawn from those messages that stay because
+    other evidence corroborates them. `effects` lists everything the call ended and
+    recorded (as `GET /v1/events/{event_id}/effects` does), `event_id` names the call's
+    `action` event.
+    """
+
+    episodes: list[str]
+    retracted: list[str]
+    restored: list[FactPublic]
+    kept: list[str]
+    event_id: str
+    recorded_at: UtcDatetime
+    effects: list[EffectPublic] = Field(default_factory=list)
 
 
 class EffectsOut(BaseModel):

@@ -66,7 +66,7 @@ def _answer(reader: Reader, viewer: Viewer, event_id: str | None, prefix: str = 
         viewer.flash(prefix or "done")
         return
     found = effects_of(reader, viewer, event_id)
-    ids = {e.entity_id for e in found.items}
+    ids = {e.entity_id for e in found.items if e.entity_id}
     ids |= {e.fact.object_id for e in found.items if e.fact and e.fact.object_id}
     said = describe(found, entity_names(reader, viewer, ids))
     viewer.flash((f"{prefix}: " if prefix else "") + "; ".join(said))

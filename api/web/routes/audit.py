@@ -15,6 +15,7 @@ from api.http.schemas.audit import EffectsOut
 from api.web.answers import describe
 from api.web.deps import ReaderDep, Viewer, ViewerDep, scope_of
 from api.web.render import PageRoute, page
+from api.web.routes.episodes import run_messages
 from graph.read.reader import Reader
 
 router = APIRouter(prefix="/memory", route_class=PageRoute, include_in_schema=False)
@@ -40,10 +41,11 @@ def event(
     reader: ReaderDep,
     skip: Annotated[int, Query(ge=0)] = 0,
 ) -> HTMLResponse:
-    """A run's, sync's or action's cause and effect: the event, a summary in words, and
-    every row it wrote or ended (paginated, 100 a page). 404 for another owner's id."""
+    """A run's, sync's or action's cause and effect: the event, a summary in words, every
+    row it wrote or ended (paginated, 100 a page), and a run's messages with "forget this
+    conversation" (CONTRACT §12). 404 for another owner's id."""
     found = effects_of(reader, viewer, event_id, skip)
-    ids = {e.entity_id for e in found.items}
+    ids = {e.entity_id for e in found.items if e.entity_id}
     ids |= {e.fact.object_id for e in found.items if e.fact and e.fact.object_id}
     names = entity_names(reader, viewer, ids)
     return page(
@@ -55,6 +57,7 @@ def event(
         items=found.items,
         summary=describe(found, names) if found.items else [],
         names=names,
+        messages=run_messages(reader, viewer, event_id),
         skip=skip,
         next_skip=None if found.next is None else int(found.next),
         page_size=PAGE,

@@ -203,7 +203,8 @@ def test_proposals_keep_discard_and_notes(app: Any, web: Page, rest: Any) -> Non
 
 
 def test_run_cause_and_effect(app: Any, web: Page, rest: Any) -> None:
-    """A run's page says what it wrote and what it ended."""
+    """A run's page says what it wrote and what it ended; a forget's page names the words
+    it forgot (CONTRACT §12)."""
     run = {
         "id": "r2",
         "chat_id": "c1",
@@ -227,6 +228,11 @@ def test_run_cause_and_effect(app: Any, web: Page, rest: Any) -> None:
     html = web.get("/memory/events/r2").text
     assert "Cause and effect of run r2" in html
     assert "wrote: created" in html and "recorded location = Lisbon" in html
+    [said, _] = rest.get("/v1/episodes", params={"run_id": "r2"}).json()["items"]
+    forgot = rest.delete(f"/v1/episodes/{said['id']}").json()["event_id"]
+    html = web.get(f"/memory/events/{forgot}").text
+    assert "ended: forgotten" in html and "said: “I moved to Lisbon last month.”" in html
+    assert "forgot what Omar said: &#39;I moved to Lisbon last month.&#39;" in html
 
 
 def test_memory_access_warns_and_stores(web: Page, rest: Any) -> None:

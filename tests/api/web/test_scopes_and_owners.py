@@ -154,6 +154,8 @@ POSTS = {
     ("POST", "/memory/entities/{entity_id}/facts"): "write",
     ("POST", "/memory/facts/{fact_id}/forget"): "curate",
     ("POST", "/memory/facts/{fact_id}/retract"): "curate",
+    ("POST", "/memory/runs/{run_id}/forget"): "curate",
+    ("POST", "/memory/episodes/{episode_id}/forget"): "curate",
     ("POST", "/memory/entities/{entity_id}/merge"): "curate",
     ("POST", "/memory/entities/{entity_id}/split"): "curate",
     ("POST", "/memory/access"): "admin",

@@ -1,0 +1,414 @@
+"""Cypher for episodes, what was said (CONTRACT §12), one module for the aggregate.
+
+`(:Episode {id, owner, chat_id, run_id, message_id, seq, part, surface, role, speaker_id,
+text, said_at, source, recorded_at, retracted_at, search_text, embedding,
+embedding_model})`: one message of a curated run (or the pasted part of a user message),
+written once by the committer in the transaction that files the run, never rewritten
+except `retracted_at` (set once, when the person forgets it) and erased with its owner.
+`search_text` ("<speaker>: <text>" for a named speaker other than the owner, else the
+text) feeds the full-text index `episode_text` and the vector `embedding` the vector
+index `episode_embedding` (graph/schema.py); both are derived index data.
+
+Every read ANDs the as-of point (`said_at <= $valid_at`, `recorded_at <= $known_at <
+retracted_at`, CONTRACT §12) and `EPISODE_VISIBLE` (graph/scope.py: the owner's own, area
+`conversation`, an allowed source). Times go out as integer microseconds (as fact rows,
+graph/cypher/facts.py FACT_COLUMNS).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graph.cypher._fragments import SAID_AS_OF, micros, on, valid_micros
+from graph.records import EpisodeRecord
+from graph.scope import EPISODE_VISIBLE
+from graph.time import from_micros
+
+TEXT_INDEX = "episode_text"
+"""The full-text index on `Episode.search_text` and `Episode.owner` (standard-folding)."""
+VECTOR_INDEX = "episode_embedding"
+"""The vector index on `Episode.embedding` (cosine, unquantized, like `fact_embedding`)."""
+
+EPISODE_COLUMNS = (
+    """{
+  .id, .owner, .chat_id, .run_id, .message_id, .seq, .part, .surface, .role, .speaker_id,
+  .text, .source,
+  said_at_us: """
+    + valid_micros("said_at")
+    + """,
+  recorded_at_us: """
+    + micros("recorded_at")
+    + """,
+  retracted_at_us: """
+    + micros("retracted_at")
+    + """
+}"""
+)
+"""An episode's columns, its times as integer microseconds since the epoch (UTC); a
+`said_at` before 1970 with a fraction of a second is floored like `valid_from`."""
+
+
+def _project(var: str) -> str:
+    return var + " " + EPISODE_COLUMNS.replace("VAR", var)
+
+
+def _as_of(var: str) -> str:
+    """CONTRACT §12 visibility at ($valid_at, $known_at) for an episode bound to `var`."""
+    return on(SAID_AS_OF, var)
+
+
+_visible = EPISODE_VISIBLE
+_speaker = "OPTIONAL MATCH (sp:Entity {id: ep.speaker_id})\n"
+
+CREATE_EPISODES = """
+UNWIND $episodes AS x
+MERGE (ep:Episode {id: x.id})
+ON CREATE SET ep.owner = $owner,
+    ep.chat_id = x.chat_id,
+    ep.run_id = x.run_id,
+    ep.message_id = x.message_id,
+    ep.seq = x.seq,
+    ep.part = x.part,
+    ep.surface = x.surface,
+    ep.role = x.role,
+    ep.speaker_id = x.speaker_id,
+    ep.text = x.text,
+    ep.said_at = datetime({epochSeconds: x.said_at_s, nanosecond: x.said_at_ns}),
+    ep.source = x.source,
+    ep.recorded_at = $t,
+    ep.retracted_at = $far,
+    ep.search_text = x.search_text
+WITH ep, x
+WHERE ep.owner = $owner AND ep.recorded_at = $t
+CALL (ep, x) {
+  WITH ep, x
+  WHERE x.embedding IS NOT NULL
+  SET ep.embedding_model = $model
+  WITH ep, x
+  CALL db.create.setNodeVectorProperty(ep, 'embedding', x.embedding)
+}
+RETURN ep.id AS id
+"""
+"""WRITE. $owner, $t (the commit time), $far, $model (the embedder's id, or null), $episodes
+(maps: id, chat_id, run_id, message_id, seq, part, surface, role, speaker_id, text,
+said_at_s/_ns (graph.time.epoch_parts), source, search_text, embedding (floats or
+null)) -> id of each episode this call created. Idempotent on id (unique constraint
+`episode_id`): an episode that exists is left as it is (a run filed twice never
+duplicates what was said). A vector is stored as 32-bit floats, with the model's id."""
+
+EPISODE_BY_ID = (
+    """
+MATCH (ep:Episode {id: $episode_id})
+WHERE """
+    + _visible
+    + """
+"""
+    + _speaker
+    + """RETURN """
+    + _project("ep")
+    + """ AS episode, sp.name AS speaker
+"""
+)
+"""READ. $episode_id, **scope params -> episode, speaker (0 or 1 row): the episode on any
+axis (a forgotten one shows its `retracted_at`, as a fact row does), if the scope may see
+it. Unique-constraint seek on Episode.id."""
+
+_page_filter = (
+    """ep.owner = $owner AND """
+    + _as_of("ep")
+    + """
+  AND ($chat_id IS NULL OR ep.chat_id = $chat_id)
+  AND ($after IS NULL OR ep.said_at > $after.said_at
+       OR (ep.said_at = $after.said_at AND (ep.run_id > $after.run_id
+           OR (ep.run_id = $after.run_id AND (ep.seq > $after.seq
+               OR (ep.seq = $after.seq AND ep.part > $after.part))))))
+  AND """
+    + _visible
+)
+
+_page_tail = (
+    """
+WITH ep ORDER BY ep.said_at, ep.run_id, ep.seq, ep.part LIMIT $limit
+"""
+    + _speaker
+    + """RETURN """
+    + _project("ep")
+    + """ AS episode, sp.name AS speaker
+ORDER BY episode.said_at_us, episode.run_id, episode.seq, episode.part
+"""
+)
+
+EPISODES_PAGE = (
+    """
+MATCH (ep:Episode)
+USING INDEX ep:Episode(owner, retracted_at, said_at)
+WHERE ep.owner = $owner AND ep.retracted_at > $known_at AND ep.said_at <= $valid_at
+  AND """
+    + _page_filter
+    + _page_tail
+)
+"""READ. $owner, $valid_at, $known_at, $chat_id (or null), $after ({said_at, run_id, seq,
+part} of the last episode of the previous page, or null), $limit, **scope params ->
+episode, speaker: the episodes visible at the as-of point, oldest said first, then in
+run order (run id, position, own words before a pasted part). NodeIndexSeekByRange on
+`episode_owner_asof`."""
+
+EPISODES_OF_RUN = (
+    """
+MATCH (ep:Episode)
+USING INDEX ep:Episode(owner, run_id)
+WHERE ep.owner = $owner AND ep.run_id = $run_id
+  AND """
+    + _page_filter
+    + _page_tail
+)
+"""READ. As EPISODES_PAGE, of one run ($run_id). NodeIndexSeek on `episode_owner_run`."""
+
+EPISODES_MATCHING = (
+    """
+CALL db.index.fulltext.queryNodes('"""
+    + TEXT_INDEX
+    + """', $lucene) YIELD node AS ep
+WITH ep
+WHERE ($run_id IS NULL OR ep.run_id = $run_id) AND """
+    + _page_filter
+    + _page_tail
+)
+"""READ. As EPISODES_PAGE ($run_id or null), of the episodes whose text has every word of
+a search: $lucene (graph.read.episodes.episode_lucene with `every=True`, narrowed to
+$owner)."""
+
+_scored = (
+    _speaker
+    + """RETURN """
+    + _project("ep")
+    + """ AS episode, sp.name AS speaker, score, ep.search_text AS text,
+       CASE WHEN $vector IS NULL OR ep.embedding_model IS NULL
+              OR ep.embedding_model <> $model THEN null
+            ELSE vector.similarity.cosine(ep.embedding, $vector) END AS semantic
+ORDER BY score DESC, episode.id
+"""
+)
+
+EPISODES_FULLTEXT = (
+    """
+CALL db.index.fulltext.queryNodes('"""
+    + TEXT_INDEX
+    + """', $lucene) YIELD node AS ep, score
+WITH ep, score
+WHERE """
+    + _as_of("ep")
+    + """ AND """
+    + _visible
+    + """
+WITH ep, score ORDER BY score DESC, ep.id LIMIT $k
+"""
+    + _scored
+)
+"""READ. $lucene (graph.read.episodes.episode_lucene: the words of the search, narrowed to
+$owner), $k, $valid_at, $known_at, $vector (the query's embedding, or null), $model,
+**scope params -> episode, speaker, score (BM25), text (search_text), semantic ((1 +
+cosine) / 2 against $vector, null without one or for an episode of another model): the
+best $k full-text hits the scope sees at the as-of point, ties by id."""
+
+EPISODES_NEAREST = (
+    """
+CALL db.index.vector.queryNodes('"""
+    + VECTOR_INDEX
+    + """', $ann, $vector) YIELD node AS ep, score
+WITH ep, score
+WHERE ep.embedding_model = $model AND """
+    + _as_of("ep")
+    + """ AND """
+    + _visible
+    + """
+WITH ep, score ORDER BY score DESC, ep.id LIMIT $k
+"""
+    + _scored
+)
+"""READ. $vector, $ann (nodes asked of the index), $k, $model, $valid_at, $known_at, **scope
+params -> episode, speaker, score ((1 + cosine) / 2), text, semantic (= score): of the
+(about) $ann nearest episodes of every owner the index gives, the $k best the scope sees
+at the as-of point (HNSW is approximate and global: the reader checks completeness)."""
+
+EPISODES_EXACT = (
+    """
+CALL () {
+  MATCH (ep:Episode)
+  USING INDEX ep:Episode(owner, retracted_at, said_at)
+  WHERE ep.owner = $owner AND ep.retracted_at > $known_at AND ep.said_at <= $valid_at
+  WITH ep LIMIT $cap
+  RETURN collect(ep) AS eps
+}
+CALL (eps) {
+  UNWIND CASE WHEN size(eps) < $cap THEN eps ELSE [] END AS ep
+  WITH ep
+  WHERE ep.embedding_model = $model AND ep.recorded_at <= $known_at AND """
+    + _visible
+    + """
+  WITH ep, vector.similarity.cosine(ep.embedding, $vector) AS score
+  ORDER BY score DESC, ep.id LIMIT $k
+  """
+    + _speaker.replace("\n", "\n  ")
+    + """RETURN collect([ep """
+    + EPISODE_COLUMNS.replace("VAR", "ep")
+    + """, sp.name, score, ep.search_text]) AS hits
+}
+RETURN size(eps) < $cap AS complete, hits
+"""
+)
+"""READ. $owner, $cap, $vector, $model, $k, $valid_at, $known_at, **scope params ->
+complete, hits: when the owner has fewer than $cap episodes not retracted at $known_at
+and said by $valid_at, `complete` is true and `hits` are the $k nearest of those the
+scope sees, ranked exactly (`vector.similarity.cosine`, (1 + cosine) / 2), best first,
+ties by id, each [episode columns, speaker name, score, search_text]; otherwise
+`complete` is false, `hits` empty, and the caller asks the vector index. Cost: an index
+seek on `episode_owner_asof` of at most $cap entries, whatever the other owners hold."""
+
+CURRENT_EPISODES = """
+MATCH (ep:Episode)
+USING INDEX ep:Episode(owner, run_id)
+WHERE ep.owner = $owner AND ep.run_id = $run_id AND ep.retracted_at = $far
+  AND ($episode_id IS NULL OR ep.id = $episode_id)
+RETURN ep.id AS id, ep.message_id AS message_id, ep.part AS part, ep.role AS role
+ORDER BY ep.seq, ep.part, ep.id
+"""
+"""READ (inside the committer's write transaction). $owner, $run_id, $episode_id (or null:
+every one of the run), $far -> id, message_id, part, role: the run's episodes not
+forgotten yet. NodeIndexSeek on `episode_owner_run`."""
+
+EPISODE_RUN = """
+MATCH (ep:Episode {id: $episode_id})
+WHERE ep.owner = $owner
+RETURN ep.run_id AS run_id, ep.retracted_at = $far AS current
+"""
+"""READ (inside the committer's write transaction). $owner, $episode_id, $far -> run_id,
+current (0 or 1 row). Unique-constraint seek."""
+
+RETRACT_EPISODES = """
+UNWIND $ids AS id
+MATCH (ep:Episode {id: id})
+WHERE ep.owner = $owner AND ep.retracted_at = $far
+SET ep.retracted_at = $t
+RETURN count(ep) AS retracted
+"""
+"""WRITE. $owner, $ids, $t, $far -> retracted (count): forgets current episodes (CONTRACT
+§12); one already forgotten is left alone (the count falls short, the caller aborts)."""
+
+MESSAGE_SPEAKERS = """
+MATCH (ep:Episode)
+USING INDEX ep:Episode(owner, run_id)
+WHERE ep.owner = $owner AND ep.run_id = $run_id AND ep.message_id IN $message_ids
+  AND ep.part = 'own'
+RETURN ep.message_id AS message_id, ep.speaker_id AS speaker_id
+"""
+"""READ (inside the committer's write transaction). $owner, $run_id, $message_ids ->
+message_id, speaker_id: who spoke each message (forgotten episodes included: a proposal
+kept later was still said by them)."""
+
+_evidence = """MATCH (f)-[:REPLACES|COALESCED|MOVED_FROM*0..]->(g:Fact)
+WITH f, collect(DISTINCT g) AS lineage
+WITH f, [g IN lineage | [g.run_id, g.message_id, g.source]]
+       + reduce(out = [], g IN lineage |
+           out + [(k:Corroboration)-[:CORROBORATES]->(g) | [k.run_id, k.message_id, k.source]])
+       AS evidence"""
+"""Every assertion behind the row bound to `f`, as [run_id, message_id, source]: its own,
+those of the rows it continues (remainders, folded-in rows, moved rows: REPLACES,
+COALESCED, MOVED_FROM, any depth) and the corroborations of all of them."""
+
+ROWS_OF_MESSAGES = (
+    """
+MATCH (f:Fact)
+USING INDEX f:Fact(owner, run_id)
+WHERE f.owner = $owner AND f.run_id = $run_id AND f.retracted_at = $far
+  AND ($message_ids IS NULL OR f.message_id IN $message_ids)
+  AND NOT f.source STARTS WITH 'integration:'
+"""
+    + _evidence
+    + """
+RETURN f.id AS id, f.entity_id AS entity_id, f.attribute AS attribute, evidence
+ORDER BY f.entity_id, f.attribute, f.valid_from DESC, f.id
+"""
+)
+"""READ (inside the committer's write transaction). $owner, $run_id, $message_ids (or null:
+every message of the run), $far -> id, entity_id, attribute, evidence: the current rows
+drawn from those messages (no integration's observation), each with its evidence (see
+`_evidence`). NodeIndexSeek on `fact_owner_run`."""
+
+EVIDENCE_OF_ROWS = (
+    """
+UNWIND $ids AS id
+MATCH (f:Fact {id: id})
+WHERE f.owner = $owner
+"""
+    + _evidence
+    + """
+RETURN f.id AS id, evidence
+"""
+)
+"""READ (inside the committer's write transaction). $owner, $ids -> id, evidence (see
+`_evidence`) of each row of the owner among $ids, on any axis."""
+
+EPISODES_OF_MESSAGES = (
+    """
+MATCH (ep:Episode)
+USING INDEX ep:Episode(owner, run_id)
+WHERE ep.owner = $owner AND ep.run_id = $run_id AND ep.message_id = $message_id
+  AND """
+    + _visible
+    + """
+"""
+    + _speaker
+    + """RETURN """
+    + _project("ep")
+    + """ AS episode, sp.name AS speaker
+ORDER BY ep.seq, ep.part, ep.id
+"""
+)
+"""READ. $owner, $run_id, $message_id, **scope params -> episode, speaker: the episodes of
+one message (its own words, then a pasted part), on any axis, that the scope may see
+(for a fact's `why`)."""
+
+
+def episode_from_record(node: Any, speaker: str | None) -> EpisodeRecord:
+    """Build an `EpisodeRecord` from an `episode` column above and its speaker's name."""
+    return EpisodeRecord(
+        id=node["id"],
+        owner=node["owner"],
+        chat_id=node["chat_id"],
+        run_id=node["run_id"],
+        message_id=node.get("message_id"),
+        seq=int(node.get("seq") or 0),
+        part=node.get("part") or "own",
+        surface=node.get("surface"),
+        role=node["role"],
+        speaker_id=node.get("speaker_id"),
+        speaker=speaker,
+        text=node["text"],
+        said_at=from_micros(node["said_at_us"]),
+        source=node["source"],
+        recorded_at=from_micros(node["recorded_at_us"]),
+        retracted_at=from_micros(node["retracted_at_us"]),
+    )
+
+
+UNEMBEDDED_EPISODES = """
+MATCH (ep:Episode)
+USING INDEX ep:Episode(owner)
+WHERE ep.owner = $owner AND (ep.embedding_model IS NULL OR ep.embedding_model <> $model)
+RETURN ep.id AS id, ep.search_text AS text
+ORDER BY ep.id
+LIMIT $limit
+"""
+"""READ (inside the backfill's write transaction). $owner, $model, $limit -> id, text:
+episodes of the owner, on any axis, with no vector of $model."""
+
+EMBED_EPISODES = """
+UNWIND $rows AS r
+MATCH (ep:Episode {id: r.id})
+WHERE ep.owner = $owner
+SET ep.embedding_model = $model
+WITH ep, r
+CALL db.create.setNodeVectorProperty(ep, 'embedding', r.embedding)
+"""
+"""WRITE. $owner, $model, $rows ({id, embedding}) -> nothing: the backfill's vectors."""

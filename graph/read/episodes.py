@@ -1,0 +1,238 @@
+"""Reads of episodes, what was said (CONTRACT §12): one, a page, and search hits.
+
+A mixin of `graph.read.reader.Reader`: READ transactions only. Every query ANDs the as-of
+point and graph/scope.py `EPISODE_VISIBLE` (graph/cypher/episodes.py), so memory access
+holds here as on every read path: `none` reads nothing, `restricted` needs the area
+`conversation` and the episode's source (`user_stated` or `untrusted`) in its lists.
+
+Semantic hits for the caller's own episodes come, for an owner with fewer than
+`EXACT_CAP` episodes, from an exact ranking of that owner's episodes (an index seek on
+the owner: its cost follows the owner's size, never the other owners'); for a larger
+owner from the shared vector index, over-fetched, with the exact ranking as the fallback
+when too few of the index's answers are the caller's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from graph.cypher import episodes as pc
+from graph.errors import NotFound
+from graph.read.base import ReadBase
+from graph.read.search import ANN_FACTOR, ANN_MAX, ANN_MIN, _phrase_safe, words
+from graph.records import EpisodeRecord
+from graph.scope import Scope, params
+from graph.time import AsOf
+
+EXACT_CAP = 4_000
+"""An owner with fewer episodes (as of the read) than this is ranked exactly."""
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeHit:
+    """One episode found by one index.
+
+    Attributes:
+        episode: the episode.
+        score: the index's score: BM25 for full-text hits, (1 + cosine) / 2 for semantic.
+        text: its search text (what both indexes saw).
+        semantic: (1 + cosine) / 2 against the query's vector, or None without one.
+    """
+
+    episode: EpisodeRecord
+    score: float
+    text: str
+    semantic: float | None
+
+
+def episode_lucene(text: str, owner: str, *, every: bool = False) -> str | None:
+    """The full-text query over `episode_text` for the words of `text`, narrowed to `owner`.
+
+    Words are `graph.read.search.words` (letters and digits, accents and case folded, stop
+    words out), so no Lucene operator comes from the caller. An owner id the analyzer
+    could not match as a phrase leaves the query un-narrowed (still exact after the
+    Cypher filter, slower).
+
+    Args:
+        text: the search.
+        owner: the owner whose episodes are searched.
+        every: True to require every word (a listing's filter), False for any (ranked).
+
+    Returns:
+        The Lucene query, or None when `text` has no word but stop words.
+    """
+    terms = words(text)
+    if not terms:
+        return None
+    if every:
+        query = " ".join(f"+search_text:{t}" for t in terms)
+    else:
+        query = "+search_text:(" + " ".join(terms) + ")"
+    if _phrase_safe(owner):
+        query += f' +owner:"{owner}"'
+    return query
+
+
+def _episode(r: Any) -> EpisodeRecord:
+    return pc.episode_from_record(r["episode"], r["speaker"])
+
+
+class EpisodeReads(ReadBase):
+    """Episode reads for the episode routes, search and `why`."""
+
+    def episode(self, scope: Scope, episode_id: str) -> EpisodeRecord:
+        """Return one episode the scope may see, on any axis (a forgotten one shows its
+        `retracted_at`, as a fact row does: CONTRACT §2.3's audit view).
+
+        Raises:
+            NotFound: no such episode for this scope (another owner's, or one the chat's
+                memory access keeps out, looks the same: CONTRACT §7).
+        """
+        rows = self._rows(pc.EPISODE_BY_ID, episode_id=episode_id, **params(scope))
+        if not rows:
+            raise NotFound("episode", episode_id)
+        return _episode(rows[0])
+
+    def episodes(
+        self,
+        scope: Scope,
+        as_of: AsOf,
+        *,
+        chat_id: str | None = None,
+        run_id: str | None = None,
+        q: str | None = None,
+        after: tuple[datetime, str, int, str] | None = None,
+        limit: int = 100,
+    ) -> list[EpisodeRecord]:
+        """Return the episodes visible at `as_of` that the scope may see, oldest said first,
+        then in run order.
+
+        Args:
+            scope: who reads.
+            as_of: the point on both axes (CONTRACT §12: said by `valid_at`, recorded by
+                and not forgotten at `known_at`).
+            chat_id: only this chat's, or None.
+            run_id: only this run's, or None.
+            q: only those with every word of `q` (full-text, accents and case folded),
+                or None.
+            after: (said_at, run id, seq, part) of the last episode of the previous page (the
+                keyset of the order), or None.
+            limit: page size.
+        """
+        base = {
+            "valid_at": as_of.valid_at,
+            "known_at": as_of.known_at,
+            "chat_id": chat_id,
+            "run_id": run_id,
+            "after": None
+            if after is None
+            else {"said_at": after[0], "run_id": after[1], "seq": after[2], "part": after[3]},
+            "limit": limit,
+            **params(scope),
+        }
+        if q is not None:
+            lucene = episode_lucene(q, scope.owner, every=True)
+            if lucene is None:
+                return []
+            rows = self._rows(pc.EPISODES_MATCHING, lucene=lucene, **base)
+        elif run_id is not None:
+            rows = self._rows(pc.EPISODES_OF_RUN, **base)
+        else:
+            rows = self._rows(pc.EPISODES_PAGE, **base)
+        return [_episode(r) for r in rows]
+
+    def message_episodes(self, scope: Scope, run_id: str, message_id: str) -> list[EpisodeRecord]:
+        """Return the episodes of one message of a run the scope may see, on any axis (its
+        own words first, then a pasted part): the message a fact was drawn from."""
+        rows = self._rows(
+            pc.EPISODES_OF_MESSAGES, run_id=run_id, message_id=message_id, **params(scope)
+        )
+        return [_episode(r) for r in rows]
+
+    def episode_fulltext(
+        self,
+        scope: Scope,
+        text: str,
+        as_of: AsOf,
+        k: int,
+        vector: list[float] | None = None,
+        model: str | None = None,
+    ) -> list[EpisodeHit]:
+        """Return the `k` best full-text hits among the episodes `scope` sees at `as_of`,
+        best BM25 first, ties by id, each with its similarity to `vector` when given
+        (empty when `text` has no word)."""
+        lucene = episode_lucene(text, scope.owner)
+        if lucene is None:
+            return []
+        rows = self._rows(
+            pc.EPISODES_FULLTEXT,
+            lucene=lucene,
+            k=k,
+            vector=vector,
+            model=model,
+            valid_at=as_of.valid_at,
+            known_at=as_of.known_at,
+            **params(scope),
+        )
+        return [_hit(r) for r in rows]
+
+    def episode_semantic(
+        self,
+        scope: Scope,
+        vector: list[float],
+        model: str,
+        as_of: AsOf,
+        k: int,
+        exact_cap: int = EXACT_CAP,
+    ) -> tuple[list[EpisodeHit], str]:
+        """Return the `k` episodes nearest to `vector` that `scope` sees at `as_of`.
+
+        Args:
+            scope: who reads.
+            vector: the query's embedding, by the embedder named `model`.
+            model: only episodes embedded by this model are compared.
+            as_of: the point on both axes.
+            k: how many.
+            exact_cap: an owner with fewer episodes than this is ranked exactly at once
+                (0: always ask the vector index first).
+
+        Returns:
+            (hits best first, ties by id; how: "small" when the owner's episodes were
+            ranked exactly at once, "index" when the vector index's over-fetch answered,
+            "exact" when they were ranked exactly after it did not).
+        """
+        base = {
+            "vector": vector,
+            "model": model,
+            "k": k,
+            "valid_at": as_of.valid_at,
+            "known_at": as_of.known_at,
+            **params(scope),
+        }
+        if exact_cap > 0:
+            small = self._rows(pc.EPISODES_EXACT, cap=exact_cap, **base)[0]
+            if small["complete"]:
+                return [_listed(h) for h in small["hits"]], "small"
+        ann = min(max(k * ANN_FACTOR, ANN_MIN), ANN_MAX)
+        rows = self._rows(pc.EPISODES_NEAREST, ann=ann, **base)
+        if len(rows) >= k:
+            return [_hit(r) for r in rows], "index"
+        exact = self._rows(pc.EPISODES_EXACT, cap=2**62, **base)[0]
+        return [_listed(h) for h in exact["hits"]], "exact"
+
+
+def _hit(r: Any) -> EpisodeHit:
+    semantic = r["semantic"]
+    return EpisodeHit(
+        _episode(r), float(r["score"]), r["text"] or "", None if semantic is None else semantic
+    )
+
+
+def _listed(h: list[Any]) -> EpisodeHit:
+    """A hit of EPISODES_EXACT: [episode columns, speaker, score, search_text]."""
+    episode, speaker, score, text = h
+    return EpisodeHit(
+        pc.episode_from_record(episode, speaker), float(score), text or "", float(score)
+    )
