@@ -2,17 +2,16 @@
 `POST /v1/memory`, with the fields of that API.
 
 * messages: role, content, sessionId, createdAt (Unix ms), up to 50, newest first; ours:
-  episodes (CONTRACT §12), not in this build (see below);
+  episodes (CONTRACT §12): what was said in curated runs, `sessionId` the run (one session
+  of work; `chatId` beside it), `createdAt` when it was said, area `conversation`;
 * preferences: key, value; ours: the owner's preference facts (graph/attributes.py);
 * learnings: content, agentId, experimentId, confidence, createdAt; ours: `learning` notes;
 * decisions: title, rationale, createdAt; ours: `decision` notes (rationale: the body).
 
 `createdAt` is Unix milliseconds (UTC), as Hubify gives it: a note's `first_learned_at`.
 
-Messages come from the episodes of the recall issue, which have not landed in this build:
-the layer answers 200 with the documented empty shape `{items: [], available: false,
-detail}` (CONTRACT §9 allows no 5xx but a store outage, so no 501/503 here), and a POST to
-it is a 422 naming `layer` (messages are kept from runs, `POST /v1/runs`).
+Messages are kept from runs only (`POST /v1/runs`, where the curator redacts secrets and
+the memory access applies): a POST to the layer is a 422 naming `layer` that says so.
 
 Preferences: a key the registry knows as a preference (`answer_style`, `language`,
 `units`, `tone`) is that attribute; any other key is kept as the attribute `preference`
@@ -38,6 +37,7 @@ from graph.errors import InvalidInput
 from graph.fields import MAX_NAME, BoundedScalar, RequestModel
 from graph.notes import MAX_BODY, MAX_TITLE, NoteRecord
 from graph.read.reader import Reader
+from graph.records import EpisodeRecord
 from graph.time import AsOf
 
 Layer = Literal["messages", "preferences", "learnings", "decisions"]
@@ -47,9 +47,9 @@ PREFERENCES = tuple(a for a, spec in REGISTRY.items() if spec.preference)
 """The registry's preference attributes (how the person wants the assistant to behave)."""
 FREE = "preference"
 """The attribute that keeps a preference whose key the registry does not know."""
-UNAVAILABLE = (
-    "messages come from the episodes of earlier conversations (CONTRACT §12), which this "
-    "build does not keep yet; post runs (POST /v1/runs) and read their facts and notes"
+FROM_RUNS = (
+    "messages are what was said in curated runs (episodes, CONTRACT §12): post the "
+    "conversation as a run (POST /v1/runs)"
 )
 REQUIRED = {
     "messages": ("role", "content"),
@@ -109,6 +109,18 @@ def decision(n: NoteRecord) -> dict[str, Any]:
     }
 
 
+def message(e: EpisodeRecord) -> dict[str, Any]:
+    """An episode in Hubify's message fields (and our episode id and chat)."""
+    return {
+        "id": e.id,
+        "role": e.role,
+        "content": e.text,
+        "sessionId": e.run_id,
+        "chatId": e.chat_id,
+        "createdAt": _ms(e.said_at),
+    }
+
+
 def _preference(attribute: str, value: Any) -> dict[str, Any]:
     if attribute == FREE and isinstance(value, str) and ": " in value:
         key, _, rest = value.partition(": ")
@@ -139,9 +151,9 @@ def read(
     served: list[NoteRecord] = []
     for name in wanted:
         if name == "messages":
-            out[name] = {"layer": name, "items": [], "available": False, "detail": UNAVAILABLE}
-            continue
-        if name == "preferences":
+            said = reader.recent_episodes(scope, as_of, limit=limit)
+            items = [message(e) for e in said]
+        elif name == "preferences":
             rows = reader.owner_attributes(scope, list(PREFERENCES), as_of, limit=limit)
             items = [_preference(r.attribute, r.value) for r in rows if r.owner == caller.owner]
         else:
@@ -177,7 +189,7 @@ def write(
     if foreign:
         raise InvalidInput(foreign[0], f"not a field of layer {body.layer}")
     if body.layer == "messages":
-        raise InvalidInput("layer", UNAVAILABLE)
+        raise InvalidInput("layer", FROM_RUNS)
     service.scope_of(reader, caller)
     if body.layer == "preferences":
         return {"layer": "preferences", "item": _keep_preference(reader, committer, caller, body)}

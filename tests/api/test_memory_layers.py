@@ -62,13 +62,40 @@ def test_the_four_layers_carry_their_fields(api: Api) -> None:
     assert one == everything["decisions"]
 
 
-def test_messages_say_they_are_unavailable(api: Api) -> None:
-    """Episodes have not landed: the layer answers the documented empty shape, and a POST
-    to it is a 422 naming `layer`."""
-    got = api.get("/v1/memory", params={"layer": "messages"}).json()
-    assert got["items"] == [] and got["available"] is False and "episodes" in got["detail"]
+def test_messages_are_the_episodes_newest_first(api: Api, app: Any) -> None:
+    """The layer lists what was said in curated runs in Hubify's fields, newest first and
+    at most `limit`; a restricted chat without area `conversation` sees none; a POST to it
+    is a 422 naming `layer` (messages are kept from runs)."""
+    run = {
+        "id": "r-hub",
+        "chat_id": "c-hub",
+        "messages": [
+            {"role": "user", "text": "We ship the beta on Monday.", "at": "2024-05-01T09:00:00Z"},
+            {"role": "assistant", "text": "Noted, Monday it is.", "at": "2024-05-01T09:00:05Z"},
+            {"role": "user", "text": "And the docs the week after.", "at": "2024-05-01T09:01:00Z"},
+        ],
+    }
+    assert api.post("/v1/runs", run).status_code == 202
+    app.state.curator.drain()
+    got = api.get("/v1/memory", params={"layer": "messages", "limit": 2}).json()
+    assert got["available"] is True
+    assert [{k: m[k] for k in ("role", "content", "sessionId", "chatId", "createdAt")}
+            for m in got["items"]] == [
+        {"role": "user", "content": "And the docs the week after.", "sessionId": "r-hub",
+         "chatId": "c-hub", "createdAt": 1714554060000},
+        {"role": "assistant", "content": "Noted, Monday it is.", "sessionId": "r-hub",
+         "chatId": "c-hub", "createdAt": 1714554005000},
+    ]  # fmt: skip
+    everything = api.get("/v1/memory", params={"layer": "all"}).json()
+    assert len(everything["messages"]["items"]) == 3
+    access = {"mode": "restricted", "areas": ["notes"], "sources": ["user_stated"]}
+    r = api.client.put("/v1/chats/c-notes/memory-access", json=access, headers=api.headers)
+    assert r.status_code == 200, r.text
+    hidden = api.get("/v1/memory", params={"layer": "messages", "chat_id": "c-notes"}).json()
+    assert hidden["items"] == []
     r = api.post("/v1/memory", {"layer": "messages", "role": "user", "content": "hi"})
     assert r.status_code == 422 and r.json()["errors"][0]["field"] == "layer"
+    assert "POST /v1/runs" in r.json()["errors"][0]["message"]
 
 
 @pytest.mark.parametrize(

@@ -27,8 +27,8 @@ def read_memory(
     limit: Annotated[int, Query(ge=1, le=hubify.MAX_ITEMS)] = 10,
 ) -> dict[str, Any]:
     """One layer `{layer, items, available}`, or with `layer=all` the four of them:
-    messages (role, content, sessionId, createdAt in Unix ms, newest first; this build
-    keeps no episodes: `available: false` with the reason), preferences (key, value),
+    messages (role, content, sessionId (the run), chatId, createdAt in Unix ms, newest
+    first: the episodes of curated runs, area `conversation`), preferences (key, value),
     learnings (content, agentId, experimentId, confidence, createdAt), decisions (title,
     rationale, createdAt). Learnings and decisions count against the token's hourly
     reading ceilings. With `chat_id`, its memory access applies. Needs scope `read`."""
