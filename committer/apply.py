@@ -19,14 +19,18 @@ from committer.entity_changes import EntityChangeCommands
 from committer.episodes import EpisodeCommands
 from committer.erasure import ErasureCommands
 from committer.groups import GroupCommands
+from committer.knowledge import KnowledgeCommands
 from committer.notes import NoteCommands
 from committer.owners import ensure_owner, live_entity, new_entity
 from committer.portability import PortabilityCommands
 from committer.proposals import Assertion
+from committer.remember import RememberCommands
 from committer.rules.plan import plan_end
 from committer.rules.retract import gather_predecessors, plan_retract
 from committer.runs import RunCommands
+from committer.state import StateCommands
 from committer.trail import Trail
+from committer.usage import UsageCommands
 from graph.attributes import known_areas
 from graph.errors import Conflict, InvalidInput
 from graph.names import token_hash
@@ -72,6 +76,10 @@ class Committer(
     EntityChangeCommands,
     RunCommands,
     NoteCommands,
+    KnowledgeCommands,
+    RememberCommands,
+    StateCommands,
+    UsageCommands,
     EpisodeCommands,
     PortabilityCommands,
 ):

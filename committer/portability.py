@@ -39,7 +39,7 @@ from graph.write.writer import Writer
 BATCH = 1_000
 """Nodes or relationships written per transaction."""
 ID_PATTERN = re.compile(
-    r"^(ent|fct|cor|ntf|mrg|grp|mem|shr|tok|nam|msg|cur|prp|dec|act|cmt|run|syn|epi"
+    r"^(ent|fct|cor|ntf|mrg|grp|mem|shr|tok|nam|msg|cur|prp|dec|act|cmt|run|syn|epi|kdv|stv|acl"
     r"|nte|nov|ses|tsk)_[0-9a-f]{24}$"
 )
 """Ids worldstate mints (graph/write/writer.py `new_id`, committer/trail.py `PREFIX`; notes,
@@ -85,6 +85,13 @@ class _Remap:
             return [self.value(x) for x in v]
         return v
 
+    def holder(self, key: str) -> str:
+        """A holder key (`owner:<id>`, `group:<id>`) for the new owner."""
+        kind, _, ident = key.partition(":")
+        if kind == "owner" and ident == self.old:
+            return f"owner:{self.new}"
+        return f"{kind}:{self.value(ident)}"
+
     def node(self, label: str, props: dict[str, Any]) -> dict[str, Any] | None:
         """The node's properties for the new owner, or None when it is left out."""
         out = {k: self.value(decode(v)) for k, v in props.items()}
@@ -99,6 +106,13 @@ class _Remap:
             return None
         if kind.cursor == "key":
             out["key"] = f"{self.new}/{out['id']}"
+        if "holder" in out:  # a document or state version (CONTRACT §14): its holder
+            out["holder"] = self.holder(out["holder"])
+            if out.get("author") == self.old:
+                out["author"] = self.new
+            if out.get("idem"):
+                workflow_key = json.loads(out["idem"])
+                out["idem"] = json.dumps([self.holder(workflow_key[0]), *workflow_key[1:]])
         if label == "MergeSuggestion":
             out["key"] = pair_key(self.new, *out["entity_ids"][:2])
         return out

@@ -88,6 +88,9 @@ REGISTRY: dict[str, AttributeSpec] = {
 DEFAULT = AttributeSpec("many", "general")
 """An attribute the registry does not know keeps distinct values side by side."""
 
+KNOWLEDGE = "knowledge"
+"""The area of knowledge documents (CONTRACT §14): a restricted memory access lists it to let
+a chat read them (graph/scope.py `knowledge_allowed`)."""
 CONVERSATION = "conversation"
 """The area of episodes, what was said (CONTRACT §12): a restricted memory access lists it
 among its areas to let a chat read earlier conversations (graph/scope.py)."""
@@ -95,8 +98,11 @@ among its areas to let a chat read earlier conversations (graph/scope.py)."""
 
 def known_areas() -> frozenset[str]:
     """Every area a memory access may list (CONTRACT §7): the registry's, `general` (an
-    attribute the registry does not know) and `conversation` (episodes)."""
-    return frozenset({spec.area for spec in REGISTRY.values()} | {DEFAULT.area, CONVERSATION})
+    attribute the registry does not know), `conversation` (episodes) and `knowledge`
+    (knowledge documents)."""
+    return frozenset(
+        {spec.area for spec in REGISTRY.values()} | {DEFAULT.area, CONVERSATION, KNOWLEDGE}
+    )
 
 
 def spec(attribute: str) -> AttributeSpec:

@@ -62,6 +62,22 @@ class Conflict(WorldstateError):
         self.detail = detail
 
 
+class PreconditionFailed(WorldstateError):
+    """A conditional write whose condition does not hold (maps to 412, CONTRACT §14): an
+    `If-Match` naming another version than the current one, or `If-None-Match: *` on a
+    value that exists. Nothing was written.
+
+    Args:
+        detail: what a person can do about it.
+        current: the current version, or None when there is no value.
+    """
+
+    def __init__(self, detail: str, current: int | None = None) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.current = current
+
+
 class Unauthenticated(WorldstateError):
     """No bearer token, or one that is unknown or revoked (CONTRACT §7; maps to 401).
 

@@ -78,6 +78,13 @@ KINDS: tuple[Kind, ...] = (
     # Episodes, what was said (CONTRACT §12): `search_text` travels (it is what the
     # full-text index reads); the vector is the backfill's to make again.
     Kind("Episode", derived=("embedding", "embedding_model")),
+    # Knowledge documents, workflow state, the access log, usage (CONTRACT §14). The
+    # commits' WROTE / ENDED edges to versions are not exported (a type has one pair of
+    # ends here); each version keeps its cause event's id.
+    Kind("KnowledgeVersion"),
+    Kind("StateVersion"),
+    Kind("AccessLogEntry"),
+    Kind("Usage", cursor="key", ref=""),
     # Notes (CONTRACT §13): versions, standing, session summaries, task logs, reading ledgers.
     Kind("Note", derived=("embedding", "embedding_model")),
     Kind("NoteHead"),

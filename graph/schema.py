@@ -152,6 +152,40 @@ STATEMENTS: tuple[str, ...] = (
         "FOR (e:Entity) ON EACH [e.search_names, e.owner] "
         "OPTIONS {indexConfig: {`fulltext.analyzer`: 'keyword'}}"
     ),
+    # Knowledge documents, workflow state, the access log, usage (CONTRACT §14; graph/cypher/
+    # knowledge.py, state.py, access_log.py, usage.py): a holder's document or value by name
+    # (current: retracted_at open; as of a point: range on retracted_at), a holder's
+    # documents, a state write by idempotency key, the log by reader and by group, usage by
+    # owner and time; every label by owner (erasure); the pointer's words (full-text,
+    # with the holder, so a lookup is narrowed to the caller's documents).
+    "CREATE CONSTRAINT knowledge_id IF NOT EXISTS FOR (k:KnowledgeVersion) REQUIRE k.id IS UNIQUE",
+    (
+        "CREATE INDEX knowledge_holder_name IF NOT EXISTS "
+        "FOR (k:KnowledgeVersion) ON (k.holder, k.name, k.retracted_at)"
+    ),
+    (
+        "CREATE INDEX knowledge_holder_asof IF NOT EXISTS "
+        "FOR (k:KnowledgeVersion) ON (k.holder, k.retracted_at)"
+    ),
+    "CREATE INDEX knowledge_owner IF NOT EXISTS FOR (k:KnowledgeVersion) ON (k.owner)",
+    (
+        "CREATE FULLTEXT INDEX knowledge_words IF NOT EXISTS "
+        "FOR (k:KnowledgeVersion) ON EACH [k.search_text, k.holder] "
+        "OPTIONS {indexConfig: {`fulltext.analyzer`: 'standard-folding'}}"
+    ),
+    "CREATE CONSTRAINT state_id IF NOT EXISTS FOR (s:StateVersion) REQUIRE s.id IS UNIQUE",
+    (
+        "CREATE INDEX state_holder_key IF NOT EXISTS "
+        "FOR (s:StateVersion) ON (s.holder, s.workflow, s.state_key, s.retracted_at)"
+    ),
+    "CREATE INDEX state_idem IF NOT EXISTS FOR (s:StateVersion) ON (s.idem)",
+    "CREATE INDEX state_owner IF NOT EXISTS FOR (s:StateVersion) ON (s.owner)",
+    "CREATE CONSTRAINT access_log_id IF NOT EXISTS FOR (a:AccessLogEntry) REQUIRE a.id IS UNIQUE",
+    "CREATE INDEX access_log_owner IF NOT EXISTS FOR (a:AccessLogEntry) ON (a.owner)",
+    "CREATE INDEX access_log_group IF NOT EXISTS FOR (a:AccessLogEntry) ON (a.group_id)",
+    "CREATE CONSTRAINT usage_key IF NOT EXISTS FOR (u:Usage) REQUIRE u.key IS UNIQUE",
+    "CREATE INDEX usage_owner_at IF NOT EXISTS FOR (u:Usage) ON (u.owner, u.at)",
+    "CREATE INDEX usage_owner IF NOT EXISTS FOR (u:Usage) ON (u.owner)",
     # Owner export (graph/cypher/portability.py): keyset pages of each kind with an id,
     # in (owner, id) order, seeking on (owner, id).
     *OWNER_ID_INDEXES,

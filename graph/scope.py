@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from graph.attributes import CONVERSATION, DEFAULT, REGISTRY
+from graph.attributes import CONVERSATION, DEFAULT, KNOWLEDGE, REGISTRY
 from graph.notes import NOTES_AREA
 from graph.records import MemoryAccess
 
@@ -241,3 +241,82 @@ RETURN collect(DISTINCT s.entity_id) AS ids
 """READ. $owner, $known_at -> ids: the entities other owners shared, through a group
 `$owner` belonged to at $known_at, with the share itself live at $known_at
 (transaction time: `shared_at <= T < unshared_at`; open ends are FAR_FUTURE)."""
+
+
+# --- what an owner or a group holds: knowledge documents, workflow state (CONTRACT §14) -----
+
+
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """The holders one read may see: the caller's own, and the groups it belongs to now.
+
+    Attributes:
+        owner: the caller's owner id.
+        groups: ids of the groups `owner` is a member of now, sorted.
+        readable: False when the chat's memory access keeps knowledge out (`none`, or
+            `restricted` without the area `knowledge`, CONTRACT §7); workflow state,
+            read by scheduled work and never by a chat, is always readable.
+    """
+
+    owner: str
+    groups: tuple[str, ...] = ()
+    readable: bool = True
+
+
+def knowledge_allowed(access: MemoryAccess) -> bool:
+    """Whether a chat's memory access lets knowledge documents through: `full`, or
+    `restricted` listing the area `knowledge` (documents carry no fact source, so the
+    sources list does not apply); never `none`."""
+    return access.mode == "full" or (access.mode == "restricted" and KNOWLEDGE in access.areas)
+
+
+def reach_params(reach: Reach) -> dict[str, Any]:
+    """Compile a reach into the parameter of `HELD_VISIBLE`: the map `held` of `readable`,
+    `own` (`owner:<id>`) and `groups` (`group:<id>` each).
+
+    One map, not three parameters: Neo4j caches a plan per query text and parameter shape,
+    and a string parameter's shape includes its length class, so each new length of owner
+    id would plan again inside a turn (prefetch reads the pointer with it); a map's values
+    do not enter the shape (graph/cypher/prefetch.py)."""
+    return {
+        "held": {
+            "readable": reach.readable,
+            "own": f"owner:{reach.owner}",
+            "groups": [f"group:{g}" for g in reach.groups],
+        }
+    }
+
+
+HELD_VISIBLE = "($held.readable AND (h.holder = $held.own OR h.holder IN $held.groups))"
+"""Cypher predicate on a document or state version bound to `h`: held by the caller
+itself, or by a group it belongs to now (members read a group's documents and state;
+another owner's holder answers as absent, CONTRACT §7). The one place these reads are
+scoped (graph/cypher/knowledge.py, graph/cypher/state.py); its parameter is `reach_params`'s
+map `held`."""
+
+
+def held_visible(var: str) -> str:
+    """`HELD_VISIBLE` for a version bound to `var` (a literal chosen by the query module)."""
+    return HELD_VISIBLE.replace("h.", var + ".")
+
+
+GROUPS_OF = """
+MATCH (m:Membership {member: $who.owner})
+WHERE m.left_at = $far
+RETURN collect(DISTINCT m.group_id) AS ids
+"""
+"""READ. $who: {owner}, $far -> ids: the groups the owner is a member of now (a reach's
+groups; prefetch reads it for the pointer, so the owner id travels in a map: see
+`reach_params`). Seeks on `membership_member`."""
+
+LOG_VISIBLE = "(a.owner = $owner OR a.group_id IN $managed)"
+"""Cypher predicate on an access-log entry bound to `a` (CONTRACT §14): the reader's own
+attempts, and every attempt on a group it manages (`$managed`: the groups it created, or the
+one group an operator names on the command line). Nobody else's."""
+
+GROUPS_CREATED = """
+MATCH (g:Group {owner: $owner})
+RETURN collect(g.id) AS ids
+"""
+"""READ. $owner -> ids: the groups `$owner` created (whose access log it reads). Seeks on
+`group_owner`."""

@@ -17,6 +17,7 @@ from api.cli import owners as _owners  # noqa: F401 - registers `owner export` a
 from api.cli import store as commands
 from api.cli.embeddings import embeddings_app
 from api.cli.eval import eval_app
+from api.cli.knowledge import audit, knowledge_app
 from api.http.settings import Settings
 from graph.local.server import (
     LocalNeo4j,
@@ -146,3 +147,5 @@ app.add_typer(commands.import_app, name="import")
 app.add_typer(commands.owner_app, name="owner")
 app.add_typer(embeddings_app, name="embeddings")
 app.add_typer(eval_app, name="eval")
+app.add_typer(knowledge_app, name="knowledge")
+app.command("audit")(audit)

@@ -12,6 +12,7 @@ from api.http.deps import TokenCache
 from api.http.settings import Settings
 from api.notes.limits import NoteLimits
 from committer.apply import Committer
+from committer.remember import SurfacePolicy
 from curator.statements import Policy
 from graph.errors import StoreUnavailable
 from graph.names import token_hash
@@ -33,6 +34,10 @@ def mcp(
         str | None,
         typer.Option("--chat-id", help="pin the chat whose memory access applies to every call"),
     ] = None,
+    surface: Annotated[
+        str | None,
+        typer.Option(help="the surface this server answers for (the gated remember checks it)"),
+    ] = None,
     token: Annotated[
         str | None,
         typer.Option(
@@ -46,7 +51,9 @@ def mcp(
 
     stdio authenticates with WORLDSTATE_TOKEN (checked now and on every call); http
     takes `Authorization: Bearer <token>` on every request. Scopes as over REST: the read
-    tools need `read`, remember needs `write`. Uses NEO4J_URI, else the local Neo4j.
+    tools need `read`; remember needs `write` for facts, and `curate` and an allowed
+    --surface (or X-Worldstate-Surface header) for a learning. Uses NEO4J_URI, else the
+    local Neo4j.
     """
     if transport not in TRANSPORTS:
         _fail(f"--transport must be one of {', '.join(TRANSPORTS)}", code=2)
@@ -72,6 +79,10 @@ def mcp(
             chat_id=chat_id,
             embedder=embedder,
             notes=NoteLimits.from_settings(settings),
+            surface=surface,
+            surfaces=SurfacePolicy.of(
+                settings.remember_restricted_surfaces, settings.remember_allow_no_surface
+            ),
         )
         if transport == "stdio":
             _serve_stdio(state)

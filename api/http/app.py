@@ -12,8 +12,8 @@ from fastapi.responses import JSONResponse
 from neo4j import Driver
 
 from api.chat.prefetch.warm import Warmer
+from api.chat.routes import history, pull, search
 from api.chat.routes import prefetch as prefetch_route
-from api.chat.routes import pull, search
 from api.http import errors, health, openapi
 from api.http.abuse import AbuseLimits
 from api.http.bounded import BoundedCalls, StoreDeadline
@@ -25,6 +25,7 @@ from api.http.routes import (
     episodes,
     facts,
     groups,
+    knowledge,
     memory,
     memory_access,
     merges,
@@ -34,7 +35,9 @@ from api.http.routes import (
     proposals,
     runs,
     splits,
+    state,
     syncs,
+    usage,
 )
 from api.http.settings import Settings
 from api.notes.limits import NoteLimits
@@ -139,6 +142,7 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         facts,
         pull,
         search,
+        history,
         runs,
         syncs,
         prefetch_route,
@@ -149,6 +153,9 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         splits,
         groups,
         audit,
+        knowledge,
+        state,
+        usage,
         episodes,
         owners,
         notes,

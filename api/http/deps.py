@@ -28,7 +28,8 @@ _bearer = HTTPBearer(auto_error=False)
 @dataclass(frozen=True, slots=True)
 class Principal:
     """The caller: the owner its token is bound to, the token's scopes (CONTRACT §7), and the
-    token's id (the hourly note-reading ceilings count per token, api/notes/limits.py)."""
+    token's id (the hourly note-reading ceilings count per token, api/notes/limits.py; the
+    access log of `remember` names it, CONTRACT §14)."""
 
     owner: str
     scopes: frozenset[str]

@@ -24,6 +24,7 @@ from graph.errors import (
     LimitExceeded,
     MemoryOff,
     NotFound,
+    PreconditionFailed,
     StoreUnavailable,
     TooBusy,
     Unauthenticated,
@@ -73,6 +74,8 @@ def problem_of(exc: WorldstateError) -> Problem:  # noqa: PLR0911  # one case pe
             if exc.retry_after is not None:
                 extra["retry_after"] = exc.retry_after
             return Problem(exc.status, "Limit reached", exc.detail, extra)
+        case PreconditionFailed():
+            return Problem(412, "Precondition failed", exc.detail, {"current": exc.current})
         case Unauthenticated():
             return Problem(401, "Unauthorized", exc.detail)
         case Forbidden():

@@ -6,6 +6,8 @@ for everything else (documented in README.md).
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from curator.settings import CuratorSettings
 from graph.driver import StoreTimeouts
 from graph.transactions import RetryPolicy
@@ -29,6 +31,11 @@ class Settings(CuratorSettings):
     prefetch_keepalive_seconds: float = 5.0
     """Prefetch runs for nobody this often, keeping its connection and plans warm
     (api/chat/prefetch/warm.py); 0 warms once at start-up only."""
+    chat_history_max_turns: int = Field(default=200, ge=1, le=10_000)
+    """`GET /v1/chats/{chat_id}/history` returns at most this many messages, whatever
+    `limit` asks (issue 16 "Per-chat history")."""
+    chat_history_max_age_days: float = Field(default=30.0, gt=0, le=3_660)
+    """`GET /v1/chats/{chat_id}/history` leaves out messages said longer ago than this."""
     max_body_bytes: int = 2_000_000
     """Requests larger than this are refused with 413 (CONTRACT §9)."""
     neo4j_connect_timeout_seconds: float = 1.0
@@ -54,6 +61,13 @@ class Settings(CuratorSettings):
     bad_tokens_per_minute: int = 20
     """Unknown or revoked tokens one client address may present per minute; past it, its
     requests with a token this process has not verified are refused with 429."""
+
+    remember_restricted_surfaces: list[str] = Field(
+        default_factory=lambda: ["slack", "whatsapp", "telegram"]
+    )
+    """Surfaces the gated `remember(topic, content)` refuses (CONTRACT §14), JSON list in env."""
+    remember_allow_no_surface: bool = False
+    """Whether a `remember` call that names no surface is let through (default: refused)."""
 
     def store_timeouts(self) -> StoreTimeouts:
         """The driver's connect, acquisition and retry bounds (graph/driver.py)."""

@@ -1,7 +1,7 @@
 """How every MCP tool call runs (api/mcp/server.py, api/mcp/notes.py): the server's shared
 state, authentication by bearer token, the token's scope, the chat whose memory access
-applies, a worker thread for the blocking store, and our errors as tool errors (the
-`detail` of the one error table, api.http.errors.problem_of).
+applies, a worker thread for the blocking store, our errors as tool errors (the `detail` of
+the one error table, api.http.errors.problem_of), and the arguments tools share.
 """
 
 from __future__ import annotations
@@ -9,18 +9,19 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, cast
+from typing import Annotated, Any, cast
 
 import anyio
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import TypeAdapter, ValidationError
+from pydantic import Field, TypeAdapter, ValidationError
 
 from api.chat import tools
 from api.http.deps import Principal, TokenCache, authenticate
 from api.http.errors import problem_of
 from api.notes.limits import NoteLimits
 from committer.apply import Committer
+from committer.remember import SurfacePolicy
 from curator.statements import Policy
 from graph.embedding import Embedder
 from graph.errors import InvalidInput, Unauthenticated, WorldstateError
@@ -45,6 +46,9 @@ class McpState:
         chat_id: the chat this server is pinned to (`--chat-id`), or None.
         embedder: embeds `search` queries (graph/embedding/), or None (full-text only).
         notes: the limits on notes (api/notes/limits.py): reading ceilings, notes per owner.
+        surface: the surface this server answers for (`--surface`), or None: over HTTP
+            the request's `X-Worldstate-Surface` header, else none.
+        surfaces: which surfaces may call the gated `remember` (settings).
     """
 
     reader: Reader
@@ -55,6 +59,8 @@ class McpState:
     chat_id: str | None = None
     embedder: Embedder | None = None
     notes: NoteLimits = field(default_factory=NoteLimits)
+    surface: str | None = None
+    surfaces: SurfacePolicy = field(default_factory=SurfacePolicy)
 
 
 def describe(exc: WorldstateError) -> str:
@@ -127,3 +133,13 @@ async def call(
 ) -> Json:
     """`call_as` for a tool that needs only the caller (the read tools, `remember`)."""
     return await call_as(ctx, scope, chat_id, lambda s, _, c: work(s, c))
+
+
+ChatArg = Annotated[
+    str | None,
+    Field(description="the chat the assistant runs in: its memory access applies", max_length=200),
+]
+EntityArg = Annotated[
+    str, Field(description="an entity id, e.g. from lookup_entity", min_length=1, max_length=100)
+]
+TimeArg = Annotated[str | None, Field(description="RFC 3339 with offset; default now")]

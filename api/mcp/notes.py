@@ -23,18 +23,13 @@ from pydantic import Field
 
 from api.chat.tools import Caller
 from api.http.deps import Principal
-from api.mcp.calls import Json, McpState, call_as, parse_time
+from api.mcp.calls import ChatArg, Json, McpState, TimeArg, call_as, parse_time
 from api.notes import service, zibby
 from api.notes.schemas import NoteCreate
 from graph.errors import InvalidInput
 from graph.notes import KINDS, MAX_BODY, MAX_KEY, MAX_PROJECT, MAX_TITLE
 from graph.time import AsOf
 
-ChatArg = Annotated[
-    str | None,
-    Field(description="the chat the assistant runs in: its memory access applies", max_length=200),
-]
-TimeArg = Annotated[str | None, Field(description="RFC 3339 with offset; default now")]
 NoteId = Annotated[str, Field(min_length=1, max_length=200, description="a note's id")]
 Project = Annotated[
     str | None,

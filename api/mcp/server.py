@@ -1,9 +1,17 @@
 """`worldstate mcp`: the read tools and `remember` over the Model Context Protocol
 (CONTRACT §6 "Pull", §7), with the official `mcp` package (`MCPServer`).
 
-Tools: `lookup_entity`, `current_facts`, `time_travel`, `neighbors`, `diff` (scope
-`read`) and `remember` (scope `write`). Each is a thin shell over the same functions as
-the REST routes (api/chat/tools.py, api/mcp/remember.py), so both answer alike.
+Tools: `lookup_entity`, `current_facts`, `time_travel`, `neighbors`, `diff`, `search`,
+`list_knowledge`, `read_knowledge` (scope `read`) and `remember`. Each is a thin shell over
+the same functions as the REST routes (api/chat/tools.py, api/chat/knowledge.py,
+api/mcp/remember.py, committer/remember.py), so both answer alike.
+
+`remember` has two uses, told apart by their arguments (CONTRACT §3, §14): `text` (or
+`attribute` and `value`) files what the person said about their world as proposals (scope
+`write`); `topic` and `content` save a learning as the group's knowledge document
+`learned/<slug>` through the gate (a `curate` token, an allowed surface, a group with a
+curator; every attempt in the access log). The surface is the server's (`--surface`, or
+the `X-Worldstate-Surface` header of an HTTP request), never an argument the model picks.
 
 Authentication is the REST API's: the graph's hashed tokens, resolved through the same
 `TokenCache`. Over stdio the token comes from `WORLDSTATE_TOKEN`, checked at start and
@@ -25,6 +33,7 @@ from typing import Annotated, Literal
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 from starlette.types import ASGIApp, Receive, Send
 from starlette.types import Scope as AsgiScope
@@ -32,25 +41,17 @@ from starlette.types import Scope as AsgiScope
 from api.chat import tools
 from api.http.deps import TokenCache, authenticate
 from api.http.errors import problem_of, respond
-from api.mcp.calls import Json, McpState, describe
+from api.mcp.calls import ChatArg, EntityArg, Json, McpState, TimeArg, describe
 from api.mcp.calls import call as _call
 from api.mcp.calls import parse_time as _time
+from api.mcp.knowledge import learn as _learn
+from api.mcp.knowledge import list_knowledge, read_knowledge
 from api.mcp.notes import NOTE_TOOLS
 from api.mcp.remember import remember as remember_tool
 from graph.errors import InvalidInput, WorldstateError
 from graph.fields import Scalar
 
 __all__ = ["McpState", "build_server", "describe", "http_app"]
-
-
-ChatArg = Annotated[
-    str | None,
-    Field(description="the chat the assistant runs in: its memory access applies", max_length=200),
-]
-EntityArg = Annotated[
-    str, Field(description="an entity id, e.g. from lookup_entity", min_length=1, max_length=100)
-]
-TimeArg = Annotated[str | None, Field(description="RFC 3339 with offset; default now")]
 
 
 async def lookup_entity(
@@ -172,11 +173,28 @@ async def remember(
     value: Scalar | None = None,
     valid_from: TimeArg = None,
     chat_id: ChatArg = None,
+    topic: Annotated[
+        str | None,
+        Field(description="a learning's topic: saved as the team document learned/<topic>"),
+    ] = None,
+    content: Annotated[
+        str | None, Field(description="the learning, Markdown; replaces the topic's last")
+    ] = None,
+    group: Annotated[
+        str | None, Field(description="the team (group id); default your only group")
+    ] = None,
 ) -> Json:
-    """Remember something the person told you: give `text`, or `attribute` and `value`
-    (with `entity`). It is filed as stated by the person and goes through the risk
-    policy: low-risk facts are stored now, others wait for the person's yes.
-    {proposals: [Proposal]} with status committed or pending."""
+    """Call this ONLY when the person explicitly asks you to remember, save or note
+    something. Two uses: a fact about the person's world -> give `text` (their words), or
+    `attribute` and `value` (with `entity`); it goes through the risk policy
+    ({proposals: [Proposal]}, committed or pending). A learning for the team (how
+    something is done, an edge case) -> give `topic` and `content`: it is saved as the
+    team's document learned/<topic>, replacing an earlier one on that topic
+    ({document, access}); only curators may, and from allowed surfaces."""
+    if topic is not None or content is not None:
+        if any(x is not None for x in (text, entity, attribute, value, valid_from)):
+            raise ToolError("Give either topic and content, or text / attribute and value.")
+        return await _learn(ctx, topic or "", content or "", group)
     return await _call(
         ctx,
         "write",
@@ -226,7 +244,18 @@ async def search(
     )
 
 
-TOOLS = (lookup_entity, current_facts, time_travel, neighbors, diff, search, remember, *NOTE_TOOLS)
+TOOLS = (
+    lookup_entity,
+    current_facts,
+    time_travel,
+    neighbors,
+    diff,
+    search,
+    list_knowledge,
+    read_knowledge,
+    remember,
+    *NOTE_TOOLS,
+)
 """Every tool, registered by `build_server` (adding one is a function here, or among the
 note tools of api/mcp/notes.py)."""
 

@@ -153,6 +153,35 @@ episode, speaker: the episodes visible at the as-of point, oldest said first, th
 run order (run id, position, own words before a pasted part). NodeIndexSeekByRange on
 `episode_owner_asof`."""
 
+CHAT_HISTORY = (
+    """
+MATCH (ep:Episode)
+USING INDEX ep:Episode(owner, retracted_at, said_at)
+WHERE ep.owner = $owner AND ep.retracted_at > $known_at AND ep.said_at <= $valid_at
+  AND """
+    + _as_of("ep")
+    + """
+  AND ep.chat_id = $history.chat_id AND ep.part = 'own' AND ep.role IN ['user', 'assistant']
+  AND ep.said_at < $history.before AND ep.said_at >= $history.oldest
+  AND """
+    + _visible
+    + """
+WITH ep ORDER BY ep.said_at DESC, ep.run_id DESC, ep.seq DESC LIMIT $limit
+"""
+    + _speaker
+    + """RETURN """
+    + _project("ep")
+    + """ AS episode, sp.name AS speaker
+ORDER BY episode.said_at_us, episode.run_id, episode.seq
+"""
+)
+"""READ. $owner, $valid_at, $known_at (now), $history: {chat_id, before, oldest}, $limit,
+**scope params -> episode, speaker: a chat's thread (issue 16 "Per-chat history"): the
+visible text of its user and assistant messages (their own words: no tool, document or
+system entries, no pasted part) said in `[oldest, before)`, the latest $limit of them,
+returned oldest first. Forgotten episodes are not in it. NodeIndexSeekByRange on
+`episode_owner_asof`."""
+
 RECENT_EPISODES = (
     """
 MATCH (ep:Episode)

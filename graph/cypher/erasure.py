@@ -28,6 +28,12 @@ OWNED_LABELS: tuple[str, ...] = (
     "Group",
     # Cause-and-effect events (CONTRACT §8).
     "Event",
+    # Knowledge documents, workflow state, the access log, usage (CONTRACT §14): an owner's
+    # own, and a group's with the group's creator.
+    "KnowledgeVersion",
+    "StateVersion",
+    "AccessLogEntry",
+    "Usage",
     # Episodes, what was said (CONTRACT §12).
     "Episode",
     # Notes, their standing, session summaries, task logs, reading ledgers (CONTRACT §13).

@@ -24,7 +24,7 @@ from graph.read.base import ReadBase
 from graph.read.search import ANN_FACTOR, ANN_MAX, ANN_MIN, _phrase_safe, words
 from graph.records import EpisodeRecord
 from graph.scope import Scope, params
-from graph.time import AsOf
+from graph.time import AsOf, utcnow
 
 EXACT_CAP = 4_000
 """An owner with fewer episodes (as of the read) than this is ranked exactly."""
@@ -141,6 +141,36 @@ class EpisodeReads(ReadBase):
             rows = self._rows(pc.EPISODES_OF_RUN, **base)
         else:
             rows = self._rows(pc.EPISODES_PAGE, **base)
+        return [_episode(r) for r in rows]
+
+    def chat_history(
+        self,
+        scope: Scope,
+        chat_id: str,
+        *,
+        before: datetime,
+        oldest: datetime,
+        limit: int,
+    ) -> list[EpisodeRecord]:
+        """Return a chat's thread as known now: the latest `limit` user and assistant
+        messages said in `[oldest, before)`, oldest first (issue 16 "Per-chat history").
+
+        Args:
+            scope: who reads (the chat's memory access: episodes are area `conversation`).
+            chat_id: the chat; only its messages.
+            before: exclusive upper bound on `said_at`, aware UTC.
+            oldest: inclusive lower bound on `said_at` (the oldest age kept), aware UTC.
+            limit: the most messages.
+        """
+        now = utcnow()
+        rows = self._rows(
+            pc.CHAT_HISTORY,
+            valid_at=now,
+            known_at=now,
+            history={"chat_id": chat_id, "before": before, "oldest": oldest},
+            limit=limit,
+            **params(scope),
+        )
         return [_episode(r) for r in rows]
 
     def recent_episodes(

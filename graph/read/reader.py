@@ -22,12 +22,14 @@ from graph.read.audit import AuditReads
 from graph.read.episodes import EpisodeReads
 from graph.read.export import ExportReads
 from graph.read.groups import GroupReads
+from graph.read.knowledge import KnowledgeReads
 from graph.read.lifecycle import LifecycleReads
 from graph.read.notes import NotesReads
 from graph.read.prefetch import PrefetchReads
 from graph.read.proposals import ProposalReads
 from graph.read.pull import PullReads
 from graph.read.search import SearchReads
+from graph.read.state import StateReads
 from graph.records import (
     EntityRecord,
     FactRecord,
@@ -50,6 +52,8 @@ class Reader(
     AuditReads,
     SearchReads,
     PrefetchReads,
+    KnowledgeReads,
+    StateReads,
     NotesReads,
     EpisodeReads,
     ExportReads,

@@ -37,6 +37,7 @@ from graph.write.audit import AuditWrites
 from graph.write.episodes import EpisodeWrites
 from graph.write.erasure import ErasureWrites
 from graph.write.groups import GroupWrites
+from graph.write.held import HeldWrites
 from graph.write.notes import NoteWrites
 from graph.write.proposals import ProposalWrites
 from graph.write.restore import RestoreWrites
@@ -54,6 +55,7 @@ class WriteTx(
     AuditWrites,
     SearchWrites,
     RunWrites,
+    HeldWrites,
     NoteWrites,
     RestoreWrites,
     EpisodeWrites,

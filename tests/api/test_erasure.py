@@ -82,6 +82,12 @@ def memory(api: Api, app: Any) -> None:
     committer.log_task(
         api.owner, task="sync", status="done", summary=None, duration_ms=5, session_id=None
     )
+    # Knowledge documents, workflow state, usage (issue 16): each with two versions.
+    for body in ("v1", "v2"):
+        url = "/v1/knowledge/notes/doc"
+        assert api.client.put(url, json={"body": body}, headers=api.headers).status_code == 200
+        api.client.put("/v1/state/wf/k", json={"value": body}, headers=api.headers)
+    assert api.post("/v1/usage", {"at": JAN, "model": "m"}).status_code == 201
 
 
 def test_erasure_removes_everything_of_the_owner_and_nothing_else(
@@ -107,6 +113,12 @@ def test_erasure_removes_everything_of_the_owner_and_nothing_else(
             sharer.post(f"/v1/groups/{group['id']}/shares", {"entity_id": me(sharer)}).status_code
             == 201
         )
+        # The group's own knowledge and state, by its creator: a learning (and its access
+        # log entry) and a shared value.
+        learned = {"topic": "t", "content": "c", "surface": "web", "group": group["id"]}
+        assert sharer.post("/v1/knowledge/remember", learned).status_code == 200
+        shared = f"/v1/shared-state/{group['id']}/wf/k"
+        assert sharer.client.put(shared, json={"value": 1}, headers=sharer.headers).status_code
     mine, theirs = inventory(neo4j_driver, api.owner), inventory(neo4j_driver, other.owner)
     for label in (
         "Fact",
@@ -123,6 +135,10 @@ def test_erasure_removes_everything_of_the_owner_and_nothing_else(
         "Group",
         "Membership",
         "Share",
+        "KnowledgeVersion",
+        "StateVersion",
+        "AccessLogEntry",
+        "Usage",
         "Episode",
         "Note",
         "NoteHead",

@@ -73,6 +73,10 @@ class Case:
 
 DOCS = "FastAPI's own docs: the API's schema, no data"
 NOTES = "notes are shared as a group's notes, not by entity shares: tests/api/test_notes_groups.py"
+DOCS_UNSHARED = (
+    "knowledge documents are held by an owner or a group (tests/api/test_knowledge.py), "
+    "never shared through an entity share"
+)
 
 CASES: dict[tuple[str, str], Case] = {
     ("GET", "/openapi.json"): Case(memory=False, auth=False, why=DOCS),
@@ -108,6 +112,24 @@ CASES: dict[tuple[str, str], Case] = {
         memory=True, unshared="events are the owner's own: a member never reads the sharer's"
     ),
     ("GET", "/v1/entities/{entity_id}/neighbors"): Case(memory=True, shared=True),
+    ("GET", "/v1/knowledge"): Case(memory=True, unshared=DOCS_UNSHARED),
+    ("GET", "/v1/knowledge/{name:path}"): Case(memory=True, unshared=DOCS_UNSHARED),
+    ("GET", "/v1/knowledge/{name:path}/versions"): Case(memory=True, unshared=DOCS_UNSHARED),
+    ("GET", "/v1/access-log"): Case(
+        memory=False, why="the remember gate's log of attempts (admin): no memory is read"
+    ),
+    ("GET", "/v1/state/{workflow}/{key}"): Case(
+        memory=False, why="workflow state of scheduled work, read by no chat"
+    ),
+    ("GET", "/v1/shared-state/{group_id}/{workflow}/{key}"): Case(
+        memory=False, why="workflow state of scheduled work, read by no chat"
+    ),
+    ("GET", "/v1/usage/summary"): Case(memory=False, why="usage numbers, never content"),
+    ("GET", "/v1/chats/{chat_id}/history"): Case(
+        memory=False,
+        why="the chat is the path's own: its memory access applies to it "
+        "(tests/api/test_chat_history.py), and episodes are never shared",
+    ),
     ("GET", "/v1/episodes"): Case(
         memory=True, unshared="episodes are the owner's own: a group shares entities, not talk"
     ),
@@ -170,11 +192,12 @@ UNKNOWN = {
     "proposal_id": "prp_000000000000000000000000",
     "group_id": "grp_000000000000000000000000",
     "note_id": "nte_000000000000000000000000",
+    "name": "no/such-document",
     "episode_id": "epi_000000000000000000000000",
 }
 """Ids that exist for nobody, in the shape of real ones."""
 
-SAME_FOR_ALL = {"attribute": "location", "chat_id": "c-full"}
+SAME_FOR_ALL = {"attribute": "location", "chat_id": "c-full", "workflow": "wf", "key": "k"}
 """Path parameters that are names, not ids: the same for every caller."""
 
 
@@ -211,12 +234,23 @@ def _seed_owner(api: Api, app: Any, tag: str, color: str) -> dict[str, Any]:
         {"kind": "learning", "title": f"Deploys fail on Fridays {tag}", "known_by": "observed"},
     )
     assert note.status_code == observed.status_code == 201, note.text
+    # Knowledge and state (issue 16): a document under a name of its own, a value under
+    # names every owner uses, and a group of its own holding a document and a value.
+    doc = f"notes/doc-{tag.lower()}"
+    _put(api, f"/v1/knowledge/{doc}", {"description": f"about-{tag}", "body": f"body-{tag}"})
+    _put(api, "/v1/state/wf/k", {"value": f"state-{tag}"})
+    solo = api.post("/v1/groups", {"name": "solo"}).json()["id"]
+    _put(api, f"/v1/knowledge/{doc}?group={solo}", {"body": f"team-body-{tag}"})
+    _put(api, f"/v1/shared-state/{solo}/wf/k", {"value": f"team-state-{tag}"})
+    api.post("/v1/usage", {"at": AT, "model": f"model-{tag}"})
     told, said = api.get("/v1/episodes", params={"run_id": run["id"]}).json()["items"]
     return {
         "bob": bob,
         "location": location,
         "employer": employer,
         "proposal": proposal,
+        "doc": doc,
+        "solo": solo,
         "episode": said,  # the person's own words
         "untrusted_episode": told,  # the assistant's
         "note": note.json()["note"],
@@ -226,7 +260,7 @@ def _seed_owner(api: Api, app: Any, tag: str, color: str) -> dict[str, Any]:
 
 def _put(api: Api, url: str, body: Any) -> None:
     r = api.client.put(url, json=body, headers=api.headers)
-    assert r.status_code == 200, r.text
+    assert r.status_code in (200, 201), r.text
 
 
 @pytest.fixture(scope="module")
@@ -246,7 +280,7 @@ def world(app: Any, neo4j_driver: Any) -> Iterator[World]:
         "/v1/chats/c-restricted/memory-access",
         {
             "mode": "restricted",
-            "areas": ["place", "conversation", "notes"],
+            "areas": ["place", "conversation", "knowledge", "notes"],
             "sources": ["user_edit", "user_stated"],
         },
     )
@@ -273,7 +307,8 @@ def world(app: Any, neo4j_driver: Any) -> Iterator[World]:
             "run_id": f"run-{who}{tag}",
             "event_id": f"run-{who}{tag}",
             "proposal_id": seed["proposal"]["id"],
-            "group_id": group["id"],
+            "group_id": seed["solo"],
+            "name": seed["doc"],
             "note_id": seed["note"]["id"],
             "episode_id": seed["episode"]["id"],
         }
@@ -293,6 +328,12 @@ def world(app: Any, neo4j_driver: Any) -> Iterator[World]:
             seed["note"]["id"],
             f"Deploys need the lock {who}{tag}",
             f"Deploys fail on Fridays {who}{tag}",
+            f"body-{who}{tag}",
+            f"about-{who}{tag}",
+            f"state-{who}{tag}",
+            f"model-{who}{tag}",
+            seed["solo"],
+            seed["doc"],
         ]
 
     yield World(
@@ -315,7 +356,7 @@ def world(app: Any, neo4j_driver: Any) -> Iterator[World]:
 
 
 def _params(path: str) -> list[str]:
-    return re.findall(r"{(\w+)}", path)
+    return re.findall(r"{(\w+)(?::\w+)?}", path)
 
 
 def _url(path: str, values: dict[str, str]) -> str | None:
@@ -325,7 +366,7 @@ def _url(path: str, values: dict[str, str]) -> str | None:
         value = values.get(name, SAME_FOR_ALL.get(name))
         if value is None:
             return None
-        out = out.replace("{" + name + "}", value)
+        out = re.sub("{" + name + r"(?::\w+)?}", lambda _, v=value: v, out)
     return out
 
 
@@ -466,5 +507,5 @@ def test_the_other_owner_sees_nothing_shared(world: World) -> None:
     assert [e["name"] for e in b.get("/v1/entities", params={"q": "bob"}).json()["items"]] == [
         "Bob"
     ]
-    [group] = b.get("/v1/groups").json()["items"]
+    [group] = [g for g in b.get("/v1/groups").json()["items"] if g["name"] == "team"]
     assert atlas in [s["entity_id"] for s in group["shares"]] and len(group["shares"]) == 2

@@ -35,7 +35,17 @@ from tests.api.conftest import Api
 
 T = TypeVar("T")
 T0 = "2024-01-01T00:00:00Z"
-TOOLS = {"lookup_entity", "current_facts", "time_travel", "neighbors", "diff", "search", "remember"}
+TOOLS = {
+    "lookup_entity",
+    "current_facts",
+    "time_travel",
+    "neighbors",
+    "diff",
+    "search",
+    "list_knowledge",
+    "read_knowledge",
+    "remember",
+}
 NOTE_TOOLS = {
     "list_context",
     "search_context",
@@ -128,7 +138,7 @@ def world(api: Api) -> dict[str, str]:
 
 
 def test_http_lists_every_tool(mcp_url: str, neo4j_driver: Driver, owner: str) -> None:
-    """tools/list names the seven tools and the note tools, each with an input schema."""
+    """tools/list names the nine tools and the note tools, each with an input schema."""
     listed = over_http(mcp_url, token(neo4j_driver, owner, "read"), lambda c: c.list_tools())
     assert {t.name for t in listed.tools} == TOOLS | NOTE_TOOLS
     neighbors = next(t for t in listed.tools if t.name == "neighbors")

@@ -63,7 +63,7 @@ def own_app(neo4j_driver: Driver) -> Iterator[Any]:
 @pytest.fixture(scope="module")
 def seed(own_app: Any, neo4j_driver: Driver) -> Seed:
     """Entities, facts, a curated run (its messages kept as episodes) with a held proposal and
-    its notification, a group."""
+    its notification, a group, a knowledge document and a workflow state value."""
 
     owner = f"openapi-{uuid.uuid4().hex[:12]}"
     app = own_app
@@ -92,6 +92,11 @@ def seed(own_app: Any, neo4j_driver: Driver) -> Seed:
     notification = api.get("/v1/notifications").json()["items"][0]["id"]
     group = api.post("/v1/groups", {"name": "team"}).json()["id"]
     note = api.post("/v1/notes", {"kind": "decision", "title": "Ship on Tuesdays"}).json()
+    # Knowledge and workflow state (issue 16): a document and a value to find.
+    doc = {"description": "Seeded", "body": "text"}
+    assert api.client.put("/v1/knowledge/notes/seeded", json=doc, headers=api.headers).is_success
+    value = {"value": {"n": 1}}
+    assert api.client.put("/v1/state/wf/k", json=value, headers=api.headers).is_success
     ids = {
         "entity_id": ana,
         "fact_id": fact["fact"]["id"],
@@ -104,6 +109,9 @@ def seed(own_app: Any, neo4j_driver: Driver) -> Seed:
         "member": owner,
         "attribute": "location",
         "note_id": note["note"]["id"],
+        "name": "notes/seeded",
+        "workflow": "wf",
+        "key": "k",
         "episode_id": api.get("/v1/episodes").json()["items"][0]["id"],
     }
     suggestions = api.get("/v1/merge-suggestions").json()["items"]

@@ -130,6 +130,15 @@ def rich_history(api: Api, app: Any, other: Api) -> list[str]:
     app.state.committer.log_task(
         api.owner, task="sync", status="done", summary=None, duration_ms=5, session_id=None
     )
+    # Knowledge documents, a learning (and its access-log entry), workflow state, usage
+    # (issue 16).
+    for body in ("v1", "v2"):
+        doc = {"description": "Notes", "body": body}
+        assert api.client.put("/v1/knowledge/notes", json=doc, headers=api.headers).is_success
+    learned = {"topic": "t", "content": "c", "surface": "web", "group": group["id"]}
+    assert api.post("/v1/knowledge/remember", learned).status_code == 200
+    assert api.client.put("/v1/state/wf/k", json={"value": 1}, headers=api.headers).is_success
+    assert api.post("/v1/usage", {"at": "2024-01-01T00:00:00Z"}).status_code == 201
     return [forgot.json()["event_id"]]
 
 

@@ -1,5 +1,6 @@
-"""Token scopes (CONTRACT §7): `read`, `write`, `curate` (keep/discard, merge, forget),
-`admin`. An assistant's read token can call nothing that writes.
+"""Token scopes (CONTRACT §7): `read`, `write`, `curate` (keep/discard, merge, forget, the
+gated `remember` of knowledge), `admin`. An assistant's read token can call nothing that
+writes (a refused `remember` is logged, CONTRACT §14, and nothing else is written).
 
 `WRITES` has one row per route that changes the store (every POST, PUT, PATCH and
 DELETE but `POST /v1/prefetch`, which reads), with the scope it needs and a body that
@@ -53,6 +54,18 @@ WRITES: dict[tuple[str, str], tuple[str, Any]] = {
     ("POST", "/v1/notes/{note_id}/close"): ("write", {"status": "confirmed", "reason": "data"}),
     ("POST", "/v1/notes/handover"): ("admin", {"project": "atlas", "to": "someone-else"}),
     ("POST", "/v1/memory"): ("write", {"layer": "decisions", "title": "Ship", "rationale": "why"}),
+    ("PUT", "/v1/knowledge/{name:path}"): ("write", {"body": "text"}),
+    ("DELETE", "/v1/knowledge/{name:path}"): ("write", None),
+    ("POST", "/v1/knowledge/{name:path}/restore"): ("write", {"version": 1}),
+    ("POST", "/v1/knowledge/remember"): (
+        "curate",
+        {"topic": "t", "content": "c", "surface": "web", "group": "{group_id}"},
+    ),
+    ("PUT", "/v1/state/{workflow}/{key}"): ("write", {"value": 1}),
+    ("DELETE", "/v1/state/{workflow}/{key}"): ("write", None),
+    ("PUT", "/v1/shared-state/{group_id}/{workflow}/{key}"): ("write", {"value": 1}),
+    ("DELETE", "/v1/shared-state/{group_id}/{workflow}/{key}"): ("write", None),
+    ("POST", "/v1/usage"): ("write", {"at": "2024-05-01T00:00:00Z"}),
     ("DELETE", "/v1/episodes/{episode_id}"): ("curate", None),
     ("DELETE", "/v1/runs/{run_id}/episodes"): ("curate", None),
 }
@@ -65,7 +78,7 @@ def _fill(text: str, ids: dict[str, str]) -> str:
         assert m.group(1) in ids, f"no seeded id for {{{m.group(1)}}}: add it to seed()"
         return ids[m.group(1)]
 
-    return re.sub(r"{(\w+)}", one, text)
+    return re.sub(r"{(\w+)(?::\w+)?}", one, text)
 
 
 def _request(api: Api, key: tuple[str, str], ids: dict[str, str]) -> Any:
@@ -112,6 +125,10 @@ def seed(api: Api, app: Any) -> dict[str, str]:
         {"kind": "hypothesis", "title": "Arm users churn less", "status": "rejected",
          "project": "atlas"},
     ).json()  # fmt: skip
+    for url in ("/v1/knowledge/seeded/doc", f"/v1/knowledge/seeded/doc?group={group['id']}"):
+        assert api.client.put(url, json={"body": "b"}, headers=api.headers).status_code == 200
+    for url in ("/v1/state/wf/k", f"/v1/shared-state/{group['id']}/wf/k"):
+        assert api.client.put(url, json={"value": 0}, headers=api.headers).status_code == 201
     return {
         "entity_id": bob["id"],
         "other_entity_id": john["id"],
@@ -123,6 +140,9 @@ def seed(api: Api, app: Any) -> dict[str, str]:
         "group_id": group["id"],
         "member": "member-x",
         "note_id": note["note"]["id"],
+        "name": "seeded/doc",
+        "workflow": "wf",
+        "key": "k",
         "episode_id": episode["id"],
         "run_id": "r-seed",
     }
@@ -133,10 +153,13 @@ def _fingerprint(driver: Driver, owner: str, group_id: str) -> str:
     included), and every relationship touching them, as one string.
 
     Scoped to this test's owner, so tests running beside it on a shared Neo4j cannot
-    change it (STYLE: tests never see each other's data)."""
+    change it (STYLE: tests never see each other's data). The access log of `remember` is
+    left out: a refused attempt is logged on purpose (CONTRACT §14), and the test checks
+    that entry itself."""
     mine = (
-        "MATCH (n) WHERE n.owner = $owner OR n.id = $owner OR n.member = $owner "
-        "OR n.group_id = $g OR n.id = $g OR n.key STARTS WITH $prefix "
+        "MATCH (n) WHERE (n.owner = $owner OR n.id = $owner OR n.member = $owner "
+        "OR n.group_id = $g OR n.id = $g OR n.key STARTS WITH $prefix) "
+        "AND NOT n:AccessLogEntry "
     )
     with driver.session() as s:
         props = [
@@ -180,6 +203,8 @@ def test_a_read_token_can_call_nothing_that_writes(
         assert "scope" in r.json()["detail"]
     assert reader.post("/v1/prefetch", {"chat_id": "c1", "message": "Bob?"}).status_code == 200
     assert _fingerprint(neo4j_driver, api.owner, ids["group_id"]) == before
+    [logged] = api.get("/v1/access-log").json()["items"]  # the refused remember, no content
+    assert (logged["outcome"], logged["reason"]) == ("refused", "scope")
 
 
 @pytest.mark.parametrize("key", sorted(WRITES), ids=[f"{m} {p}" for m, p in sorted(WRITES)])
@@ -202,6 +227,9 @@ def test_each_write_route_needs_its_scope(
         "group_id": "grp_x",
         "member": "m",
         "note_id": "nte_x",
+        "name": "unknown/doc",
+        "workflow": "wf",
+        "key": "k",
         "episode_id": "epi_x",
         "run_id": "run_x",
     }

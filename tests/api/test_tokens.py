@@ -63,8 +63,11 @@ def test_revocation_takes_effect_within_the_cache_bound(
     """A token revoked from another process still works while the server's cache entry
     is fresh, and answers 401 once the entry is older than TOKEN_CACHE_SECONDS (5 s)."""
     now = [1000.0]
-    monkeypatch.setattr(
-        app.state, "token_cache", TokenCache(app.state.reader, clock=lambda: now[0])
+    # setitem on State's dict: monkeypatch.setattr looks the old value up in the instance's
+    # __dict__, misses it (State keeps attributes in `_state`) and so deletes the cache on
+    # undo, breaking every later test of the session's app.
+    monkeypatch.setitem(
+        app.state._state, "token_cache", TokenCache(app.state.reader, clock=lambda: now[0])
     )
     assert api.get("/v1/me").status_code == 200  # now cached
     [token] = Reader(neo4j_driver).tokens(api.owner)

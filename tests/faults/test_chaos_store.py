@@ -51,6 +51,36 @@ def test_acknowledged_writes_survive_kill_9(faulty_serve: Serve, restarted: OwnN
     assert sorted(f["value"] for f in facts) == sorted(f"v{i}" for i in range(40))
 
 
+def test_knowledge_and_state_survive_kill_9(faulty_serve: Serve, restarted: OwnNeo4j) -> None:
+    """Issue 16: each document edit and state write is its own transaction and survives a
+    restart. Two versions of a document and a state value written with an idempotency key,
+    Neo4j SIGKILLed and started again: both versions read, the value reads, and the write
+    retried with its key after the crash replays (applied once, version unchanged)."""
+    owner = f"owner-{uuid.uuid4().hex}"
+    doc, state = "/v1/knowledge/runbooks/restart", "/v1/state/nightly/cursor"
+    retry = {"Idempotency-Key": "night-7", "If-Match": '"1"'}
+    with faulty_serve.client(token(restarted.uri, owner), timeout=120) as client:
+        v1 = client.put(doc, json={"body": "first"}).json()["document"]
+        assert client.put(doc, json={"body": "second"}).status_code == 200
+        assert client.put(state, json={"value": {"page": 1}}).status_code == 201
+        applied = client.put(state, json={"value": {"page": 2}}, headers=retry)
+        assert applied.status_code == 200 and applied.json()["version"] == 2
+        restarted.kill()
+        restarted.start()
+        wait_for(lambda: client.get(state).status_code == 200, 60, "the API to read again")
+        assert client.get(doc).json()["body"] == "second"
+        assert client.get(doc, params={"known_at": v1["recorded_at"]}).json()["body"] == "first"
+        assert [v["version"] for v in client.get(doc + "/versions").json()["items"]] == [1, 2]
+        again = client.put(state, json={"value": {"page": 2}}, headers=retry)
+        assert again.status_code == 200 and again.headers["idempotent-replayed"] == "true"
+        now = client.get(state)
+    assert (now.json()["value"], now.json()["version"], now.headers["etag"]) == (
+        {"page": 2},
+        2,
+        '"2"',
+    )
+
+
 def test_four_writers_while_neo4j_is_killed_twice(  # noqa: PLR0915 - one scenario, in order
     faulty_serve: Serve, restarted: OwnNeo4j
 ) -> None:

@@ -26,7 +26,7 @@ from functools import partial
 from typing import Any
 
 from api.chat.prefetch import notes as noted
-from api.chat.prefetch import recall
+from api.chat.prefetch import pointer, recall
 from api.chat.prefetch.mentions import mention_keys
 from api.chat.prefetch.rank import personalized_pagerank
 from api.chat.prefetch.text import clip, day, item, row_tag, scalar, tag, when
@@ -137,10 +137,20 @@ def build(
             return Prefetch("")
         view = read_view(snap, scope, positions, at, words_said)
         notes = noted.read(snap, scope, message, at, project)
+        line = pointer.read_pointer(snap, scope, message)
+    chars, items = pointer.reserve(line)
     restricted = scope.access.mode == "restricted"
-    return compose(
-        view, at, max_chars, max_items, restricted, words_said, notes=notes, message=message
+    out = compose(
+        view,
+        at,
+        max_chars - chars,
+        max_items - items,
+        restricted,
+        words_said,
+        notes=notes,
+        message=message,
     )
+    return pointer.attach(out, line)
 
 
 def read_view(
