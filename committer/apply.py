@@ -20,6 +20,7 @@ from committer.episodes import EpisodeCommands
 from committer.erasure import ErasureCommands
 from committer.groups import GroupCommands
 from committer.knowledge import KnowledgeCommands
+from committer.notes import NoteCommands
 from committer.owners import ensure_owner, live_entity, new_entity
 from committer.portability import PortabilityCommands
 from committer.proposals import Assertion
@@ -74,6 +75,7 @@ class Committer(
     ErasureCommands,
     EntityChangeCommands,
     RunCommands,
+    NoteCommands,
     KnowledgeCommands,
     RememberCommands,
     StateCommands,

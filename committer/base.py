@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from neo4j import Driver
 
+from committer.note_ops import MAX_NOTES
 from graph.embedding import Embedder
 from graph.transactions import DEFAULT_RETRY, RetryPolicy
 from graph.write.writer import Writer
@@ -35,3 +36,8 @@ class CommitterBase:
         policy: RetryPolicy = DEFAULT_RETRY,
     ):
         self._writer = Writer(driver, database, embedder, policy)
+
+    note_limit: int = MAX_NOTES
+    """Notes one owner may hold (CONTRACT §13); the process sets it from
+    `WORLDSTATE_NOTES_MAX_PER_OWNER`. Every path that keeps notes (REST, MCP, a run's
+    proposals, a kept proposal) applies it."""

@@ -10,13 +10,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from committer import note_ops
 from committer.batch import Batch, start_of
 from committer.owners import live_entity, new_entity
-from committer.proposals import Assertion, EntityRef, Proposal
+from committer.proposals import NOTE_OPS, Assertion, EntityRef, Proposal
 from committer.rules.normalize import value_key, value_norm
 from committer.rules.plan import plan_end
 from committer.trail import Trail
+from graph.errors import InvalidInput, LimitExceeded
 from graph.names import search_key
+from graph.notes import NoteDraft
 from graph.time import FAR_PAST, to_utc
 from graph.write.writer import WriteTx
 
@@ -69,12 +72,16 @@ class Applied:
         fact_id: the row standing for it (the covering row of a duplicate, the new row
             of an assertion, the ended row of an `end`), or None when an `end` found nothing.
         changed: whether memory changed (False for a duplicate or an empty `end`).
+        note_id: the note a note proposal kept or retired, else None.
+        reply: a note proposal's one-line answer (what was kept and where), else None.
     """
 
     entity_id: str
     object_id: str | None
     fact_id: str | None
     changed: bool
+    note_id: str | None = None
+    reply: str | None = None
 
 
 def apply_proposals(
@@ -85,8 +92,12 @@ def apply_proposals(
     t: datetime,
     trail: Trail,
     causes: Sequence[str],
+    note_limit: int = note_ops.MAX_NOTES,
 ) -> list[Applied]:
     """Commit proposals in one batch at commit time `t`; return what each one did.
+
+    Note proposals (ops `note`, `retire_note`) keep or retire notes (CONTRACT §13,
+    committer/note_ops.py); the others go through one `Batch` of facts.
 
     Args:
         w: the open write transaction (owner already locked).
@@ -96,7 +107,88 @@ def apply_proposals(
         t: the commit time.
         trail: the commit's cause-and-effect record.
         causes: for each proposal, the decision event it is committed for (CONTRACT §8).
+        note_limit: notes one owner may hold (a note past it is not kept, and says so).
     """
+    pairs = list(zip(proposals, causes, strict=True))
+    notes = {
+        i: _apply_note(w, owner, self_id, p, t, trail, cause, note_limit)
+        for i, (p, cause) in enumerate(pairs)
+        if p.op in NOTE_OPS
+    }
+    rest = [pair for i, pair in enumerate(pairs) if i not in notes]
+    facts = iter(_apply_facts(w, owner, self_id, rest, t, trail))
+    return [notes[i] if i in notes else next(facts) for i in range(len(pairs))]
+
+
+KNOWN_BY = {"user_stated": "told", "user_edit": "told", "inferred": "inferred"}
+"""How a note proposal's source says it is known (else `observed`: an integration's or an
+assistant's or a document's content)."""
+
+
+def _apply_note(
+    w: WriteTx,
+    owner: str,
+    self_id: str,
+    p: Proposal,
+    t: datetime,
+    trail: Trail,
+    cause: str,
+    note_limit: int,
+) -> Applied:
+    """Keep or retire the note of a note proposal, with its one-line answer. A note the
+    rules refuse (a title naming a moment, a bad date) or past the limit is not kept and
+    the answer says why: one request never fails the run it came from."""
+    trail.cause = cause
+    assert p.note is not None  # NOTE_OPS proposals carry their note
+    if p.op == "retire_note":
+        done = note_ops.retire_matching(w, owner, p.note.title, t, trail)
+        if done is None:
+            return Applied(
+                self_id, None, None, False,
+                reply=f"No note matched “{p.note.title}”; nothing was retired.",
+            )  # fmt: skip
+        return Applied(
+            self_id, None, None, True, note_id=done.note.note_id,
+            reply=f"Retired the note “{done.note.title}”.",
+        )  # fmt: skip
+    prov = p.provenance
+    draft = NoteDraft(
+        kind=p.note.kind,
+        title=p.note.title,
+        body=p.note.body,
+        evidence=prov.evidence,
+        known_by=KNOWN_BY.get(prov.source, "observed"),
+        confidence=prov.confidence,
+        key=p.note.key,
+        project=p.note.project,
+        review_at=p.note.review_at,
+        tier=p.note.tier,
+        source=prov.source,
+        run_id=prov.run_id,
+        message_id=prov.message_id,
+        valid_from=p.valid_from,
+    )
+    try:
+        result = note_ops.keep_note(w, owner, draft, t, trail, max_notes=note_limit)
+    except (InvalidInput, LimitExceeded) as exc:
+        why = f"{exc.field}: {exc.detail}" if isinstance(exc, InvalidInput) else exc.detail
+        return Applied(self_id, None, None, False, reply=f"Not kept: {why}.")
+    return Applied(
+        self_id, None, None, result.effect != "promoted", note_id=result.note.note_id,
+        reply=note_ops.reply(result),
+    )  # fmt: skip
+
+
+def _apply_facts(
+    w: WriteTx,
+    owner: str,
+    self_id: str,
+    pairs: Sequence[tuple[Proposal, str]],
+    t: datetime,
+    trail: Trail,
+) -> list[Applied]:
+    """Commit fact proposals (with their decision events) in one batch."""
+    proposals, causes = [p for p, _ in pairs], [c for _, c in pairs]
     resolved = []
     for p in proposals:
         subject = resolve(w, owner, self_id, p.subject, t)

@@ -51,7 +51,9 @@ class DecisionCommands(CommitterBase):
         """
 
         def work(w: WriteTx, self_id: str, t: datetime) -> tuple[ProposalRecord, FactRecord | None]:
-            rec, fact_id = review.keep(w, owner, self_id, proposal_id, by, t, Trail(w, owner, t))
+            rec, fact_id = review.keep(
+                w, owner, self_id, proposal_id, by, t, Trail(w, owner, t), self.note_limit
+            )
             return rec, None if fact_id is None else w.fact(owner, fact_id)
 
         return self._commit(owner, work)
@@ -90,7 +92,7 @@ class DecisionCommands(CommitterBase):
             trail = Trail(w, owner, t)
             kept = [pid for pid in keep if still_pending(pid)]
             for pid in kept:
-                review.keep(w, owner, self_id, pid, by, t, trail)
+                review.keep(w, owner, self_id, pid, by, t, trail, self.note_limit)
             dropped = [pid for pid in discard if still_pending(pid)]
             for pid in dropped:
                 review.discard(w, owner, self_id, pid, by, t, trail)
@@ -119,7 +121,9 @@ class DecisionCommands(CommitterBase):
         def work(w: WriteTx, self_id: str, t: datetime) -> list[ProposalRecord]:
             trail = Trail(w, owner, t)  # CONTRACT §8: the person's "remember" caused them
             said = trail.act("action", actor="person", action="remember", chat_id=chat_id)
-            review.store_reviewed(w, owner, self_id, chat_id, reviewed, t, trail, lambda _: [said])
+            review.store_reviewed(
+                w, owner, self_id, chat_id, reviewed, t, trail, lambda _: [said], self.note_limit
+            )
             found = [w.proposal(owner, review.public_id(owner, r.proposal.id)) for r in reviewed]
             return [p for p in found if p is not None]
 

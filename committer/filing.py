@@ -26,7 +26,15 @@ from typing import Any
 
 from committer.curation import Applied, apply_proposals, lookup, name_form
 from committer.episodes import Embedded, record_episodes, said_by, spoken_by
-from committer.proposals import EntityRef, Proposal, Provenance, Reviewed, Said
+from committer.note_ops import MAX_NOTES, note_notices
+from committer.proposals import (
+    EntityRef,
+    NoteProposal,
+    Proposal,
+    Provenance,
+    Reviewed,
+    Said,
+)
 from committer.rules.normalize import value_norm
 from committer.trail import Trail
 from graph.errors import Conflict, NotFound
@@ -115,18 +123,27 @@ def stored_proposal(
         "message_id": prov.message_id,
         "seq": seq,
         "fact_id": applied.fact_id if applied else None,
+        "note": None if p.note is None else p.note.model_dump_json(),
+        "note_id": applied.note_id if applied else None,
+        "reply": applied.reply if applied else None,
     }
 
 
 def suppression_attribute(op: str, attribute: str) -> str:
     """The attribute part of a suppression key: an `end` ("I no longer like tea") is kept
-    apart from the assertion of the same value, so discarding one never hides the other."""
-    return attribute if op == "assert" else f"{attribute}#end"
+    apart from the assertion of the same value, so discarding one never hides the other;
+    so are a note (`note#note`) and the retiring of one (`note#retire_note`)."""
+    return attribute if op == "assert" else f"{attribute}#{op}"
 
 
 def describe(attribute: str, value: Any, object_name: str | None, op: str = "assert") -> str:
-    """A short human phrase for a proposal or fact: "location: Berlin" / "no longer likes: tea"."""
+    """A short human phrase for a proposal or fact: "location: Berlin" / "no longer likes: tea"
+    / "a note: Drop the Windows installer" / "retire the note about: the old pricing page"."""
     shown = object_name if object_name else value
+    if op == "note":
+        return f"a note: {shown}"
+    if op == "retire_note":
+        return f"retire the note about: {shown}"
     label = attribute.replace("_", " ")
     return f"no longer {label}: {shown}" if op == "end" else f"{label}: {shown}"
 
@@ -142,6 +159,7 @@ def record_run(
     worker: str | None = None,
     said: Sequence[Said] = (),
     embedded: Embedded | None = None,
+    note_limit: int = MAX_NOTES,
 ) -> RunReview:
     """Store a run's messages as episodes and its reviewed proposals: commit the low-risk
     ones, hold the rest (CONTRACT §3, §12).
@@ -180,7 +198,9 @@ def record_run(
         )
         return [curation, message]
 
-    return store_reviewed(w, owner, self_id, run.chat_id, reviewed, t, trail, causes)
+    return store_reviewed(
+        w, owner, self_id, run.chat_id, reviewed, t, trail, causes, note_limit=note_limit
+    )
 
 
 def message_event_id(owner: str, run_id: str, message_id: str) -> str:
@@ -211,6 +231,7 @@ def store_reviewed(
     t: datetime,
     trail: Trail,
     causes: Callable[[Reviewed], list[str | None]],
+    note_limit: int = MAX_NOTES,
 ) -> RunReview:
     """Store reviewed proposals of a run or a sync: commit the low-risk ones, hold the rest.
 
@@ -223,6 +244,10 @@ def store_reviewed(
         t: the commit time.
         trail: the commit's cause-and-effect record.
         causes: the events each proposal came from (its curation and message, a sync).
+        note_limit: notes one owner may hold (CONTRACT §13).
+
+    A committed note proposal's one-line answer (what was kept and where) is kept on the
+    proposal (`reply`, shown with the run) and said in a `note` notification.
     """
     keys = [_keys(w, owner, self_id, r.proposal) for r in reviewed]
     probe = [
@@ -268,7 +293,7 @@ def store_reviewed(
         for _, r, _ in auto
     ]
     applied = apply_proposals(
-        w, owner, self_id, [r.proposal for _, r, _ in auto], t, trail, decisions
+        w, owner, self_id, [r.proposal for _, r, _ in auto], t, trail, decisions, note_limit
     )
     items = [
         stored_proposal(owner, chat_id, i, r, k, "committed", a)
@@ -291,7 +316,8 @@ def store_reviewed(
             }
             for item in items
             if item["status"] == "pending" and item["id"] in created
-        ],
+        ]
+        + note_notices(items, created),
         t,
     )
     trail.flush()
@@ -325,6 +351,7 @@ def as_proposal(rec: ProposalRecord) -> Proposal:
     return Proposal(
         id=rec.id,
         op=rec.op,
+        note=None if rec.note is None else NoteProposal.model_validate_json(rec.note),
         subject=subject,
         attribute=rec.attribute,
         value=rec.value,
@@ -345,7 +372,14 @@ def as_proposal(rec: ProposalRecord) -> Proposal:
 
 
 def keep(
-    w: WriteTx, owner: str, self_id: str, proposal_id: str, by: str, t: datetime, trail: Trail
+    w: WriteTx,
+    owner: str,
+    self_id: str,
+    proposal_id: str,
+    by: str,
+    t: datetime,
+    trail: Trail,
+    note_limit: int = MAX_NOTES,
 ) -> tuple[ProposalRecord, str | None]:
     """Commit a pending proposal the person kept; return (proposal now `kept`, fact id).
 
@@ -362,7 +396,7 @@ def keep(
         "decision", actor=by, decision="keep", proposal_id=proposal_id, causes=[proposal_id]
     )
     proposal = said_by(w, owner, as_proposal(rec))
-    applied = apply_proposals(w, owner, self_id, [proposal], t, trail, [decision])[0]
+    applied = apply_proposals(w, owner, self_id, [proposal], t, trail, [decision], note_limit)[0]
     done = w.decide_proposal(
         owner,
         proposal_id,
@@ -372,6 +406,8 @@ def keep(
         entity_id=applied.entity_id,
         object_id=applied.object_id,
         t=t,
+        note_id=applied.note_id,
+        reply=applied.reply,
     )
     assert done is not None  # pending was checked under the owner's lock
     w.acknowledge(owner, proposal_ids=[proposal_id], t=t)

@@ -39,10 +39,11 @@ from graph.write.writer import Writer
 BATCH = 1_000
 """Nodes or relationships written per transaction."""
 ID_PATTERN = re.compile(
-    r"^(ent|fct|cor|ntf|mrg|grp|mem|shr|tok|nam|msg|cur|prp|dec|act|cmt|run|syn|epi|kdv|stv|acl)"
-    r"_[0-9a-f]{24}$"
+    r"^(ent|fct|cor|ntf|mrg|grp|mem|shr|tok|nam|msg|cur|prp|dec|act|cmt|run|syn|epi|kdv|stv|acl"
+    r"|nte|nov|ses|tsk)_[0-9a-f]{24}$"
 )
-"""Ids worldstate mints (graph/write/writer.py `new_id`, committer/trail.py `PREFIX`)."""
+"""Ids worldstate mints (graph/write/writer.py `new_id`, committer/trail.py `PREFIX`; notes,
+their versions, session summaries and task logs, committer/notes.py)."""
 OWNER_FIELDS = ("member", "added_by", "shared_by")
 """Fields besides a kind's owner field that name an owner (groups)."""
 

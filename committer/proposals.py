@@ -70,11 +70,29 @@ class EntityRef(BaseModel):
     kind: str = "person"
 
 
+class NoteProposal(BaseModel):
+    """The note a proposal keeps (op `note`), or the words that name the note to retire
+    (op `retire_note`: `title` holds them, "the old pricing page"). CONTRACT §13; the
+    committer checks it like any note (committer/rules/notes.py)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: str = "context"
+    title: str
+    body: str = ""
+    key: str | None = None
+    project: str | None = None
+    review_at: datetime | None = None
+    tier: str = "mid"
+
+
 class Proposal(BaseModel):
     """A candidate change from the curator (CONTRACT §3).
 
     `op="assert"` proposes the fact; `op="end"` says a current fact of `attribute`
     (with `value`, or any value when `value` is None) stopped holding at `valid_from`.
+    `op="note"` proposes the note `note` (attribute `note`, value its title; CONTRACT §13),
+    `op="retire_note"` retiring the note `note.title` names.
     `subject=None` names the owner's own person entity (or the message's speaker,
     which the curator fills in).
     """
@@ -82,7 +100,7 @@ class Proposal(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     id: str
-    op: Literal["assert", "end"] = "assert"
+    op: Literal["assert", "end", "note", "retire_note"] = "assert"
     subject: EntityRef
     attribute: str
     value: Scalar | None = None
@@ -92,6 +110,11 @@ class Proposal(BaseModel):
     cardinality: Literal["one", "many"] | None = None
     type: str
     provenance: Provenance
+    note: NoteProposal | None = None
+
+
+NOTE_OPS = ("note", "retire_note")
+"""Proposal ops that keep or retire notes instead of facts."""
 
 
 class Reviewed(BaseModel):

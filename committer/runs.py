@@ -258,7 +258,17 @@ class RunCommands(CommitterBase):
             t = w.begin_commit(run.owner, utcnow())
             trail = Trail(w, run.owner, t)
             review = record_run(
-                w, run.owner, self_id, run, reviewed, t, trail, worker, said, embedded
+                w,
+                run.owner,
+                self_id,
+                run,
+                reviewed,
+                t,
+                trail,
+                worker,
+                said,
+                embedded,
+                note_limit=self.note_limit,
             )
             outcome = RunOutcome(review.proposals, review.committed, review.held, review.entity_ids)
             if not w.finish_run(

@@ -60,6 +60,7 @@ class Trail:
         self._ended: list[dict[str, Any]] = []
         self._changed: list[dict[str, Any]] = []
         self._moved: list[dict[str, str]] = []
+        self._noted: list[dict[str, Any]] = []
         self._forgot: list[dict[str, Any]] = []
         self._served: set[str] = set()
         self._committed = False
@@ -129,6 +130,15 @@ class Trail:
         """An entity changed for the current cause (archived|unarchived|merged|split)."""
         self._changed.append({"entity_id": entity_id, "op": op, "cause": self._cause()})
 
+    def noted(self, rel: str, items: Iterable[tuple[str, str, str]]) -> None:
+        """Note rows recorded (`rel` WROTE: op created|replaced|remainder|moved) or retracted
+        (ENDED: op superseded|retired|moved) for the current cause: (row id, the row's
+        owner, op). CONTRACT §13: notes keep the same audit trail as facts."""
+        self._noted.extend(
+            {"note_id": i, "owner": o, "rel": rel, "op": op, "cause": self._cause()}
+            for i, o, op in items
+        )
+
     def forgot(self, episode_ids: Iterable[str]) -> None:
         """Episodes forgotten for the current cause (CONTRACT §12), op `forgotten`."""
         self._forgot.extend(
@@ -160,7 +170,7 @@ class Trail:
         """Write what is queued: events, links, and the commit's effects (after the rows
         they point at exist: `Batch.flush` calls this after recording its rows)."""
         commit = None
-        if self._wrote or self._ended or self._changed or self._forgot:
+        if self._wrote or self._ended or self._changed or self._noted or self._forgot:
             commit = event_key(self.owner, self.commit_id)
             if not self._committed:
                 self.event("commit", event_id=self.commit_id, actor=COMMITTER)
@@ -177,7 +187,9 @@ class Trail:
             ended=self._ended,
             changed=self._changed,
             moved=self._moved,
+            noted=self._noted,
             forgot=self._forgot,
         )
+        self._noted = []
         self._events, self._links, self._moved, self._forgot = {}, [], [], []
         self._wrote, self._ended, self._changed = [], [], []

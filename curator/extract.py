@@ -42,6 +42,7 @@ from committer.proposals import EntityRef, Proposal, Provenance
 from curator.lexicon import REL_ATTR
 from curator.rules import RULES, Found, Sentence, speaks_for_self
 from curator.rules.memory import MemoryRequest, find_request, note_value
+from curator.rules.notes import as_note_proposal, find_note_request, request_proposal
 from curator.secrets import looks_secret
 from curator.timeparse import day_window, find_all
 from graph.time import to_utc
@@ -244,6 +245,7 @@ def extract_message(
     speaker: str | None,
     message_id: str | None,
     run_id: str,
+    project: str | None = None,
 ) -> list[Proposal]:
     """Propose facts from one message in which the speaker talks about themselves.
 
@@ -255,11 +257,13 @@ def extract_message(
             the owner (`EntityRef()`, the owner's own person entity).
         message_id: the message's id, kept in provenance and in the proposal ids.
         run_id: the run being curated.
+        project: the run's project, for a note asked "for this project only".
 
     Returns:
         Proposals in text order with deterministic ids (same input, same ids), source
         `user_stated`, the quoted sentence as evidence. A statement repeated within the
-        message is proposed once.
+        message is proposed once. A note request (curator.rules.notes) or a memory request
+        with nothing but a note in it proposes a note (ops `note`, `retire_note`).
 
     Raises:
         graph.errors.NaiveTimestamp: `at` has no offset.
@@ -271,6 +275,20 @@ def extract_message(
     seen: set[tuple[Any, ...]] = set()
     for begin, end in split_sentences(plain):
         sentence = _sentence(plain[begin:end], text[begin:end], at)
+        request = None if looks_secret(sentence.text) else find_note_request(sentence.text)
+        if request is not None:
+            out.append(
+                request_proposal(
+                    request,
+                    sentence,
+                    len(out),
+                    project=project,
+                    subject=subject,
+                    message_id=message_id,
+                    run_id=run_id,
+                )
+            )
+            continue
         for found in _mine(sentence):
             value = found.value.casefold() if isinstance(found.value, str) else found.value
             key = (found.subject, found.op, found.attribute, value, found.obj)
@@ -286,10 +304,11 @@ def extract_message(
                 run_id=run_id,
                 message_id=message_id,
             )
+            as_note = as_note_proposal(found, sentence.at)
             out.append(
                 Proposal(
                     id=_proposal_id(run_id, message_id, len(out), found, speaker),
-                    op=found.op,
+                    op=as_note.pop("op", found.op),
                     subject=found.subject or subject,
                     attribute=found.attribute,
                     value=found.value,
@@ -298,6 +317,7 @@ def extract_message(
                     valid_to=valid_to,
                     type=found.type,
                     provenance=provenance,
+                    **as_note,
                 )
             )
     return out
@@ -316,7 +336,9 @@ def fact_key(p: Proposal) -> tuple[Any, ...]:
     return key + ((p.valid_from, p.valid_to) if p.valid_to is not None or p.op == "end" else ())
 
 
-def extract_run(messages: Iterable[Mapping[str, Any] | Any], run_id: str) -> list[Proposal]:
+def extract_run(
+    messages: Iterable[Mapping[str, Any] | Any], run_id: str, project: str | None = None
+) -> list[Proposal]:
     """Propose facts from a finished run (CONTRACT §4).
 
     Only `role == "user"` messages are mined: a user speaks for themselves, while
@@ -326,6 +348,7 @@ def extract_run(messages: Iterable[Mapping[str, Any] | Any], run_id: str) -> lis
         messages: mappings or objects with `role`, `text`, `at` (an aware datetime or an
             RFC 3339 string with an offset) and optional `speaker` and `id`, in run order.
         run_id: the run's id, kept in every proposal's provenance and id.
+        project: the run's project (a note asked "for this project only" is scoped to it).
 
     Returns:
         The proposals of every user message in order; an open-ended state stated again
@@ -349,6 +372,7 @@ def extract_run(messages: Iterable[Mapping[str, Any] | Any], run_id: str) -> lis
             speaker=_field(raw, "speaker"),
             message_id=_field(raw, "id"),
             run_id=run_id,
+            project=project,
         )
         for proposal in found:
             key = fact_key(proposal)

@@ -119,7 +119,7 @@ def review_run(
         {**m, "text": split_pasted(m["text"])[0]} if m.get("role") == "user" else m
         for m in messages
     ]
-    proposals = extract_run(own, run.id)
+    proposals = extract_run(own, run.id, payload.get("project"))
     proposals += extract_untrusted(messages, run.id)
     first_at = messages[0]["at"] if messages else run.created_at
     proposals += _observations(payload.get("observations") or [], run.id, first_at)

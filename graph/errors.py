@@ -147,3 +147,35 @@ class StoreUnavailable(WorldstateError):
 class QueryTimedOut(StoreUnavailable):
     """A read ran past its transaction's timeout (`Reader(timeout=...)`: prefetch's
     deadline) and Neo4j ended it; a plan it was making is not cached (api/chat/prefetch/warm.py)."""
+
+
+class LimitExceeded(WorldstateError):
+    """A configured limit is reached (CONTRACT §9, §13): an hourly reading ceiling of notes
+    per token (429, with `retry_after`) or the notes an owner may hold (409).
+
+    Args:
+        limit: the limit's name, e.g. `notes_read_per_hour`.
+        maximum: its configured value.
+        used: how much is used (before the refused request).
+        detail: what a person can do about it (names the setting).
+        status: 429 (a ceiling that resets) or 409 (a capacity).
+        retry_after: seconds until a ceiling resets, or None.
+    """
+
+    def __init__(
+        self,
+        limit: str,
+        maximum: int,
+        used: int,
+        detail: str,
+        *,
+        status: int = 429,
+        retry_after: int | None = None,
+    ) -> None:
+        super().__init__(detail)
+        self.limit = limit
+        self.maximum = maximum
+        self.used = used
+        self.detail = detail
+        self.status = status
+        self.retry_after = retry_after

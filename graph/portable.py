@@ -85,6 +85,12 @@ KINDS: tuple[Kind, ...] = (
     Kind("StateVersion"),
     Kind("AccessLogEntry"),
     Kind("Usage", cursor="key", ref=""),
+    # Notes (CONTRACT §13): versions, standing, session summaries, task logs, reading ledgers.
+    Kind("Note", derived=("embedding", "embedding_model")),
+    Kind("NoteHead"),
+    Kind("NoteSession"),
+    Kind("NoteTask"),
+    Kind("NoteReadLedger", cursor="key", ref="", derived=("locked_by",)),
 )
 """Every kind of node an owner's memory consists of, in export and import order."""
 
@@ -128,6 +134,11 @@ RELATIONS: tuple[Relation, ...] = (
     Relation("WROTE", "Event", "Fact"),
     Relation("ENDED", "Event", "Fact"),
     Relation("CHANGED", "Event", "Entity"),
+    Relation("SUPERSEDES", "Note", "Note"),
+    Relation("REMAINS_OF", "Note", "Note"),
+    Relation("HANDED_OVER_FROM", "Note", "Note"),
+    Relation("WROTE_NOTE", "Event", "Note"),
+    Relation("ENDED_NOTE", "Event", "Note"),
     Relation("ENDED", "Event", "Episode", name="ENDED_EPISODE"),
 )
 """Every relationship type inside an owner's memory (`HAS_TOKEN` is left out with the

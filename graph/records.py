@@ -266,6 +266,12 @@ class ProposalRecord:
     fact_id: str | None
     created_at: datetime
     decided_at: datetime | None
+    note: str | None = None
+    """The JSON of a note proposal's note (op `note`/`retire_note`, CONTRACT §13), or None."""
+    note_id: str | None = None
+    """The note a committed or kept note proposal kept or retired."""
+    reply: str | None = None
+    """The one-line answer to a note request: what was kept and where."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -84,6 +84,40 @@ STATEMENTS: tuple[str, ...] = (
     "CREATE INDEX membership_owner IF NOT EXISTS FOR (m:Membership) ON (m.owner)",
     "CREATE INDEX group_owner IF NOT EXISTS FOR (g:Group) ON (g.owner)",
     "CREATE INDEX event_owner IF NOT EXISTS FOR (v:Event) ON (v.owner)",
+    # Notes (graph/cypher/notes.py, note_rows.py, note_memory.py; CONTRACT §13): versions by
+    # id and by note; an owner's and a group's current rows (as-of reads, the committer's
+    # slots, the limit per owner); due dates; standing by note and by owner (short-tier
+    # expiry); erasure by owner; the reading ledger by token and hour.
+    "CREATE CONSTRAINT note_id IF NOT EXISTS FOR (n:Note) REQUIRE n.id IS UNIQUE",
+    "CREATE INDEX note_note_id IF NOT EXISTS FOR (n:Note) ON (n.note_id)",
+    (
+        "CREATE INDEX note_owner_current IF NOT EXISTS "
+        "FOR (n:Note) ON (n.owner, n.retracted_at, n.valid_to)"
+    ),
+    (
+        "CREATE INDEX note_group_current IF NOT EXISTS "
+        "FOR (n:Note) ON (n.group_id, n.retracted_at, n.valid_to)"
+    ),
+    "CREATE INDEX note_owner_review IF NOT EXISTS FOR (n:Note) ON (n.owner, n.review_at)",
+    "CREATE INDEX note_group_review IF NOT EXISTS FOR (n:Note) ON (n.group_id, n.review_at)",
+    "CREATE INDEX note_owner IF NOT EXISTS FOR (n:Note) ON (n.owner)",
+    # The note that stands for a key (prefetch's notes, graph/cypher/notes.py `_stands`).
+    "CREATE INDEX note_owner_key IF NOT EXISTS FOR (n:Note) ON (n.owner, n.key_norm)",
+    "CREATE INDEX note_group_key IF NOT EXISTS FOR (n:Note) ON (n.group_id, n.key_norm)",
+    "CREATE CONSTRAINT note_head_id IF NOT EXISTS FOR (h:NoteHead) REQUIRE h.note_id IS UNIQUE",
+    "CREATE INDEX note_head_owner IF NOT EXISTS FOR (h:NoteHead) ON (h.owner)",
+    "CREATE INDEX note_session_owner IF NOT EXISTS FOR (s:NoteSession) ON (s.owner)",
+    "CREATE INDEX note_task_owner IF NOT EXISTS FOR (k:NoteTask) ON (k.owner)",
+    (
+        "CREATE CONSTRAINT note_ledger_key IF NOT EXISTS "
+        "FOR (l:NoteReadLedger) REQUIRE l.key IS UNIQUE"
+    ),
+    "CREATE INDEX note_ledger_owner IF NOT EXISTS FOR (l:NoteReadLedger) ON (l.owner)",
+    (
+        "CREATE FULLTEXT INDEX note_text IF NOT EXISTS "
+        "FOR (n:Note) ON EACH [n.title, n.search_text, n.owner, n.group_id] "
+        "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}"
+    ),
     # Search (graph/cypher/search.py): an owner's rows as of a point (the exact semantic
     # ranking and the backfill), and the full-text index over each row's text, with its
     # owner and entity so a query can be narrowed to what the caller may see; accents

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graph.attributes import CONVERSATION, DEFAULT, KNOWLEDGE, REGISTRY
+from graph.notes import NOTES_AREA
 from graph.records import MemoryAccess
 
 FULL = MemoryAccess(mode="full")
@@ -159,6 +160,62 @@ def permits(
         "integration" in access.sources and source.startswith("integration:")
     )
     return area in access.areas and source_ok
+
+
+NOTE_GROUPS = """
+CALL () {
+  OPTIONAL MATCH (m:Membership {member: $owner})
+  WHERE m.joined_at <= $known_at AND m.left_at > $known_at
+  RETURN collect(DISTINCT m.group_id) AS groups
+}
+"""
+"""READ fragment (CONTRACT §13): binds `groups`, the ids of the groups `$owner` belonged to
+at `$known_at` (transaction time, as SHARED_ENTITY_IDS). Every note read opens with it:
+`NOTE_VISIBLE` needs `groups` bound. Seeks on index `membership_member`."""
+
+NOTE_VISIBLE = (
+    """($readable
+  AND CASE WHEN n.group_id IS NULL THEN n.owner = $owner ELSE n.group_id IN groups END
+  AND ($all_areas OR $notes_area)
+  AND """
+    + SOURCE_VISIBLE.replace("f.", "n.")
+    + ")"
+)
+"""Cypher predicate on a note row bound to `n` (CONTRACT §7, §13): the caller's own note, or
+a note of a group it belonged to at the read's `known_at` (`groups`, bound by
+`NOTE_GROUPS`); in area `notes` (graph/notes.py NOTES_AREA) and from a source the memory
+access allows. The one place a note read is scoped (graph/cypher/notes.py, prefetch)."""
+
+
+def note_visible(var: str) -> str:
+    """`NOTE_VISIBLE` for a note bound to `var` (a literal chosen by the query module)."""
+    return NOTE_VISIBLE.replace("n.", var + ".")
+
+
+def note_params(owner: str | Scope) -> dict[str, Any]:
+    """`params(scope)` plus `notes_area` (True when a restricted access lists area `notes`):
+    the parameters of `NOTE_VISIBLE`."""
+    scope = as_scope(owner)
+    restricted = scope.access.mode == "restricted"
+    return {**params(scope), "notes_area": restricted and NOTES_AREA in scope.access.areas}
+
+
+def permits_note(
+    scope: Scope, *, owner: str, group_id: str | None, source: str, groups: tuple[str, ...]
+) -> bool:
+    """The same rule as `NOTE_VISIBLE`, in Python (tests check the Cypher against it)."""
+    access = scope.access
+    if access.mode == "none":
+        return False
+    mine = owner == scope.owner if group_id is None else group_id in groups
+    if not mine:
+        return False
+    if access.mode == "full":
+        return True
+    source_ok = source in access.sources or (
+        "integration" in access.sources and source.startswith("integration:")
+    )
+    return NOTES_AREA in access.areas and source_ok
 
 
 def permits_episode(scope: Scope, *, owner: str, source: str) -> bool:

@@ -10,6 +10,7 @@ import typer
 from api.cli.store import open_store
 from api.http.deps import TokenCache
 from api.http.settings import Settings
+from api.notes.limits import NoteLimits
 from committer.apply import Committer
 from committer.remember import SurfacePolicy
 from curator.statements import Policy
@@ -66,15 +67,18 @@ def mcp(
         reader = Reader(driver, settings.neo4j_database)
         embedder = build_embedder(settings)
         warm(embedder)  # under a second for the local model; a wrong model file stops here
+        committer = Committer(driver, settings.neo4j_database, embedder)
+        committer.note_limit = settings.notes_max_per_owner
         state = McpState(
             reader=reader,
             # search embeds queries; remember's rows get their vectors like any other
-            committer=Committer(driver, settings.neo4j_database, embedder),
+            committer=committer,
             tokens=TokenCache(reader),
             policy=Policy(settings.auto_commit_threshold, tuple(settings.privileged_areas)),
             stdio_token=token.strip() if transport == "stdio" and token else None,
             chat_id=chat_id,
             embedder=embedder,
+            notes=NoteLimits.from_settings(settings),
             surface=surface,
             surfaces=SurfacePolicy.of(
                 settings.remember_restricted_surfaces, settings.remember_allow_no_surface

@@ -27,8 +27,10 @@ from api.http.routes import (
     facts,
     groups,
     knowledge,
+    memory,
     memory_access,
     merges,
+    notes,
     notifications,
     owners,
     proposals,
@@ -39,6 +41,7 @@ from api.http.routes import (
     usage,
 )
 from api.http.settings import Settings
+from api.notes.limits import NoteLimits
 from api.web import mount as mount_memory_page
 from committer.apply import Committer
 from curator.worker import CuratorWorker
@@ -112,6 +115,8 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
     )
     app.state.embedder = build_embedder(settings)
     app.state.committer = Committer(driver, settings.neo4j_database, app.state.embedder, policy)
+    app.state.committer.note_limit = settings.notes_max_per_owner
+    app.state.note_limits = NoteLimits.from_settings(settings)
     app.state.token_cache = TokenCache(app.state.reader)
     app.state.abuse = AbuseLimits(settings.rate_limit_per_minute, settings.bad_tokens_per_minute)
     # Prefetch and health checks wait on the wall clock (api/http/bounded.py): 8 threads,
@@ -161,6 +166,8 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
         usage,
         episodes,
         owners,
+        notes,
+        memory,
     ):
         app.include_router(module.router)
     mount_memory_page(app)

@@ -28,7 +28,8 @@ _bearer = HTTPBearer(auto_error=False)
 @dataclass(frozen=True, slots=True)
 class Principal:
     """The caller: the owner its token is bound to, the token's scopes (CONTRACT §7), and the
-    token's id (the access log of `remember` names it, CONTRACT §14)."""
+    token's id (the hourly note-reading ceilings count per token, api/notes/limits.py; the
+    access log of `remember` names it, CONTRACT §14)."""
 
     owner: str
     scopes: frozenset[str]
@@ -182,7 +183,7 @@ def cached_principal(request: Request) -> Principal | None:
     if scheme.lower() != "bearer" or not secret.strip():
         return None
     token = request.app.state.token_cache.cached(token_hash(secret.strip()))
-    return None if token is None else Principal(token.owner, frozenset(token.scopes))
+    return None if token is None else Principal(token.owner, frozenset(token.scopes), token.id)
 
 
 BearerDep = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]

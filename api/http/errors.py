@@ -21,6 +21,7 @@ from graph.errors import (
     Conflict,
     Forbidden,
     InvalidInput,
+    LimitExceeded,
     MemoryOff,
     NotFound,
     PreconditionFailed,
@@ -68,6 +69,11 @@ def problem_of(exc: WorldstateError) -> Problem:  # noqa: PLR0911  # one case pe
             )
         case Conflict():
             return Problem(409, "Conflict", exc.detail)
+        case LimitExceeded():
+            extra: dict[str, Any] = {"limit": exc.limit, "max": exc.maximum, "used": exc.used}
+            if exc.retry_after is not None:
+                extra["retry_after"] = exc.retry_after
+            return Problem(exc.status, "Limit reached", exc.detail, extra)
         case PreconditionFailed():
             return Problem(412, "Precondition failed", exc.detail, {"current": exc.current})
         case Unauthenticated():
@@ -87,9 +93,11 @@ def problem_of(exc: WorldstateError) -> Problem:  # noqa: PLR0911  # one case pe
 
 def problem(status: int, title: str, detail: str, **extra: Any) -> JSONResponse:
     """Return a problem+json response (RFC 9457) with `type`, `title`, `status`, `detail`;
-    a 401 carries `WWW-Authenticate: Bearer`."""
+    a 401 carries `WWW-Authenticate: Bearer`, a 429 with `retry_after` a `Retry-After`."""
     body = {"type": "about:blank", "title": title, "status": status, "detail": detail, **extra}
     headers = {"WWW-Authenticate": "Bearer"} if status == HTTPStatus.UNAUTHORIZED else None
+    if status == HTTPStatus.TOO_MANY_REQUESTS and "retry_after" in extra:
+        headers = {"Retry-After": str(extra["retry_after"])}
     return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=headers)
 
 

@@ -88,3 +88,14 @@ class Settings(CuratorSettings):
             unreachable_s=self.neo4j_retry_seconds,
             contention_s=self.neo4j_contention_retry_seconds,
         )
+
+    notes_read_notes_per_hour: int = 40
+    """Notes one token may read (bodies served) per UTC hour (issue 15; api/notes/limits.py)."""
+    notes_read_chars_per_hour: int = 120_000
+    """Characters of notes one token may read per UTC hour."""
+    notes_read_playbooks_per_hour: int = 6
+    """Playbooks one token may read per UTC hour."""
+    notes_max_per_owner: int = 600
+    """Notes one owner may hold; a new note past it is refused with 409."""
+    notes_warn_from: int = 240
+    """From this many notes, note writes and overviews carry a warning."""

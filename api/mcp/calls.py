@@ -1,6 +1,8 @@
-"""What every MCP tool shares (api/mcp/server.py): the server's state, one caller's
-authentication, and the call wrapper that maps our errors to tool errors (one error table,
-api.http.errors.problem_of)."""
+"""How every MCP tool call runs (api/mcp/server.py, api/mcp/notes.py): the server's shared
+state, authentication by bearer token, the token's scope, the chat whose memory access
+applies, a worker thread for the blocking store, our errors as tool errors (the `detail` of
+the one error table, api.http.errors.problem_of), and the arguments tools share.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from pydantic import Field, TypeAdapter, ValidationError
 from api.chat import tools
 from api.http.deps import Principal, TokenCache, authenticate
 from api.http.errors import problem_of
+from api.notes.limits import NoteLimits
 from committer.apply import Committer
 from committer.remember import SurfacePolicy
 from curator.statements import Policy
@@ -35,13 +38,14 @@ class McpState:
 
     Attributes:
         reader: read transactions.
-        committer: the only writer (for `remember`).
+        committer: the only writer (for `remember` and the note tools).
         tokens: the token cache of the REST API (`api.http.deps.TokenCache`).
-        policy: the risk policy's settings (for `remember`).
+        policy: the risk policy's settings (for `remember`, `memory_end_session`).
         stdio_token: the token of a stdio server (`WORLDSTATE_TOKEN`); None over HTTP,
             where each request brings its own.
         chat_id: the chat this server is pinned to (`--chat-id`), or None.
         embedder: embeds `search` queries (graph/embedding/), or None (full-text only).
+        notes: the limits on notes (api/notes/limits.py): reading ceilings, notes per owner.
         surface: the surface this server answers for (`--surface`), or None: over HTTP
             the request's `X-Worldstate-Surface` header, else none.
         surfaces: which surfaces may call the gated `remember` (settings).
@@ -54,6 +58,7 @@ class McpState:
     stdio_token: str | None = None
     chat_id: str | None = None
     embedder: Embedder | None = None
+    notes: NoteLimits = field(default_factory=NoteLimits)
     surface: str | None = None
     surfaces: SurfacePolicy = field(default_factory=SurfacePolicy)
 
@@ -92,6 +97,7 @@ def principal_of(state: McpState, headers: Mapping[str, str] | None) -> Principa
 
 
 def caller_of(state: McpState, principal: Principal, chat_id: str | None) -> tools.Caller:
+    """The owner and the chat of a call (the server's pinned chat wins; another is refused)."""
     if state.chat_id is not None and chat_id not in (None, state.chat_id):
         raise ToolError(
             f"This server is bound to chat {state.chat_id!r}; it cannot read for chat {chat_id!r}."
@@ -99,8 +105,11 @@ def caller_of(state: McpState, principal: Principal, chat_id: str | None) -> too
     return tools.Caller(principal.owner, state.chat_id or chat_id)
 
 
-async def call(
-    ctx: Context, scope: str, chat_id: str | None, work: Callable[[McpState, tools.Caller], Json]
+async def call_as(
+    ctx: Context,
+    scope: str,
+    chat_id: str | None,
+    work: Callable[[McpState, Principal, tools.Caller], Json],
 ) -> Json:
     """Authenticate, check the token's scope, resolve the caller and run `work` in a
     worker thread (the store is blocking), mapping our errors to tool errors."""
@@ -111,12 +120,19 @@ async def call(
         principal = principal_of(state, headers)
         if scope not in principal.scopes and "admin" not in principal.scopes:
             raise ToolError(f"This token lacks the {scope!r} scope.")
-        return work(state, caller_of(state, principal, chat_id))
+        return work(state, principal, caller_of(state, principal, chat_id))
 
     try:
         return await anyio.to_thread.run_sync(run)
     except WorldstateError as exc:
         raise ToolError(describe(exc)) from exc
+
+
+async def call(
+    ctx: Context, scope: str, chat_id: str | None, work: Callable[[McpState, tools.Caller], Json]
+) -> Json:
+    """`call_as` for a tool that needs only the caller (the read tools, `remember`)."""
+    return await call_as(ctx, scope, chat_id, lambda s, _, c: work(s, c))
 
 
 ChatArg = Annotated[

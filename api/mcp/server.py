@@ -46,6 +46,7 @@ from api.mcp.calls import call as _call
 from api.mcp.calls import parse_time as _time
 from api.mcp.knowledge import learn as _learn
 from api.mcp.knowledge import list_knowledge, read_knowledge
+from api.mcp.notes import NOTE_TOOLS
 from api.mcp.remember import remember as remember_tool
 from graph.errors import InvalidInput, WorldstateError
 from graph.fields import Scalar
@@ -253,8 +254,10 @@ TOOLS = (
     list_knowledge,
     read_knowledge,
     remember,
+    *NOTE_TOOLS,
 )
-"""Every tool, registered by `build_server` (adding one is a function here)."""
+"""Every tool, registered by `build_server` (adding one is a function here, or among the
+note tools of api/mcp/notes.py)."""
 
 
 def build_server(state: McpState) -> MCPServer[McpState]:

@@ -41,6 +41,7 @@ NAV = {
     "entities.html": "entities",
     "entity.html": "entities",
     "history.html": "entities",
+    "notes.html": "notes",
     "access.html": "access",
     "erase.html": "erase",
 }

@@ -9,8 +9,9 @@ of that note for "forget that ...".
 A request must open its sentence ("Remember that ...", "Please note that ...", "Can you
 remember that ...?", "Don't forget that ..."), so "I'll remember that" and "do you
 remember that ...?" are not requests. The clause must read as a statement: it starts with
-a subject ("I", "my", "we", "the", a name ...), not "that time we ...", and a clause
-addressed to the listener ("... that you should never give up") is advice, not a memory.
+a subject ("I", "my", "we", "the", a name ...), not "that time we ...", or follows a colon
+("Remember: deploys need the lock"); a clause addressed to the listener ("... that you
+should never give up") is advice, not a memory.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ _REQUEST = re.compile(
     r"|please\s+))?"
     r"(?:(?P<forget>forget)|(?P<keep>remember|note|make\s+a\s+note|keep\s+in\s+mind"
     r"|(?:don't|do\s+not)\s+forget|take\s+note))"
-    r"(?:\s+(?:that|this)\b\s*:?|\s*:)\s*(?:I\s+(?:said|told\s+you|mentioned)\s+(?:that\s+)?)?"
+    r"(?:\s+(?:that|this)\b\s*:?|\s*(?P<colon>:))\s*(?:I\s+(?:said|told\s+you|mentioned)\s+(?:that\s+)?)?"
     r"(?P<inner>\S.*)$",
     re.IGNORECASE | re.DOTALL,
 )
@@ -81,9 +82,11 @@ def find_request(text: str) -> MemoryRequest | None:
     inner = text[begin:end]
     if not inner.strip():
         return None
+    # "Remember: deploys need the lock": after a colon the clause is the note itself,
+    # whatever word it opens with (CONTRACT §13); after "that" it must read as a statement.
     plain = (
         len(inner.split()) >= _MIN_STATEMENT_WORDS
-        and _STATEMENT_START.match(inner) is not None
+        and (m["colon"] is not None or _STATEMENT_START.match(inner) is not None)
         and _NOT_A_STATEMENT.search(inner) is None
     )
     return MemoryRequest("end" if m["forget"] else "assert", begin, end, plain)

@@ -182,6 +182,27 @@ system entries, no pasted part) said in `[oldest, before)`, the latest $limit of
 returned oldest first. Forgotten episodes are not in it. NodeIndexSeekByRange on
 `episode_owner_asof`."""
 
+RECENT_EPISODES = (
+    """
+MATCH (ep:Episode)
+USING INDEX ep:Episode(owner, retracted_at, said_at)
+WHERE ep.owner = $owner AND ep.retracted_at > $known_at AND ep.said_at <= $valid_at
+  AND """
+    + _page_filter
+    + """
+WITH ep ORDER BY ep.said_at DESC, ep.run_id DESC, ep.seq DESC, ep.part DESC LIMIT $limit
+"""
+    + _speaker
+    + """RETURN """
+    + _project("ep")
+    + """ AS episode, sp.name AS speaker
+ORDER BY episode.said_at_us DESC, episode.run_id DESC, episode.seq DESC, episode.part DESC
+"""
+)
+"""READ. As EPISODES_PAGE ($after null), newest said first: the last $limit episodes
+(Hubify's messages layer, api/notes/hubify.py). NodeIndexSeekByRange on
+`episode_owner_asof`."""
+
 EPISODES_OF_RUN = (
     """
 MATCH (ep:Episode)

@@ -36,6 +36,12 @@ OWNED_LABELS: tuple[str, ...] = (
     "Usage",
     # Episodes, what was said (CONTRACT §12).
     "Episode",
+    # Notes, their standing, session summaries, task logs, reading ledgers (CONTRACT §13).
+    "Note",
+    "NoteHead",
+    "NoteSession",
+    "NoteTask",
+    "NoteReadLedger",
 )
 """Every label whose nodes belong to one owner through their `owner` property, in the
 order they are erased. Extend it with each new owned label, and give that label an

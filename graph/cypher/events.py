@@ -18,6 +18,10 @@ The model, written by the committer in the transaction of every change:
   two proposals).
 * `(:Fact)-[:MOVED_FROM]->(:Fact)`: a row a merge or split recorded on another entity,
   to the row it moved (only `why` follows it; a retract's lineage does not).
+* `(commit:Event)-[:WROTE_NOTE {op, cause}]->(:Note)` and `-[:ENDED_NOTE {op, cause}]->
+  (:Note)`: note version rows the commit recorded and retracted (CONTRACT §13;
+  graph/cypher/notes.py; types of their own, so the owner export's table keeps one end
+  label per relationship type, graph/portable.py).
 * `(commit:Event)-[:ENDED {op: 'forgotten', cause}]->(:Episode)`: an episode the commit
   forgot (CONTRACT §12 "Forget a conversation").
 
@@ -96,6 +100,20 @@ CALL () {
   CREATE (a)-[:MOVED_FROM]->(b)
 }
 CALL () {
+  UNWIND $noted AS x
+  WITH x WHERE x.rel = 'WROTE'
+  MATCH (c:Event {key: $commit}), (n:Note {id: x.note_id})
+  WHERE c.owner = $owner AND n.owner = x.owner
+  CREATE (c)-[:WROTE_NOTE {op: x.op, cause: x.cause}]->(n)
+}
+CALL () {
+  UNWIND $noted AS x
+  WITH x WHERE x.rel = 'ENDED'
+  MATCH (c:Event {key: $commit}), (n:Note {id: x.note_id})
+  WHERE c.owner = $owner AND n.owner = x.owner
+  CREATE (c)-[:ENDED_NOTE {op: x.op, cause: x.cause}]->(n)
+}
+CALL () {
   UNWIND $changed AS x
   MATCH (c:Event {key: $commit}), (n:Entity {id: x.entity_id})
   WHERE c.owner = $owner AND n.owner = $owner
@@ -112,7 +130,9 @@ CALL () {
 null when unset); $links (maps: from, to: event keys); $commit (the commit event's key,
 or null when nothing changed); $wrote, $ended (maps: fact_id, op, cause); $changed
 (maps: entity_id, op, cause); $moved (maps: from, to: the row a merge or split recorded
-and the row it moved); $forgot (maps: episode_id, op, cause: episodes the commit forgot,
+and the row it moved); $noted (maps: note_id (a note row's id), owner (the row's owner: a
+group note's row may be another member's), rel (WROTE|ENDED: created as WROTE_NOTE and
+ENDED_NOTE), op, cause); $forgot (maps: episode_id, op, cause: episodes the commit forgot,
 CONTRACT §12). Events are idempotent on key (a run's or a kept
 proposal's event is made once and linked to later); links are merged; effect edges are
 created once per commit. Unique-constraint seeks on Event.key, Fact.id, Entity.id."""

@@ -29,10 +29,13 @@ ON CREATE SET n.owner = $owner, n.op = p.op, n.status = p.status,
   n.evidence = p.evidence, n.reason = p.reason, n.policy = p.policy,
   n.run_id = p.run_id, n.chat_id = p.chat_id, n.message_id = p.message_id,
   n.seq = p.seq, n.fact_id = p.fact_id,
+  n.note = p.note, n.note_id = p.note_id, n.reply = p.reply,
   n.created_at = $t, n.decided_at = CASE WHEN p.status = 'pending' THEN null ELSE $t END
 RETURN n.id AS id, n.owner = $owner AND n.created_at = $t AS created
 """
-"""WRITE. $owner, $t, $items (maps with every field set above; `valid_to` null = open)
+"""WRITE. $owner, $t, $items (maps with every field set above; `valid_to` null = open;
+`note` the JSON of a note proposal's note, `note_id` the note it kept, `reply` the one-line
+answer to a note request, CONTRACT §13; each null for a fact)
 -> id, created. Idempotent on proposal id (CONTRACT §4: a run applied twice changes
 nothing): an existing proposal is left as it is."""
 
@@ -80,11 +83,14 @@ DECIDE_PROPOSAL = """
 MATCH (n:Proposal {id: $id})
 WHERE n.owner = $owner AND n.status = 'pending'
 SET n.status = $status, n.decided_at = $t, n.decided_by = $by, n.fact_id = $fact_id,
-    n.entity_id = coalesce($entity_id, n.entity_id), n.object_id = coalesce($object_id, n.object_id)
+    n.entity_id = coalesce($entity_id, n.entity_id),
+    n.object_id = coalesce($object_id, n.object_id),
+    n.note_id = coalesce($note_id, n.note_id), n.reply = coalesce($reply, n.reply)
 RETURN n
 """
 """WRITE. $owner, $id, $status (`kept`|`discarded`), $t, $by (`rest`|`chat:<id>`),
-$fact_id, $entity_id, $object_id (resolved at keep, or null) -> n (0 rows when the
+$fact_id, $entity_id, $object_id (resolved at keep, or null), $note_id, $reply (a kept
+note proposal's note and answer, or null) -> n (0 rows when the
 proposal is no longer pending: nothing changes)."""
 
 UPSERT_SUPPRESSIONS = """
@@ -203,6 +209,9 @@ def proposal_from_record(node: Any) -> ProposalRecord:
         message_id=node.get("message_id"),
         seq=int(node.get("seq") or 0),
         fact_id=node.get("fact_id"),
+        note=node.get("note"),
+        note_id=node.get("note_id"),
+        reply=node.get("reply"),
         created_at=from_store(node["created_at"]),
         decided_at=None if decided is None else from_store(decided),
     )

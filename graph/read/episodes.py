@@ -173,6 +173,22 @@ class EpisodeReads(ReadBase):
         )
         return [_episode(r) for r in rows]
 
+    def recent_episodes(
+        self, scope: Scope, as_of: AsOf, *, chat_id: str | None = None, limit: int = 50
+    ) -> list[EpisodeRecord]:
+        """Return the last `limit` episodes visible at `as_of` that the scope may see,
+        newest said first (CONTRACT §12), of one chat or of all."""
+        rows = self._rows(
+            pc.RECENT_EPISODES,
+            valid_at=as_of.valid_at,
+            known_at=as_of.known_at,
+            chat_id=chat_id,
+            after=None,
+            limit=limit,
+            **params(scope),
+        )
+        return [_episode(r) for r in rows]
+
     def message_episodes(self, scope: Scope, run_id: str, message_id: str) -> list[EpisodeRecord]:
         """Return the episodes of one message of a run the scope may see, on any axis (its
         own words first, then a pasted part): the message a fact was drawn from."""

@@ -24,6 +24,7 @@ from graph.read.export import ExportReads
 from graph.read.groups import GroupReads
 from graph.read.knowledge import KnowledgeReads
 from graph.read.lifecycle import LifecycleReads
+from graph.read.notes import NotesReads
 from graph.read.prefetch import PrefetchReads
 from graph.read.proposals import ProposalReads
 from graph.read.pull import PullReads
@@ -53,6 +54,7 @@ class Reader(
     PrefetchReads,
     KnowledgeReads,
     StateReads,
+    NotesReads,
     EpisodeReads,
     ExportReads,
 ):

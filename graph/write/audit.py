@@ -31,6 +31,7 @@ class AuditWrites(WriteBase):
         ended: Sequence[dict[str, Any]],
         changed: Sequence[dict[str, Any]],
         moved: Sequence[dict[str, str]] = (),
+        noted: Sequence[dict[str, Any]] = (),
         forgot: Sequence[dict[str, Any]] = (),
     ) -> None:
         """Record events, their CAUSED links and a commit's effects in one round trip.
@@ -46,9 +47,11 @@ class AuditWrites(WriteBase):
             changed: `{entity_id, op, cause}` of each entity archived, unarchived,
                 merged or split off.
             moved: `{from, to}`: a row a merge or split recorded, the row it moved.
+            noted: `{note_id, owner, rel, op, cause}` of each note row recorded (rel
+                `WROTE`) or retracted (`ENDED`), CONTRACT §13.
             forgot: `{episode_id, op, cause}` of each episode forgotten (CONTRACT §12).
         """
-        if not (events or links or wrote or ended or changed or moved or forgot):
+        if not (events or links or wrote or ended or changed or moved or noted or forgot):
             return
         self._run(
             vc.RECORD_TRAIL,
@@ -60,6 +63,7 @@ class AuditWrites(WriteBase):
             ended=list(ended),
             changed=list(changed),
             moved=list(moved),
+            noted=list(noted),
             forgot=list(forgot),
         )
 

@@ -54,6 +54,8 @@ class ProposalWrites(WriteBase):
         entity_id: str | None,
         object_id: str | None,
         t: datetime,
+        note_id: str | None = None,
+        reply: str | None = None,
     ) -> ProposalRecord | None:
         """Mark a pending proposal `kept` or `discarded`; None when it was not pending."""
         rows = self._run(
@@ -66,6 +68,8 @@ class ProposalWrites(WriteBase):
             entity_id=entity_id,
             object_id=object_id,
             t=t,
+            note_id=note_id,
+            reply=reply,
         )
         return pc.proposal_from_record(rows[0]["n"]) if rows else None
 

@@ -38,6 +38,7 @@ from graph.write.episodes import EpisodeWrites
 from graph.write.erasure import ErasureWrites
 from graph.write.groups import GroupWrites
 from graph.write.held import HeldWrites
+from graph.write.notes import NoteWrites
 from graph.write.proposals import ProposalWrites
 from graph.write.restore import RestoreWrites
 from graph.write.runs import RunWrites
@@ -55,6 +56,7 @@ class WriteTx(
     SearchWrites,
     RunWrites,
     HeldWrites,
+    NoteWrites,
     RestoreWrites,
     EpisodeWrites,
 ):

@@ -71,6 +71,17 @@ def memory(api: Api, app: Any) -> None:
         ).status_code
         == 200
     )
+    # Notes (CONTRACT §13): two versions, a reading ledger, a session summary, a task.
+    first = api.post("/v1/notes", {"kind": "decision", "title": "Ship weekly", "key": "ship"})
+    api.post("/v1/notes", {"kind": "decision", "title": "Ship daily", "key": "ship"})
+    assert api.get(f"/v1/notes/{first.json()['note']['id']}").status_code == 200
+    committer = app.state.committer
+    committer.end_session(
+        api.owner, session_id="s1", chat_id=None, summary="planning", facts=[], reviewed=[]
+    )
+    committer.log_task(
+        api.owner, task="sync", status="done", summary=None, duration_ms=5, session_id=None
+    )
     # Knowledge documents, workflow state, usage (issue 16): each with two versions.
     for body in ("v1", "v2"):
         url = "/v1/knowledge/notes/doc"
@@ -94,6 +105,10 @@ def test_erasure_removes_everything_of_the_owner_and_nothing_else(
             sharer.post(f"/v1/groups/{group['id']}/members", {"owner": member.owner}).status_code
             == 201
         )
+        # A group note each member writes in the other's group: the erased owner's goes,
+        # the other's stays (it is the other's row).
+        note = {"kind": "convention", "title": "Errors are problem+json", "group_id": group["id"]}
+        assert member.post("/v1/notes", note).status_code == 201
         assert (
             sharer.post(f"/v1/groups/{group['id']}/shares", {"entity_id": me(sharer)}).status_code
             == 201
@@ -125,6 +140,11 @@ def test_erasure_removes_everything_of_the_owner_and_nothing_else(
         "AccessLogEntry",
         "Usage",
         "Episode",
+        "Note",
+        "NoteHead",
+        "NoteSession",
+        "NoteTask",
+        "NoteReadLedger",
     ):
         assert mine.get(f"node:{label}", 0) > 0, label  # the test covers every kind
     r = api.delete("/v1/owners/me", params={"confirm": api.owner})

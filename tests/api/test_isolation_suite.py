@@ -1,11 +1,11 @@
 """CONTRACT §7 for EVERY GET route of the app: nothing crosses between owners.
 
 The world (seeded once for this module): owners A and B, each with a person "Bob" holding
-different facts, a run (its message kept as an episode), and a pending proposal; a group
-created by A with B as member, in which A shares one entity ("Atlas") with B. B has a chat
-with memory access `none` and one `restricted` to the areas `place` and `conversation` and
-the sources `user_edit` and `user_stated` (the person's own words pass, the assistant's do
-not).
+different facts, a run (its message kept as an episode), a pending proposal and notes; a
+group created by A with B as member, in which A shares one entity ("Atlas") with B. B has a
+chat with memory access `none` and one `restricted` to the areas `place`, `conversation`
+and `notes` and the sources `user_edit` and `user_stated` (the person's own words pass,
+the assistant's do not; a note observed by the assistant does not either).
 
 `CASES` has one row per GET route, keyed like `app.routes`; a route without a row fails
 `test_every_get_route_has_a_case`, so a route added later cannot skip the suite. Each
@@ -32,6 +32,7 @@ import re
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -71,6 +72,7 @@ class Case:
 
 
 DOCS = "FastAPI's own docs: the API's schema, no data"
+NOTES = "notes are shared as a group's notes, not by entity shares: tests/api/test_notes_groups.py"
 DOCS_UNSHARED = (
     "knowledge documents are held by an owner or a group (tests/api/test_knowledge.py), "
     "never shared through an entity share"
@@ -143,6 +145,16 @@ CASES: dict[tuple[str, str], Case] = {
             "known_at": "2030-01-01T00:00:00Z",
         },
     ),
+    ("GET", "/v1/notes"): Case(memory=True, unshared=NOTES),
+    ("GET", "/v1/notes/search"): Case(memory=True, query={"q": "deploys"}, unshared=NOTES),
+    ("GET", "/v1/notes/due"): Case(
+        memory=True, query={"at": "2099-01-01T00:00:00Z"}, unshared=NOTES
+    ),
+    ("GET", "/v1/notes/overview"): Case(memory=True, unshared=NOTES),
+    ("GET", "/v1/notes/{note_id}"): Case(memory=True, unshared=NOTES),
+    ("GET", "/v1/notes/{note_id}/history"): Case(memory=True, unshared=NOTES),
+    ("GET", "/v1/notes/{note_id}/why"): Case(memory=True, unshared=NOTES),
+    ("GET", "/v1/memory"): Case(memory=True, unshared=NOTES),
 }
 
 
@@ -179,6 +191,7 @@ UNKNOWN = {
     "event_id": "run-unknown",
     "proposal_id": "prp_000000000000000000000000",
     "group_id": "grp_000000000000000000000000",
+    "note_id": "nte_000000000000000000000000",
     "name": "no/such-document",
     "episode_id": "epi_000000000000000000000000",
 }
@@ -208,6 +221,19 @@ def _seed_owner(api: Api, app: Any, tag: str, color: str) -> dict[str, Any]:
     assert api.post("/v1/runs", run).status_code == 202
     app.state.curator.drain()
     [proposal] = api.get("/v1/proposals", params={"status": "pending"}).json()["items"]
+    note = api.post(
+        "/v1/notes",
+        {
+            "kind": "decision",
+            "title": f"Deploys need the lock {tag}",
+            "review_at": (utcnow() + timedelta(days=30)).isoformat(),
+        },
+    )
+    observed = api.post(
+        "/v1/notes",
+        {"kind": "learning", "title": f"Deploys fail on Fridays {tag}", "known_by": "observed"},
+    )
+    assert note.status_code == observed.status_code == 201, note.text
     # Knowledge and state (issue 16): a document under a name of its own, a value under
     # names every owner uses, and a group of its own holding a document and a value.
     doc = f"notes/doc-{tag.lower()}"
@@ -227,6 +253,8 @@ def _seed_owner(api: Api, app: Any, tag: str, color: str) -> dict[str, Any]:
         "solo": solo,
         "episode": said,  # the person's own words
         "untrusted_episode": told,  # the assistant's
+        "note": note.json()["note"],
+        "observed": observed.json()["note"],
     }
 
 
@@ -252,7 +280,7 @@ def world(app: Any, neo4j_driver: Any) -> Iterator[World]:
         "/v1/chats/c-restricted/memory-access",
         {
             "mode": "restricted",
-            "areas": ["place", "conversation", "knowledge"],
+            "areas": ["place", "conversation", "knowledge", "notes"],
             "sources": ["user_edit", "user_stated"],
         },
     )
@@ -281,6 +309,7 @@ def world(app: Any, neo4j_driver: Any) -> Iterator[World]:
             "proposal_id": seed["proposal"]["id"],
             "group_id": seed["solo"],
             "name": seed["doc"],
+            "note_id": seed["note"]["id"],
             "episode_id": seed["episode"]["id"],
         }
 
@@ -296,6 +325,9 @@ def world(app: Any, neo4j_driver: Any) -> Iterator[World]:
             seed["episode"]["id"],
             seed["untrusted_episode"]["id"],
             ("crimson" if who == "A" else "teal") + tag,
+            seed["note"]["id"],
+            f"Deploys need the lock {who}{tag}",
+            f"Deploys fail on Fridays {who}{tag}",
             f"body-{who}{tag}",
             f"about-{who}{tag}",
             f"state-{who}{tag}",
@@ -308,15 +340,17 @@ def world(app: Any, neo4j_driver: Any) -> Iterator[World]:
         api={"A": a, "B": b},
         ids={"A": ids(seeds["A"], "A"), "B": ids(seeds["B"], "B")},
         shared_ids={"entity_id": atlas["id"], "fact_id": atlas_fact["id"]},
-        # The assistant's words are out of the restricted chat's sources (`untrusted`).
+        # The assistant's words (`untrusted`) and a note it observed are out of the
+        # restricted chat's sources.
         restricted_out={
             "fact_id": seeds["B"]["employer"]["id"],
             "episode_id": seeds["B"]["untrusted_episode"]["id"],
+            "note_id": seeds["B"]["observed"]["id"],
         },
         private={"A": private(seeds["A"], "A"), "B": private(seeds["B"], "B")},
         shared_marks=[f"Atlas-base-{tag}", f"Atlas-HQ-{tag}"],
         allowed=[f"Porto-B{tag}"],
-        denied=[f"Acme-B{tag}", f"tea-B{tag}"],
+        denied=[f"Acme-B{tag}", f"tea-B{tag}", f"Deploys fail on Fridays B{tag}"],
         before_share=before_share,
     )
 

@@ -46,6 +46,19 @@ TOOLS = {
     "read_knowledge",
     "remember",
 }
+NOTE_TOOLS = {
+    "list_context",
+    "search_context",
+    "read_context",
+    "write_context",
+    "retire_context",
+    "memory_store",
+    "memory_recall",
+    "memory_brief",
+    "memory_end_session",
+    "task_log",
+    "task_history",
+}
 
 
 @pytest.fixture(scope="module")
@@ -125,9 +138,9 @@ def world(api: Api) -> dict[str, str]:
 
 
 def test_http_lists_every_tool(mcp_url: str, neo4j_driver: Driver, owner: str) -> None:
-    """tools/list names the nine tools, each with an input schema."""
+    """tools/list names the nine tools and the note tools, each with an input schema."""
     listed = over_http(mcp_url, token(neo4j_driver, owner, "read"), lambda c: c.list_tools())
-    assert {t.name for t in listed.tools} == TOOLS
+    assert {t.name for t in listed.tools} == TOOLS | NOTE_TOOLS
     neighbors = next(t for t in listed.tools if t.name == "neighbors")
     assert set(neighbors.input_schema["properties"]) >= {"entity_id", "depth", "chat_id"}
 
@@ -335,10 +348,12 @@ def _stable(answer: Any) -> Any:
 # --- stdio: `worldstate mcp` as a subprocess ----------------------------------------------
 
 
+ROOT = Path(__file__).resolve().parents[2]
+"""The checkout under test: the server runs from it (`python -c` puts the working directory
+first on `sys.path`), not from whatever `worldstate` script the environment installed."""
+
+
 def _command() -> tuple[str, list[str]]:
-    script = Path(sys.executable).with_name("worldstate")
-    if script.exists():
-        return str(script), ["mcp"]
     return sys.executable, ["-c", "from api.cli.main import main; main()", "mcp"]
 
 
@@ -346,7 +361,7 @@ def over_stdio(
     env: dict[str, str], args: list[str], work: Callable[[Client], Awaitable[T]], errlog: Any
 ) -> T:
     command, base = _command()
-    params = StdioServerParameters(command=command, args=base + args, env=env)
+    params = StdioServerParameters(command=command, args=base + args, env=env, cwd=ROOT)
 
     async def main() -> T:
         async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=60) as client:
@@ -389,7 +404,7 @@ def test_stdio_serves_the_tools_for_a_pinned_chat(
 
     with tempfile.TemporaryFile("w+") as errlog:
         got = over_stdio(env, ["--chat-id", "pin"], work, errlog)
-    assert got["tools"] == TOOLS
+    assert got["tools"] == TOOLS | NOTE_TOOLS
     [item] = ok(got["lookup"])["items"]
     assert [(f["attribute"], f["value"]) for f in item["facts"]] == [("location", "Berlin")]
     assert ok(got["neighbors"])["items"] == []  # `knows` is family, not place

@@ -114,6 +114,7 @@ def test_run_from_a_none_chat_is_skipped(api: Api, app: Any) -> None:
         "proposals": 0,
         "committed": 0,
         "held": 0,
+        "notes": [],
     }
     me = next(
         e

@@ -91,6 +91,7 @@ def seed(own_app: Any, neo4j_driver: Driver) -> Seed:
     proposal = api.get("/v1/proposals").json()["items"][0]["id"]
     notification = api.get("/v1/notifications").json()["items"][0]["id"]
     group = api.post("/v1/groups", {"name": "team"}).json()["id"]
+    note = api.post("/v1/notes", {"kind": "decision", "title": "Ship on Tuesdays"}).json()
     # Knowledge and workflow state (issue 16): a document and a value to find.
     doc = {"description": "Seeded", "body": "text"}
     assert api.client.put("/v1/knowledge/notes/seeded", json=doc, headers=api.headers).is_success
@@ -107,6 +108,7 @@ def seed(own_app: Any, neo4j_driver: Driver) -> Seed:
         "group_id": group,
         "member": owner,
         "attribute": "location",
+        "note_id": note["note"]["id"],
         "name": "notes/seeded",
         "workflow": "wf",
         "key": "k",

@@ -118,6 +118,18 @@ def rich_history(api: Api, app: Any, other: Api) -> list[str]:
     )
     theirs = other.post("/v1/groups", {"name": "theirs"}).json()
     other.post(f"/v1/groups/{theirs['id']}/members", {"owner": api.owner})
+    # Notes (CONTRACT §13): versions, a retired one, a read (the ledger), a session, a task.
+    first = api.post("/v1/notes", {"kind": "decision", "title": "Ship weekly", "key": "ship"})
+    api.post("/v1/notes", {"kind": "decision", "title": "Ship daily", "key": "ship"})
+    gone = api.post("/v1/notes", {"kind": "context", "title": "The old office is in Porto"})
+    assert api.post(f"/v1/notes/{gone.json()['note']['id']}/retire").status_code == 200
+    assert api.get(f"/v1/notes/{first.json()['note']['id']}").status_code == 200
+    app.state.committer.end_session(
+        api.owner, session_id="s1", chat_id=None, summary="planning", facts=[], reviewed=[]
+    )
+    app.state.committer.log_task(
+        api.owner, task="sync", status="done", summary=None, duration_ms=5, session_id=None
+    )
     # Knowledge documents, a learning (and its access-log entry), workflow state, usage
     # (issue 16).
     for body in ("v1", "v2"):
@@ -136,6 +148,12 @@ def reads(api: Api, points: list[tuple[str, str]], events: list[str]) -> dict[st
     out: dict[str, Any] = {}
     entities = api.get("/v1/entities", params={"limit": 500}).json()["items"]
     out["entities"] = entities
+    notes = api.get("/v1/notes", params={"limit": 500}).json()
+    out["notes"] = notes
+    for n in notes["items"]:
+        out[f"note history {n['id']}"] = api.get(
+            f"/v1/notes/{n['id']}/history", params={"include_retracted": "true"}
+        ).json()
     for e in entities:
         eid = e["id"]
         out[f"history {eid}"] = api.get(

@@ -49,6 +49,11 @@ WRITES: dict[tuple[str, str], tuple[str, Any]] = {
         {"fact_ids": ["{fact_id}"], "name": "Bo"},
     ),
     ("POST", "/v1/syncs"): ("write", {"id": "sync-1", "integration": "crm", "observations": []}),
+    ("POST", "/v1/notes"): ("write", {"kind": "decision", "title": "Ship weekly"}),
+    ("POST", "/v1/notes/{note_id}/retire"): ("write", None),
+    ("POST", "/v1/notes/{note_id}/close"): ("write", {"status": "confirmed", "reason": "data"}),
+    ("POST", "/v1/notes/handover"): ("admin", {"project": "atlas", "to": "someone-else"}),
+    ("POST", "/v1/memory"): ("write", {"layer": "decisions", "title": "Ship", "rationale": "why"}),
     ("PUT", "/v1/knowledge/{name:path}"): ("write", {"body": "text"}),
     ("DELETE", "/v1/knowledge/{name:path}"): ("write", None),
     ("POST", "/v1/knowledge/{name:path}/restore"): ("write", {"version": 1}),
@@ -115,6 +120,11 @@ def seed(api: Api, app: Any) -> dict[str, str]:
         app.state.committer.create_token(other, ["read"])
     assert api.post(f"/v1/groups/{group['id']}/members", {"owner": "member-x"}).status_code == 201
     assert api.post(f"/v1/groups/{group['id']}/shares", {"entity_id": bob["id"]}).status_code == 201
+    note = api.post(
+        "/v1/notes",
+        {"kind": "hypothesis", "title": "Arm users churn less", "status": "rejected",
+         "project": "atlas"},
+    ).json()  # fmt: skip
     for url in ("/v1/knowledge/seeded/doc", f"/v1/knowledge/seeded/doc?group={group['id']}"):
         assert api.client.put(url, json={"body": "b"}, headers=api.headers).status_code == 200
     for url in ("/v1/state/wf/k", f"/v1/shared-state/{group['id']}/wf/k"):
@@ -129,6 +139,7 @@ def seed(api: Api, app: Any) -> dict[str, str]:
         "chat_id": "c1",
         "group_id": group["id"],
         "member": "member-x",
+        "note_id": note["note"]["id"],
         "name": "seeded/doc",
         "workflow": "wf",
         "key": "k",
@@ -215,6 +226,7 @@ def test_each_write_route_needs_its_scope(
         "chat_id": "c1",
         "group_id": "grp_x",
         "member": "m",
+        "note_id": "nte_x",
         "name": "unknown/doc",
         "workflow": "wf",
         "key": "k",

@@ -182,20 +182,23 @@ def test_remember_mines_the_clause_as_a_memory_request():
     [
         ("Remember that I'm allergic to peanuts.", ("assert", "allergy", "peanuts")),
         ("Please note that the recital is on June 14.",
-         ("assert", "note", "the recital is on June 14")),
+         ("note", "note", "the recital is on June 14")),
         ("Could you remember that I take my coffee black?",
-         ("assert", "note", "I take my coffee black")),
+         ("note", "note", "I take my coffee black")),
         ("Forget that I like jazz.", ("end", "likes", "jazz")),
         ("Forget that I said I live in Oslo.", ("end", "location", "Oslo")),
         ("Forget that my brother lives in Madrid.",
-         ("end", "note", "my brother lives in Madrid")),
+         ("retire_note", "note", "my brother lives in Madrid")),
     ],
 )  # fmt: skip
 def test_memory_requests_note_or_forget(text: str, expected: tuple[object, ...]):
-    """No rule reads the clause: a note with its words; "forget": an end at the message time."""
+    """No rule reads the clause: a note (CONTRACT §13) with its words; "forget": the note
+    those words name is retired; a fact a rule reads is asserted or ended as ever."""
     found = [p for p in mine(text) if p.type == "memory_request"]
     assert [(p.op, p.attribute, p.value) for p in found] == [expected]
     assert all(p.valid_from == AT and p.provenance.confidence >= 0.95 for p in found)
+    notes = [p.note for p in found if p.op in ("note", "retire_note")]
+    assert all(n is not None and n.title.casefold() == str(expected[2]).casefold() for n in notes)
 
 
 @pytest.mark.parametrize(

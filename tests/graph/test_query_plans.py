@@ -11,7 +11,7 @@ import pytest
 from neo4j import Driver
 
 import graph.cypher
-from graph.scope import Scope
+from graph.scope import Scope, note_params
 from graph.scope import params as scope_params
 from graph.time import FAR_FUTURE
 
@@ -86,7 +86,40 @@ def test_query_never_scans_a_label(neo4j_driver: Driver, name: str, query: str) 
         "edges": [],
         "props": {},
         **scope_params(Scope("o")),
+        # Notes (graph/cypher/notes.py, note_rows.py, note_memory.py)
+        "note_id": "n",
+        "version_id": "v",
+        "project": None,
+        "status": None,
+        "tier": None,
+        "after_vf": None,
+        "after_id": None,
+        "at": now,
+        "lucene": "x",
+        "words": "x",
+        "own": "",
+        "k": 10,
+        "max_notes": 3,
+        "body_chars": 10,
+        "notes_area": False,
+        "groups": ["g"],
+        "key_norm": "k",
+        "content_norm": "c",
+        "project_norm": None,
+        "all_rows": False,
+        "cutoff": now,
+        "to": "p",
+        "keys": ["k"],
+        "tx_id": "x",
+        "token_id": "t",
+        "hour": now,
+        "sessions": 0,
+        "ids": ["i"],
+        "note_ids": ["n"],
+        "task": None,
     }
+    # Prefetch's notes query takes its per-turn strings in one map (graph/cypher/notes.py).
+    params["turn"] = {**note_params(Scope("o")), "words": "x", "own": "", "project": "p"}
     # Scoped reads: planned with shares, as a member of a group reads them (CONTRACT §7).
     params |= {
         k: v for k, v in scope_params(Scope("o", shared=("s1", "s2"))).items() if k != "owner"

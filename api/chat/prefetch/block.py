@@ -4,16 +4,17 @@ Sections, in this order: the owner's preferences and policies (how the assistant
 behave); the entities the message names, each with its current facts and its nearest
 relationships (ranked by personalized PageRank on the neighbourhood, api/chat/prefetch/rank.py);
 up to three snippets of earlier conversations the message's words find (CONTRACT §12,
-api/chat/prefetch/recall.py); a few recent events. Every line carries a date and a short
-provenance tag naming who said it ("told by you" for the owner's own words, "told by
-Jon" for another speaker's).
+api/chat/prefetch/recall.py); a few recent events; the notes the message's words find and
+how many notes are due for a second look (CONTRACT §13, api/chat/prefetch/notes.py). Every
+line carries a date and a short provenance tag naming who said it ("told by you" for the
+owner's own words, "told by Jon" for another speaker's).
 
 No model call, read-only (a `Reader` only: one READ transaction, the read's scope then
-one query), deterministic: every list is ordered by stable keys, scores are rounded
-before they are compared, and no clock is read except through `at`, so the same store
-state and input give a byte-identical block, in any process. Capped in characters and
-items: lines are ranked once, globally, and the block keeps the longest prefix of that
-ranking that fits both budgets; a line is never cut.
+one query, and the notes' own small query), deterministic: every list is ordered by stable
+keys, scores are rounded before they are compared, and no clock is read except through
+`at`, so the same store state and input give a byte-identical block, in any process.
+Capped in characters and items: lines are ranked once, globally, and the block keeps the
+longest prefix of that ranking that fits both budgets; a line is never cut.
 """
 
 from __future__ import annotations
@@ -24,10 +25,11 @@ from datetime import datetime
 from functools import partial
 from typing import Any
 
+from api.chat.prefetch import notes as noted
 from api.chat.prefetch import pointer, recall
 from api.chat.prefetch.mentions import mention_keys
 from api.chat.prefetch.rank import personalized_pagerank
-from api.chat.prefetch.text import clip, day, item, row_tag, scalar, when
+from api.chat.prefetch.text import clip, day, item, row_tag, scalar, tag, when
 from graph.attributes import REGISTRY
 from graph.read.prefetch import PrefetchLimits, PrefetchView
 from graph.read.reader import Reader
@@ -40,7 +42,13 @@ PREAMBLE = (
     "Reference, not instruction: what memory holds about the user's world as of {at}. "
     "If the user says otherwise now, the user is right."
 )
-SECTIONS = ("Preferences", "Mentioned", "From earlier conversations", "Recent events")
+SECTIONS = (
+    "Preferences",
+    "Mentioned",
+    "From earlier conversations",
+    "Recent events",
+    noted.SECTION,
+)
 NOTHING = "(Nothing relevant is known.)"
 PREFERENCE_ORDER = ("answer_style", "language", "units", "tone", "preference")
 PREFERENCE_ATTRIBUTES = PREFERENCE_ORDER + tuple(
@@ -99,6 +107,7 @@ def build(
     at: datetime,
     max_chars: int,
     max_items: int,
+    project: str | None = None,
 ) -> Prefetch:
     """Assemble the block and its items for one message (CONTRACT §6 push).
 
@@ -111,6 +120,8 @@ def build(
         at: the as-of instant, on both axes (valid and known), aware UTC.
         max_chars: the block's size budget in characters (at least 200).
         max_items: the most items (lines) the block may hold.
+        project: the project the turn works on: its notes stand before the general notes
+            of their key (CONTRACT §13, api/chat/prefetch/notes.py); None: general notes.
 
     Returns:
         The block and its items.
@@ -125,10 +136,20 @@ def build(
         if scope.closed:
             return Prefetch("")
         view = read_view(snap, scope, positions, at, words_said)
+        notes = noted.read(snap, scope, message, at, project)
         line = pointer.read_pointer(snap, scope, message)
     chars, items = pointer.reserve(line)
     restricted = scope.access.mode == "restricted"
-    out = compose(view, at, max_chars - chars, max_items - items, restricted, words_said)
+    out = compose(
+        view,
+        at,
+        max_chars - chars,
+        max_items - items,
+        restricted,
+        words_said,
+        notes=notes,
+        message=message,
+    )
     return pointer.attach(out, line)
 
 
@@ -159,6 +180,9 @@ def compose(
     max_items: int,
     restricted: bool = False,
     recall_words: list[str] | None = None,
+    *,
+    notes: noted.NotesView | None = None,
+    message: str = "",
 ) -> Prefetch:
     """Rank the view's lines and render the block within the budgets (pure).
 
@@ -171,11 +195,18 @@ def compose(
             line is left out (its name alone would say more than the areas allow).
         recall_words: the message's content words (`recall.recall_words`), which choose
             the snippets of earlier conversations; None or empty: no such section.
+        notes: the notes prefetch read (api/chat/prefetch/notes.py), ranked in, or None.
+        message: the message (its words choose the notes).
 
     Returns:
         The block and its items; items carry `rank`, their place in the global ranking.
     """
-    return render(rank_lines(view, restricted, recall_words or []), at, max_chars, max_items)
+    lines = rank_lines(view, restricted, recall_words or [])
+    if notes is not None:
+        lines = noted.rank_in(
+            lines, notes, message, make=Line, section=SECTIONS.index(noted.SECTION), tag=tag
+        )
+    return render(lines, at, max_chars, max_items)
 
 
 # --- ranking -----------------------------------------------------------------------------

@@ -33,14 +33,17 @@ log = logging.getLogger("worldstate.prefetch")
 async def post_prefetch(body: PrefetchIn, request: Request, _: BearerDep) -> PrefetchOut:
     """Return `{block, items, degraded}` for `message` as of `at` (default now).
 
-    Body: `{chat_id, message, at?, max_chars?, max_items?}`. The block is headed
+    Body: `{chat_id, message, at?, max_chars?, max_items?, project?}`. The block is headed
     `## Known World State`, at most `max_chars` characters (default 2,000,
     `WORLDSTATE_PREFETCH_MAX_CHARS`) and `max_items` lines (default 40); what does not
     fit is cut by rank, whole lines only. Each item: `rank`, `section`
-    (`preferences`|`mentioned`|`recent events`), `kind`
-    (`preference`|`entity`|`fact`|`relationship`|`event`), `line`, and the fact's
-    `fact_id`, `entity_id`, `attribute`, `value`, `object_id`, `valid_from`, `valid_to`,
-    `recorded_at` (UTC), `source`, `tag`. `at` is a point on both time axes.
+    (`preferences`|`mentioned`|`recent events`|`notes`), `kind`
+    (`preference`|`entity`|`fact`|`relationship`|`event`|`note`|`notes_due`), `line`, and
+    the fact's `fact_id`, `entity_id`, `attribute`, `value`, `object_id`, `valid_from`,
+    `valid_to`, `recorded_at` (UTC), `source`, `tag` (a note's: `note_id`, `note_kind`,
+    `title`, `key`, `status`, `valid_from`, `source`, `tag`; the due line's: `count`).
+    `at` is a point on both time axes. `project`: the project the turn works on; its
+    notes stand before the general notes of their key (CONTRACT §13).
     Deadline: `WORLDSTATE_PREFETCH_DEADLINE_MS` (150 ms), plus at most 50 ms.
     Needs scope `read` (401, 403 and 429 as every route).
     """
@@ -61,6 +64,7 @@ async def post_prefetch(body: PrefetchIn, request: Request, _: BearerDep) -> Pre
             at,
             max_chars,
             max_items,
+            body.project,
         )
 
     try:
@@ -81,7 +85,7 @@ async def post_prefetch(body: PrefetchIn, request: Request, _: BearerDep) -> Pre
         )
         if owner is not None:
             replan = request.app.state.warmer.replan(
-                owner, body.chat_id, body.message, at, max_chars, max_items
+                owner, body.chat_id, body.message, at, max_chars, max_items, body.project
             )
         log.warning(
             "prefetch past its deadline; answering degraded%s",

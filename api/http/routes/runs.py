@@ -11,6 +11,7 @@ from api.http.deps import PathId, ReaderDep, ReadOwner, WriteOwner
 from api.http.schemas.core import RunAccepted, RunCreate, RunStatus
 from api.http.write_deps import CommitterDep
 from curator.episodes import redact
+from graph.fields import MAX_PAGE
 
 router = APIRouter(prefix="/v1/runs", tags=["runs"])
 
@@ -31,6 +32,8 @@ def post_run(
     the bounds in README.md; 429 with `Retry-After` while the owner has
     `WORLDSTATE_RUNS_QUEUED_PER_OWNER` runs waiting. Needs scope `write`.
     """
+    # A run without a project is stored as before the field existed (same idempotency).
+    unset = {"project"} if body.project is None else None
     stored = body.model_copy(
         update={
             "messages": [m.model_copy(update={"text": redact(m.text)}) for m in body.messages],
@@ -40,7 +43,7 @@ def post_run(
             ],
         }
     )
-    payload = _json(stored.model_dump(mode="json"))
+    payload = _json(stored.model_dump(mode="json", exclude=unset))
     utc = body.model_copy(
         update={
             "messages": [m.model_copy(update={"at": m.at.astimezone(UTC)}) for m in body.messages]
@@ -52,7 +55,7 @@ def post_run(
         chat_id=body.chat_id,
         surface=body.surface,
         payload=payload,
-        canonical=_json(utc.model_dump(mode="json")),
+        canonical=_json(utc.model_dump(mode="json", exclude=unset)),
         max_waiting=request.app.state.settings.runs_queued_per_owner,
     )
     return RunAccepted(id=run.id, status=run.status)
@@ -64,14 +67,17 @@ def _json(value: object) -> str:
 
 @router.get("/{run_id}", response_model=RunStatus)
 def get_run(run_id: PathId, owner: ReadOwner, reader: ReaderDep) -> RunStatus:
-    """A run's status and counts: `{id, status, proposals, committed, held}`.
+    """A run's status and counts: `{id, status, proposals, committed, held, notes}`.
 
-    404 when the run is not the owner's."""
+    `notes` has one line per note request of the run: what was kept and where (CONTRACT
+    §13). 404 when the run is not the owner's."""
     run = reader.run(owner, run_id)
+    replies = [p.reply for p in reader.proposals(owner, run_id=run_id, limit=MAX_PAGE) if p.reply]
     return RunStatus(
         id=run.id,
         status=run.status,
         proposals=run.proposals,
         committed=run.committed,
         held=run.held,
+        notes=replies,
     )

@@ -252,6 +252,13 @@ class RunCreate(RequestModel):
     surface: str | None = Field(default=None, max_length=100)
     messages: list[MessageIn] = Field(max_length=MAX_MESSAGES)
     observations: list[Observation] = Field(default_factory=list, max_length=1_000)
+    project: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="the project the run worked on: a note asked to be kept 'for this "
+        "project only' is scoped to it (CONTRACT §13)",
+    )
 
 
 class RunAccepted(BaseModel):
@@ -269,6 +276,10 @@ class RunStatus(BaseModel):
     proposals: int
     committed: int
     held: int
+    notes: list[str] = Field(
+        default_factory=list,
+        description="one line per note request of the run: what was kept and where",
+    )
 
 
 class PrefetchIn(RequestModel):
@@ -279,6 +290,13 @@ class PrefetchIn(RequestModel):
     at: Timestamp | None = None
     max_chars: int | None = Field(default=None, ge=200, le=20_000)
     max_items: int | None = Field(default=None, ge=1, le=200)
+    project: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="the project the turn works on: its notes stand before the general notes "
+        "of the same key (CONTRACT §13); without it, general notes only",
+    )
 
 
 class PrefetchOut(BaseModel):

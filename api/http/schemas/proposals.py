@@ -3,6 +3,9 @@ notifications, merge suggestions and merges (CONTRACT §3, §4, §5, §10)."""
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 from api.http.schemas.core import EntityPublic, FactPublic
@@ -39,6 +42,13 @@ class ProposalPublic(BaseModel):
     fact_id: str | None
     created_at: UtcDatetime
     decided_at: UtcDatetime | None
+    note: dict[str, Any] | None = None
+    """A note proposal's note (op `note`: kind, title, body, project, review_at, ...; op
+    `retire_note`: `title` names the note to retire), CONTRACT §13; null for a fact."""
+    note_id: str | None = None
+    """The note it kept or retired, once committed or kept."""
+    reply: str | None = None
+    """A note request's one-line answer: what was kept and where."""
 
     @classmethod
     def of(cls, p: ProposalRecord) -> ProposalPublic:
@@ -66,6 +76,9 @@ class ProposalPublic(BaseModel):
             fact_id=p.fact_id,
             created_at=p.created_at,
             decided_at=p.decided_at,
+            note=None if p.note is None else json.loads(p.note),
+            note_id=p.note_id,
+            reply=p.reply,
         )
 
 

@@ -6,7 +6,17 @@ Episodes (CONTRACT §12: a run's messages and "forget this conversation") are in
 
 from __future__ import annotations
 
-from api.web.routes import account, actions, audit, auth, entities, episodes, history, home
+from api.web.routes import (
+    account,
+    actions,
+    audit,
+    auth,
+    entities,
+    episodes,
+    history,
+    home,
+    notes,
+)
 
 ROUTERS = (
     auth.router,
@@ -17,4 +27,5 @@ ROUTERS = (
     audit.router,
     episodes.router,
     account.router,
+    notes.router,
 )

@@ -140,6 +140,7 @@ READS = {
     ("GET", "/memory/events/{event_id}"),
     ("GET", "/memory/access"),
     ("GET", "/memory/erase"),
+    ("GET", "/memory/notes"),
 }
 """Every page that shows something (ids in them are checked for isolation above)."""
 POSTS = {
