@@ -34,7 +34,12 @@ def worker(store: OwnNeo4j, log: Path) -> Iterator[subprocess.Popen[bytes]]:
     """A `worldstate curator` process with a 2 s lease, stalling 0.4 s after each claim
     (tests/curator/paused_worker.py: a kill at a random moment usually lands mid-run);
     SIGKILLed at the end."""
-    env = cli_env(curator_lease_seconds="2", curator_poll_seconds="0.05") | {"NEO4J_URI": store.uri}
+    # Kills count as attempts: with the default 5 a run killed five times would close
+    # `failed`, never applied, which is the contract's answer to a poisonous run, not
+    # what this test is about (every run applied exactly once).
+    env = cli_env(
+        curator_lease_seconds="2", curator_poll_seconds="0.05", curator_max_attempts="100"
+    ) | {"NEO4J_URI": store.uri}
     with log.open("ab") as out:
         popen = subprocess.Popen(
             [sys.executable, "-m", "tests.curator.paused_worker", "0.4"],

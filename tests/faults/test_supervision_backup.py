@@ -68,14 +68,18 @@ def test_backup_then_restore_into_a_fresh_data_dir_reads_the_same(tmp_path: Path
                 owner = f"owner-{uuid.uuid4().hex}"
                 api = make_api(client, driver, owner, ALL)
                 other = make_api(client, driver, owner + "-other", ALL)
-                rich_history(api, app, other)
+                events = rich_history(api, app, other)
                 export = [json.loads(x) for x in api.get("/v1/owners/me/export").text.splitlines()]
                 points = points_of(export)
-                before = reads(api, points)
+                before = reads(api, points, events)
     finally:
         source.stop()
     dump = tmp_path / "backup" / "store.dump"
-    env = {"WORLDSTATE_NEO4J_HEAP": HEAP, "WORLDSTATE_NEO4J_PAGE_CACHE_MB": str(PAGE_CACHE_MB)}
+    env: dict[str, str | None] = {
+        "WORLDSTATE_NEO4J_HEAP": HEAP,
+        "WORLDSTATE_NEO4J_PAGE_CACHE_MB": str(PAGE_CACHE_MB),
+        "NEO4J_URI": None,  # backup and restore are of a data dir, whatever the suite's store
+    }
     runner = CliRunner()
     made = runner.invoke(cli, ["backup", str(dump), "--data-dir", str(source.data_dir)], env=env)
     assert made.exit_code == 0, made.output
@@ -91,7 +95,7 @@ def test_backup_then_restore_into_a_fresh_data_dir_reads_the_same(tmp_path: Path
         with restored.driver() as driver:
             app = create_app(Settings(curator_in_process=False, embedder="none"), driver)
             with TestClient(app) as client:
-                after = reads(make_api(client, driver, owner, ALL), points)
+                after = reads(make_api(client, driver, owner, ALL), points, events)
     finally:
         restored.stop()
     assert after == before

@@ -3,6 +3,8 @@ log (CONTRACT §14). Bounds are graph.held's, stated once."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 from graph.fields import RequestModel, UtcDatetime
@@ -73,53 +75,49 @@ class DocumentSummary(BaseModel):
         )
 
 
-class DocumentPublic(DocumentSummary):
-    """A whole document (one version): its body, and why it reads so."""
+class _Version(DocumentSummary):
+    """What every version of a document says about why it reads so."""
 
-    body: str
     reason: str | None
     path: str | None
     restored_from: int | None
     event_id: str | None
     retracted_at: UtcDatetime | None
+
+    @staticmethod
+    def fields_of(d: DocumentRecord) -> dict[str, Any]:
+        """The summary's fields and the version's own, from an internal record."""
+        return {
+            **DocumentSummary.of(d).model_dump(),
+            "reason": d.reason,
+            "path": d.path,
+            "restored_from": d.restored_from,
+            "event_id": d.cause,
+            "retracted_at": shown_end(d.retracted_at),
+        }
+
+
+class DocumentPublic(_Version):
+    """A whole document (one version): its body, and why it reads so."""
+
+    body: str
 
     @classmethod
     def of(cls, d: DocumentRecord) -> DocumentPublic:
         """Build from an internal record."""
-        return cls(
-            **DocumentSummary.of(d).model_dump(),
-            body=d.body,
-            reason=d.reason,
-            path=d.path,
-            restored_from=d.restored_from,
-            event_id=d.cause,
-            retracted_at=shown_end(d.retracted_at),
-        )
+        return cls(**cls.fields_of(d), body=d.body)
 
 
-class VersionPublic(DocumentSummary):
+class VersionPublic(_Version):
     """One version in a document's history: who changed it, why, and when it stopped being
     current (`retracted_at`, null for the current one); a retirement has `retired: true`."""
 
     retired: bool
-    reason: str | None
-    path: str | None
-    restored_from: int | None
-    event_id: str | None
-    retracted_at: UtcDatetime | None
 
     @classmethod
     def of(cls, d: DocumentRecord) -> VersionPublic:
         """Build from an internal record."""
-        return cls(
-            **DocumentSummary.of(d).model_dump(),
-            retired=d.retired,
-            reason=d.reason,
-            path=d.path,
-            restored_from=d.restored_from,
-            event_id=d.cause,
-            retracted_at=shown_end(d.retracted_at),
-        )
+        return cls(**cls.fields_of(d), retired=d.retired)
 
 
 class DocumentList(BaseModel):
