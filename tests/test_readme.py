@@ -95,5 +95,6 @@ def test_readme_demo_runs_in_a_fresh_clone(neo4j_server: Any, tmp_path: Path) ->
     assert "Portland" in out and "Riverside Hospital" in out, out
     assert "Denver" in out and "Mercy Clinic" in out, out
     assert "superseded" in out, out
+    assert "knows        → Priya" in out, "relationships show their object's name"
     assert "## Known World State" in out and "Maya" in out, out
     assert '"degraded":false' in out.replace(" ", ""), out
