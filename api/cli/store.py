@@ -66,9 +66,10 @@ def open_store(settings: Settings, *, start_local: bool) -> Iterator[Driver]:
         if running is None:
             typer.echo(
                 f"starting a local Neo4j in {local.data_dir} "
-                "(the first start downloads it from Maven Central) ...",
+                "(the first start on a machine downloads it from Maven Central) ...",
                 err=True,
             )
+            began = time.monotonic()
             try:
                 running = start(
                     local.data_dir,
@@ -88,7 +89,9 @@ def open_store(settings: Settings, *, start_local: bool) -> Iterator[Driver]:
                     cache_dir=local.neo4j_cache,
                 )
                 supervisor.start()
-            typer.echo(f"Neo4j ready at {running.uri}", err=True)
+            typer.echo(
+                f"Neo4j ready at {running.uri} in {time.monotonic() - began:.1f} s", err=True
+            )
         driver = connect(running.uri, timeouts=settings.store_timeouts())
     try:
         ensure_schema(driver, settings.neo4j_database, vector_dimensions=settings.vector_dimensions)
