@@ -69,10 +69,12 @@ would go for the same oldest run)."""
 
 STRIPE_OLD_RUNS = """
 MATCH (r:Run)
-WHERE r.status IN ['queued', 'curating'] AND r.stripe IS NULL
+USING INDEX r:Run(status, created_at)
+WHERE r.status IN ['queued', 'curating'] AND r.created_at IS NOT NULL AND r.stripe IS NULL
 SET r.stripe = 0
 """
-"""WRITE, at start-up (graph/schema.py). No parameters. Runs queued or being curated before
+"""WRITE, at start-up (graph/schema.py). No parameters. Seeks `run_status` (every run has a
+`created_at`). Runs queued or being curated before
 the queue had stripes join stripe 0, whose `RunQueue` id is the single lock's of before
 ('runs'), so a transition of such a run takes the lock it always took. Every worker of a
 deployment must run the same version: an older worker locks 'runs' for any run."""
