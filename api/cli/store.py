@@ -12,6 +12,7 @@ import contextlib
 import json
 import logging
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterator
 from datetime import datetime
@@ -38,6 +39,7 @@ token_app = typer.Typer(help="Bearer tokens (CONTRACT §7).", no_args_is_help=Tr
 import_app = typer.Typer(help="Import conversations.", no_args_is_help=True)
 owner_app = typer.Typer(help="Owners: erasure (CONTRACT §9).", no_args_is_help=True)
 SCOPES = ("read", "write", "curate", "admin")
+log = logging.getLogger("worldstate.cli")
 
 
 @contextlib.contextmanager
@@ -109,12 +111,29 @@ def serve(
     """Run the REST API and an in-process curator; starts a local Neo4j when NEO4J_URI is unset."""
     import uvicorn
 
-    from api.http.app import create_app
-
     settings = Settings()
     log_to_stderr()
+    # The app's imports and the embedder's load take seconds of their own: done in a
+    # thread while the local Neo4j starts, they are off the time to ready.
+    preload = threading.Thread(target=_preload, args=(settings,), name="preload", daemon=True)
+    preload.start()
     with open_store(settings, start_local=True) as driver:
-        uvicorn.run(create_app(settings, driver), host=host, port=port, log_level="info")
+        preload.join()
+        from api.http.app import create_app
+
+        app = create_app(settings, driver, schema_ready=True)
+        uvicorn.run(app, host=host, port=port, log_level="info")
+
+
+def _preload(settings: Settings) -> None:
+    """Import the app and load the embedder (it is cached per process), for `serve`.
+    A failure is left for start-up to raise and log where it belongs."""
+    try:
+        import api.http.app  # noqa: F401
+
+        warm(build_embedder(settings))
+    except Exception:
+        log.debug("preload failed; start-up will report it", exc_info=True)
 
 
 def log_to_stderr(level: int = logging.INFO) -> None:

@@ -53,12 +53,14 @@ from graph.schema import ensure_schema
 log = logging.getLogger("worldstate.api")
 
 
-def create_app(settings: Settings, driver: Driver) -> FastAPI:
+def create_app(settings: Settings, driver: Driver, *, schema_ready: bool = False) -> FastAPI:
     """Build the API over a connected driver.
 
     Args:
         settings: this process's settings.
         driver: a driver to a running Neo4j (the caller owns and closes it).
+        schema_ready: the caller has just run `ensure_schema` on this driver (`serve`
+            does, in `open_store`), so start-up skips it.
 
     Returns:
         The app. On start-up it creates the schema idempotently, loads the embedder
@@ -70,7 +72,10 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         began = time.monotonic()
-        ensure_schema(driver, settings.neo4j_database, vector_dimensions=settings.vector_dimensions)
+        if not schema_ready:
+            ensure_schema(
+                driver, settings.neo4j_database, vector_dimensions=settings.vector_dimensions
+            )
         schema_done = time.monotonic()
         warm(app.state.embedder)
         embedder_done = time.monotonic()
