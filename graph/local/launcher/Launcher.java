@@ -43,6 +43,8 @@ public final class Launcher {
                 .setConfig(GraphDatabaseSettings.auth_enabled, false)
                 .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(pageCacheMb))
                 .setConfig(GraphDatabaseSettings.transaction_timeout, Duration.ofMinutes(5))
+                // dbms.usage_report.enabled: a memory service's store never reports out.
+                .setConfig(GraphDatabaseSettings.udc_enabled, false)
                 // internal.server.bolt.thread_pool_shutdown_wait_time and
                 // internal.server.bolt.connection_shutdown_wait_time.
                 .setConfig(BoltConnectorInternalSettings.thread_pool_shutdown_wait_time, Duration.ofSeconds(1))
