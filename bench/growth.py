@@ -343,7 +343,11 @@ def save(results: dict[str, Any], args: Any) -> None:
         "same step's RETURN 1 p50. Search: the API's reader (default vector cache: owners "
         "up to 20,000 rows), query embedding excluded. db hits: PROFILE of 5 calls, mean "
         "(procedure calls count their rows only). Load average: 1-minute, at the end of "
-        "the step (2 cores shared by 4 helpers)."
+        "the step (2 cores shared by 4 helpers). Past 12,000 facts a person's name can "
+        "hold another's whole name (bench/world_bulk.py: 'Luca Ortega Neka' holds 'Luca "
+        "Ortega'); prefetch then rightly reads both people: hence its rows and db hits "
+        "per call doubling at 100,000 (about 200 db hits per mentioned person at every "
+        "size)."
     )
     head = [__doc__.splitlines()[0].strip(), "", note, ""]
     out.write_text("\n".join([*head, *lines]) + "\n")

@@ -19,7 +19,9 @@ Names: `world.people` draws names from 40 x 30 first and last names, so a store 
 100,000 people would hold each name ~80 times and prefetch would measure name
 collisions, not size. `unique_people` gives person i a name of its own (a made-up second
 surname past the first 1,200), each person drawn from its own seed so a store grows by
-appending people.
+appending people. Past 1,200 people a name can hold another person's whole name ("Luca
+Ortega Neka" holds "Luca Ortega"), so a message naming the first mentions both: prefetch
+reads two people for it (bench/results/growth.md says so beside the figures).
 """
 
 from __future__ import annotations
