@@ -25,6 +25,10 @@ from typing import Any
 
 ID = re.compile(r"\b[a-z]{2,5}_[0-9a-f]{12,}\b")
 """An id as the service makes them: `fct_3f2a...`, `epi_...`, `prp_...`, `evt_...`."""
+WORKER = re.compile(r"^[\w.-]+-\d+-[0-9a-f]{6}$")
+"""A curator worker's id (curator.worker.new_worker_id: host-pid-random)."""
+BLANK = frozenset({"stripe", "digest"})
+"""Properties derived from the owner's id (its run-queue stripe, a digest over its run)."""
 
 
 def canonical(path: Path, since: str) -> Counter[str]:
@@ -47,11 +51,11 @@ def _blank(value: Any, since: str) -> Any:
     if isinstance(value, dict):
         if set(value) == {"$datetime"}:
             return "<now>" if since <= value["$datetime"] < "9999" else value
-        return {k: _blank(v, since) for k, v in value.items()}
+        return {k: "<owner's>" if k in BLANK else _blank(v, since) for k, v in value.items()}
     if isinstance(value, list):
         return [_blank(v, since) for v in value]
     if isinstance(value, str):
-        return ID.sub("<id>", value)
+        return "<worker>" if WORKER.match(value) else ID.sub("<id>", value)
     return value
 
 
@@ -77,9 +81,9 @@ def main() -> None:
         print(f"{kind:24} {ka[kind]:6d} {kb[kind]:6d}{mark}")
     only_a, only_b = a - b, b - a
     for line in sorted(only_a.elements()):
-        print("- " + line)
+        print("- " + line[:400])
     for line in sorted(only_b.elements()):
-        print("+ " + line)
+        print("+ " + line[:400])
     same = not only_a and not only_b
     print(f"{'same' if same else 'DIFFERENT'}: {sum(a.values())} and {sum(b.values())} lines")
     sys.exit(0 if same else 1)
