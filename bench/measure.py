@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -25,9 +26,29 @@ def p(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def rss_mb(pid: int) -> float:
+def rss_mb(pid: int | None) -> float:
     """Resident set size of a process in MiB (Linux /proc)."""
+    return _status_mb(pid, "VmRSS:")
+
+
+def peak_rss_mb(pid: int | None) -> float:
+    """Peak resident set size of a process since it started, in MiB (Linux /proc)."""
+    return _status_mb(pid, "VmHWM:")
+
+
+def _status_mb(pid: int | None, field: str) -> float:
+    if pid is None:
+        return float("nan")
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(field):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def cpu_seconds(pid: int | None) -> float:
+    """User plus system CPU seconds a process has used so far (Linux /proc), all threads;
+    0.0 for None."""
+    if pid is None:
+        return 0.0
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

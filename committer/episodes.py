@@ -28,9 +28,9 @@ from committer.batch import Batch
 from committer.curation import resolve
 from committer.proposals import EntityRef, Proposal, Reviewed, Said
 from committer.rules.retract import Found, gather_predecessors, plan_retract
-from committer.search_index import embed_texts
+from committer.search_index import Prepared, embed_texts
 from committer.trail import Trail
-from graph.embedding import Embedder
+from graph.embedding import Embedder, fact_text
 from graph.errors import Conflict, NotFound
 from graph.names import search_key
 from graph.records import FactRecord, RunRecord
@@ -76,10 +76,51 @@ def embed_said(owner: str, said: Sequence[Said], embedder: Embedder | None) -> E
     """Embed a run's messages in one call (CONTRACT §12: written with their vectors in the
     transaction that files the run; an embedder that fails leaves them without vectors,
     `worldstate embeddings backfill` adds them later)."""
+    return embed_run(owner, said, (), embedder)[0]
+
+
+def embed_run(
+    owner: str, said: Sequence[Said], reviewed: Sequence[Reviewed], embedder: Embedder | None
+) -> tuple[Embedded, Embedder | None]:
+    """Embed, in one call and before the transaction, a run's messages and the texts of the
+    rows its committed proposals will most likely create (issue 12).
+
+    A row's text names its subject entity as stored (`fact_text`); it is guessed here from
+    the proposal (the name it gives, else the owner's own entity, named after the owner).
+    A row whose text was guessed wrong, or that the rules create besides (a superseded
+    row recorded again), is embedded in the transaction as before.
+
+    Args:
+        owner: the owner id.
+        said: the run's messages (already redacted).
+        reviewed: its reviewed proposals.
+        embedder: the process's embedder, or None.
+
+    Returns:
+        (the messages' `Embedded`, the embedder for the transaction: one answering from
+        the vectors made here, or `embedder` itself when nothing was embedded).
+    """
     texts = [search_text(owner, s) for s in said]
-    vectors = embed_texts(embedder, texts) if texts else None
-    model = embedder.model if embedder is not None and vectors is not None else None
-    return Embedded(texts, vectors, model)
+    rows = [t for t in dict.fromkeys(_row_text(owner, r) for r in reviewed) if t is not None]
+    wanted = list(dict.fromkeys(texts + rows))
+    vectors = embed_texts(embedder, wanted) if wanted else None
+    if embedder is None or vectors is None:
+        return Embedded(texts, None, None), embedder
+    made = dict(zip(wanted, vectors, strict=True))
+    episodes = [made[t] for t in texts] if texts else None
+    return Embedded(texts, episodes, embedder.model if texts else None), Prepared(embedder, made)
+
+
+def _row_text(owner: str, r: Reviewed) -> str | None:
+    """The search text of the row a committed assertion most likely creates, else None."""
+    p = r.proposal
+    if r.action != "commit" or p.op != "assert" or p.subject.id is not None:
+        return None
+    shown = p.object.name if p.object is not None else p.value
+    if shown is None or (p.object is not None and p.object.id is not None):
+        return None
+    subject = p.subject.name if p.subject.name and p.subject.name.strip() else owner
+    return fact_text(subject, p.attribute, shown)
 
 
 @dataclass(frozen=True, slots=True)

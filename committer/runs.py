@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from committer.base import CommitterBase
-from committer.episodes import embed_said
+from committer.episodes import embed_run
 from committer.filing import record_run
 from committer.owners import ensure_owner
 from committer.proposals import Reviewed, Said
@@ -250,8 +250,9 @@ class RunCommands(CommitterBase):
                 written.
         """
 
-        # Embedded before the transaction: the owner is not locked while the embedder runs.
-        embedded = embed_said(run.owner, said, self._writer.embedder)
+        # Embedded before the transaction, the messages and the rows' likely texts in one
+        # call: the owner is not locked while the embedder runs (issue 12).
+        embedded, embedder = embed_run(run.owner, said, reviewed, self._writer.embedder)
 
         def work(w: WriteTx) -> RunOutcome:
             self_id, _ = ensure_owner(w, run.owner)
@@ -285,7 +286,7 @@ class RunCommands(CommitterBase):
                 raise Conflict(f"run {run.id!r} is not being curated")
             return outcome
 
-        return self._writer.transaction(work)
+        return self._writer.transaction(work, embedder=embedder)
 
     def close_run(
         self, run: RunRecord, status: str, error: str | None = None, *, worker: str

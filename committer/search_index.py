@@ -59,6 +59,50 @@ def index_new_rows(w: WriteTx, owner: str, rows: Sequence[dict[str, Any]]) -> No
     )
 
 
+class Prepared:
+    """An embedder that answers from vectors made before the transaction opened, and asks
+    the real one only for texts it was not given (issue 12: a run's texts are embedded in
+    one call, outside the transaction that writes them).
+
+    A text's vector does not depend on the texts embedded beside it, so a row gets the
+    vector it would have got from its own call.
+
+    Args:
+        inner: the process's embedder (for texts not prepared).
+        vectors: text -> its vector, made by `inner`.
+    """
+
+    def __init__(self, inner: Embedder, vectors: dict[str, list[float]]):
+        self._inner = inner
+        self._vectors = vectors
+
+    @property
+    def model(self) -> str:
+        """The inner embedder's model id."""
+        return self._inner.model
+
+    @property
+    def dimensions(self) -> int:
+        """The inner embedder's vector size."""
+        return self._inner.dimensions
+
+    def warm(self) -> None:
+        """Warm the inner embedder."""
+        self._inner.warm()
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """One vector per text, in order: a prepared one, else the inner embedder's.
+
+        Raises:
+            EmbedderUnavailable: the inner embedder failed on the texts not prepared.
+        """
+        missing = sorted({t for t in texts if t not in self._vectors})
+        if missing:
+            made = dict(zip(missing, self._inner.embed(missing), strict=True))
+            return [self._vectors[t] if t in self._vectors else made[t] for t in texts]
+        return [self._vectors[t] for t in texts]
+
+
 def embed_texts(embedder: Embedder | None, texts: list[str]) -> list[list[float]] | None:
     """Embed `texts` in one call, or None without an embedder or when it fails (logged:
     what is written gets its text now and its vector from `backfill` later)."""

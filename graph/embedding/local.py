@@ -56,8 +56,13 @@ TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f41157
 MAX_TOKENS = 256
 """Word pieces read per text, [CLS] and [SEP] included (sentence-transformers'
 `max_seq_length` for this model; the tokenizer file itself says 128)."""
-BATCH = 32
-"""Texts per forward pass (sorted by length first, so a batch pads little)."""
+BATCH = 4
+"""Texts per forward pass (sorted by length first, so a batch pads little). Small on
+purpose: a run's 20 or so turns vary from 5 to 60 word pieces, and a batch of 32 padded
+them all to the longest, so embedding a run cost twice the CPU a turn it costs in batches
+of 4 (8 against 17 ms a turn on this 2-core machine, bench/import_bench.py, issue 12);
+one batch of a whole import is no cheaper in batches of 32 either. A text's vector does
+not depend on its batch (the padding is masked)."""
 
 _LOADED: dict[tuple[str, str], tuple[Any, Any]] = {}
 """(session, tokenizer) per pair of files, shared by every `LocalEmbedder` of the process

@@ -328,8 +328,12 @@ class Writer:
         """The embedder every `WriteTx` carries (for work done before a transaction)."""
         return self._embedder
 
-    def transaction(self, work: Callable[[WriteTx], T]) -> T:
+    def transaction(self, work: Callable[[WriteTx], T], embedder: Embedder | None = None) -> T:
         """Run `work` in one write transaction and return its result.
+
+        `embedder`, when given, is the one this transaction's `WriteTx` carries instead of
+        the writer's (the committer hands in one that answers from vectors it made before
+        the transaction opened).
 
         `work` is retried on transient errors (deadlocks, leader switches) and while the
         store does not answer, within the policy's budgets (graph/transactions.py), so it
@@ -347,7 +351,7 @@ class Writer:
             self._driver,
             self._database,
             "WRITE",
-            lambda tx: work(WriteTx(tx, self._embedder)),
+            lambda tx: work(WriteTx(tx, embedder or self._embedder)),
             policy=self._policy,
         )
 
