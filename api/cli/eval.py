@@ -12,12 +12,7 @@ from typing import Annotated
 import typer
 
 from api.cli.store import open_store
-from api.eval.locomo import read_conversation
-from api.eval.report import pooled, report, write_details
-from api.eval.run import run
-from api.eval.service import EvalError
 from api.http.settings import Settings
-from curator.locomo import LocomoFormatError
 
 eval_app = typer.Typer(help="Measure recall on labelled conversations.", no_args_is_help=True)
 
@@ -50,6 +45,12 @@ def eval_locomo(
     Prints one report per file, then all files pooled. Exit 1 with one line for a file
     that is not a LoCoMo conversation, or a service that refuses or times out.
     """
+    from api.eval.locomo import read_conversation
+    from api.eval.report import pooled, report, write_details
+    from api.eval.run import run
+    from api.eval.service import EvalError
+    from curator.locomo import LocomoFormatError
+
     try:
         conversations = [read_conversation(f) for f in files]  # before anything starts
     except (LocomoFormatError, ValueError) as exc:

@@ -8,17 +8,11 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 
 from api.cli.store import open_store
-from api.http.deps import TokenCache
 from api.http.settings import Settings
-from api.notes.limits import NoteLimits
-from committer.apply import Committer
-from committer.remember import SurfacePolicy
-from curator.statements import Policy
-from graph.errors import StoreUnavailable
-from graph.names import token_hash
-from graph.read.reader import Reader
 
-if TYPE_CHECKING:  # the mcp package is imported only when the command runs
+# The mcp package and the store's modules are imported only when the command runs, so
+# every other command starts without them.
+if TYPE_CHECKING:
     from api.mcp.server import McpState
 
 TRANSPORTS = ("stdio", "http")
@@ -59,8 +53,14 @@ def mcp(
         _fail(f"--transport must be one of {', '.join(TRANSPORTS)}", code=2)
     if transport == "stdio" and not (token and token.strip()):
         _fail("set WORLDSTATE_TOKEN to a token (see `worldstate token create`)", code=2)
+    from api.http.deps import TokenCache
     from api.mcp.server import McpState, http_app
+    from api.notes.limits import NoteLimits
+    from committer.apply import Committer
+    from committer.remember import SurfacePolicy
+    from curator.statements import Policy
     from graph.embedding import build_embedder, warm
+    from graph.read.reader import Reader
 
     settings = Settings()
     with open_store(settings, start_local=False) as driver:
@@ -96,6 +96,8 @@ def mcp(
 def _serve_stdio(state: McpState) -> None:
     """Check the stdio token once before serving (a bad one exits 1, saying why)."""
     from api.mcp.server import build_server
+    from graph.errors import StoreUnavailable
+    from graph.names import token_hash
 
     assert state.stdio_token is not None
     try:
