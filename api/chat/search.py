@@ -42,6 +42,7 @@ failed: then `degraded` is true and `detail` says why). Never an error for eithe
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 from dataclasses import dataclass
@@ -146,13 +147,20 @@ def candidates(limit: int) -> int:
 _stemmers = threading.local()
 
 
-def stems(found: list[str]) -> list[str]:
-    """English (Snowball) stems of folded words, in order, each once ("researched" and
-    "research" -> "research"). One stemmer per thread: a stemmer is not thread-safe."""
+@functools.lru_cache(maxsize=100_000)
+def stem(word: str) -> str:
+    """The English (Snowball) stem of a folded word ("researched" -> "research"), cached:
+    candidates' texts repeat their words. One stemmer per thread: a stemmer is not
+    thread-safe."""
     stemmer = getattr(_stemmers, "english", None)
     if stemmer is None:
         stemmer = _stemmers.english = Stemmer.Stemmer("english")
-    return list(dict.fromkeys(stemmer.stemWords(found)))
+    return str(stemmer.stemWord(word))
+
+
+def stems(found: list[str]) -> list[str]:
+    """`stem` of each of `found` (folded words), in order, each once."""
+    return list(dict.fromkeys(stem(w) for w in found))
 
 
 def content_words(q: str) -> list[str]:
@@ -191,7 +199,7 @@ def pool_weights(terms: list[str], pool: list[set[str]]) -> dict[str, float]:
 
 
 def _stem_set(text: str | None) -> set[str]:
-    return set(stems(words(text, limit=None))) if text else set()
+    return {stem(w) for w in words(text, limit=None)} if text else set()
 
 
 def said_key(found: Found) -> tuple[str, ...]:
