@@ -181,9 +181,9 @@ def held(terms: list[str], have: set[str], weights: dict[str, float] | None = No
     """The weighed share of `terms` in the stems `have` (see `lexical`)."""
     if not terms or not have:
         return 0.0
-    weight = (lambda t: 1.0) if weights is None else (lambda t: weights.get(t, 1.0))
-    total = sum(weight(t) for t in terms)
-    return sum(weight(t) for t in terms if t in have) / total if total > 0 else 0.0
+    weight = {t: 1.0 if weights is None else weights.get(t, 1.0) for t in terms}
+    total = sum(weight.values())
+    return sum(weight[t] for t in terms if t in have) / total if total > 0 else 0.0
 
 
 def pool_weights(terms: list[str], pool: list[set[str]]) -> dict[str, float]:

@@ -112,7 +112,7 @@ def test_the_score_weighs_cosine_words_and_speaker() -> None:
     """Hybrid: W_SEMANTIC x max(cosine, 0) + W_LEXICAL x lexical + W_SPEAKER when the query
     names the speaker; a negative cosine counts as 0; full-text mode: lexical and speaker
     alone; rounded to 6 places; the weights add up to 1, so a score is in [0, 1]."""
-    assert W_SEMANTIC + W_LEXICAL + W_SPEAKER == pytest.approx(1.0)
+    assert round(W_SEMANTIC + W_LEXICAL + W_SPEAKER, 9) == 1.0
     assert fused(0.9, 0.5, True) == pytest.approx(W_SEMANTIC * 0.8 + W_LEXICAL * 0.5)
     assert fused(0.3, 1.0, True) == pytest.approx(W_LEXICAL)
     assert fused(None, 0.25, True) == pytest.approx(W_LEXICAL * 0.25)
