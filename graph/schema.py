@@ -143,10 +143,13 @@ STATEMENTS: tuple[str, ...] = (
     ),
     "CREATE INDEX episode_owner_run IF NOT EXISTS FOR (ep:Episode) ON (ep.owner, ep.run_id)",
     "CREATE INDEX fact_owner_run IF NOT EXISTS FOR (f:Fact) ON (f.owner, f.run_id)",
+    # What was said is matched on English stems ("researched" finds "research"), possessives
+    # dropped ("Caroline's" finds "Caroline"); the query adds each word's accented form
+    # (graph/read/episodes.py episode_lucene). Its analyzer is checked: FULLTEXT_ANALYZERS.
     (
         "CREATE FULLTEXT INDEX episode_text IF NOT EXISTS "
         "FOR (ep:Episode) ON EACH [ep.search_text, ep.owner] "
-        "OPTIONS {indexConfig: {`fulltext.analyzer`: 'standard-folding'}}"
+        "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}"
     ),
     # Prefetch's mentions (graph/cypher/prefetch.py): each normalized name or alias one
     # term (keyword analyzer), looked up together with the owner; an exact seek per key.
@@ -212,6 +215,18 @@ OPTIONS {indexConfig: {`vector.dimensions`: $dimensions,
 their scores equal `vector.similarity.cosine` on the stored vectors). $dimensions: the
 embedder's size."""
 
+FULLTEXT_ANALYZERS = {"episode_text": "english"}
+"""Full-text indexes whose analyzer was changed after stores were made with another: a store
+whose index has another analyzer has it dropped and created again (`ensure_schema`; Neo4j
+fills it again from the nodes, which keep their text)."""
+
+FULLTEXT_ANALYZER = """
+SHOW FULLTEXT INDEXES YIELD name, options
+WHERE name IN $names
+RETURN name, options.indexConfig.`fulltext.analyzer` AS analyzer
+"""
+"""READ. $names -> name, analyzer: the analyzers of those full-text indexes that exist."""
+
 VECTOR_INDEX_SIZE = """
 SHOW VECTOR INDEXES YIELD name, options
 WHERE name = $name
@@ -232,9 +247,25 @@ def ensure_schema(
             (the embedder was changed) is dropped and created again at this size: vectors
             are derived data, and `worldstate embeddings backfill` embeds the rows again.
 
+    A full-text index of FULLTEXT_ANALYZERS made with another analyzer is dropped and
+    created again with its own (its text is on the nodes: Neo4j indexes it again).
+
     Runs queued or being curated before the queue had stripes join stripe 0, whose lock is
     the one lock of before (graph/cypher/runs.py STRIPE_OLD_RUNS).
     """
+    found = driver.execute_query(
+        FULLTEXT_ANALYZER, names=list(FULLTEXT_ANALYZERS), database_=database
+    ).records
+    for r in found:
+        if r["analyzer"] != FULLTEXT_ANALYZERS[r["name"]]:
+            log.warning(
+                "full-text index %s uses the %s analyzer, not %s: recreating it",
+                r["name"],
+                r["analyzer"],
+                FULLTEXT_ANALYZERS[r["name"]],
+            )
+            # `name` is a key of FULLTEXT_ANALYZERS, never input; STATEMENTS creates it again.
+            driver.execute_query(f"DROP INDEX {r['name']} IF EXISTS", database_=database)
     for statement in STATEMENTS:
         driver.execute_query(statement, database_=database)
     driver.execute_query(rc.STRIPE_OLD_RUNS, database_=database)

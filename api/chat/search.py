@@ -5,25 +5,36 @@ A chat read path: it embeds the query (never a row) and never imports the commit
 
 Candidates come from four lists read in one READ transaction: the full-text and the
 semantic hits among fact rows, and the same among episodes (graph/read/search.py,
-graph/read/episodes.py). Every candidate is then scored on the evidence itself, not on
-its rank in a list, so a score means the same across queries, kinds and stores:
+graph/read/episodes.py), at least `MIN_CANDIDATES` from each. Every candidate is then
+scored on the evidence itself, not on its rank in a list:
 
-    score = W_SEMANTIC * max(cosine, 0) + W_LEXICAL * lexical        (hybrid)
-    score = lexical                                                   (full-text only)
+    score = W_SEMANTIC * max(cosine, 0) + W_LEXICAL * lexical + W_SPEAKER * named  (hybrid)
+    score = (1 - W_SPEAKER) * lexical + W_SPEAKER * named                  (full-text only)
 
 * `cosine` is the candidate's cosine similarity to the query, computed for every
   candidate, whichever list found it (a full-text hit's too, in the same query);
 * `lexical` is the share of the query's content words (its words less stop words and
-  question words, `content_words`) that the candidate's text contains, accents and case
-  folded: 1.0 when it holds every one.
+  question words, `content_words`) that the candidate's text holds, accents and case
+  folded and each word reduced to its English stem ("researched" holds "research"),
+  each word weighed by how rare it is among the candidates (`pool_weights`: a word
+  every candidate holds says little): 1.0 when it holds every one;
+* `named` is 1 when the query names the episode's speaker ("What did Caroline
+  research?" and a message Caroline said); the speaker's name then leaves the words
+  `lexical` counts for it, since every message of hers "holds" it (the search text of
+  an episode begins with its speaker's name).
 
-Both are functions of the candidate and the query alone. BM25 (`fulltext_score`) only
-chooses the full-text candidates: its value depends on every owner's texts in the shared
-index (document frequencies), so it moves when anyone writes, and would make the order
-of one owner's results depend on other owners. Scores are rounded to `DECIMALS` places;
-ties are broken by kind (facts first) and id: the same store state and query give the
-same answer, in any process. The raw signals are returned with each item
-(`semantic_score`, `fulltext_score`, `lexical_score`).
+All three are functions of the query, the candidate and the other candidates, which
+are the caller's own rows: never of other owners. BM25 (`fulltext_score`) only chooses
+the full-text candidates: its value depends on every owner's texts in the shared index
+(document frequencies), so it moves when anyone writes, and would make the order of one
+owner's results depend on other owners. Scores are rounded to `DECIMALS` places; ties
+are broken by kind (facts first) and id: the same store state and query give the same
+answer, in any process. The raw signals are returned with each item (`semantic_score`,
+`fulltext_score`, `lexical_score`).
+
+Ten results cover ten things said: a fact row and the episode of the message it was drawn
+from (or two rows drawn from one message) are one message; only the better-scored of them
+is kept (`said_key`), and the page goes on to the next message.
 
 Modes: `hybrid` (an embedder answered) or `fulltext` (no embedder configured, or it
 failed: then `degraded` is true and `detail` says why). Never an error for either.
@@ -31,8 +42,13 @@ failed: then `degraded` is true and `detail` says why). Never an error for eithe
 
 from __future__ import annotations
 
+import functools
+import math
+import threading
 from dataclasses import dataclass
 from typing import Literal
+
+import Stemmer  # A C extension without stubs.
 
 from graph.embedding import Embedder, EmbedderUnavailable
 from graph.read.episodes import EpisodeHit
@@ -42,14 +58,19 @@ from graph.records import EntityRecord, EpisodeRecord, FactRecord
 from graph.scope import Scope
 from graph.time import AsOf
 
-W_SEMANTIC = 0.6
+W_SEMANTIC = 0.42
 """Weight of the semantic evidence (cosine, clipped at 0) in a hybrid score."""
-W_LEXICAL = 0.4
-"""Weight of the lexical evidence (share of the query's content words found)."""
+W_LEXICAL = 0.42
+"""Weight of the lexical evidence (weighed share of the query's content words found)."""
+W_SPEAKER = 0.16
+"""Weight of the query naming the episode's speaker."""
 DECIMALS = 6
 """Scores are rounded to this many places before they are compared."""
 MAX_CANDIDATES = 200
 """At most this many candidates from each list."""
+MIN_CANDIDATES = 50
+"""At least this many candidates from each list (a deeper list costs little: every candidate
+is scored on its own evidence, and the lists' own orders decide nothing)."""
 
 _QUESTIONS = """what when where who whom whose which why how does do did done am is are was were be
     been being has have had i me my mine myself you your yours we us our ours he him his
@@ -60,6 +81,8 @@ QUESTION_WORDS = frozenset(_QUESTIONS.split())
 full-text candidates still match them; BM25 weighs them down)."""
 
 Kind = Literal["fact", "episode"]
+Evidence = tuple[float | None, float | None, str | None]
+"""A candidate's (semantic, BM25, search text), as the lists found it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,38 +138,96 @@ class Outcome:
 
 
 def candidates(limit: int) -> int:
-    """Candidates taken from each list for `limit` results: twice as many, so an item
-    moderately placed in a list can still make the cut, at most `MAX_CANDIDATES`."""
-    return min(2 * limit, MAX_CANDIDATES)
+    """Candidates taken from each list for `limit` results: twice as many and at least
+    `MIN_CANDIDATES`, so an item moderately placed in a list can still make the cut, at
+    most `MAX_CANDIDATES`."""
+    return min(max(2 * limit, MIN_CANDIDATES), MAX_CANDIDATES)
+
+
+_stemmers = threading.local()
+
+
+@functools.lru_cache(maxsize=100_000)
+def stem(word: str) -> str:
+    """The English (Snowball) stem of a folded word ("researched" -> "research"), cached:
+    candidates' texts repeat their words. One stemmer per thread: a stemmer is not
+    thread-safe."""
+    stemmer = getattr(_stemmers, "english", None)
+    if stemmer is None:
+        stemmer = _stemmers.english = Stemmer.Stemmer("english")
+    return str(stemmer.stemWord(word))
+
+
+def stems(found: list[str]) -> list[str]:
+    """`stem` of each of `found` (folded words), in order, each once."""
+    return list(dict.fromkeys(stem(w) for w in found))
 
 
 def content_words(q: str) -> list[str]:
-    """The words of `q` the lexical evidence counts: `words(q)` less `QUESTION_WORDS` (all
-    of `words(q)` when nothing else is left)."""
+    """The stems the lexical evidence counts: those of `words(q)` less `QUESTION_WORDS`
+    (of all of `words(q)` when nothing else is left)."""
     found = words(q)
-    return [w for w in found if w not in QUESTION_WORDS] or found
+    return stems([w for w in found if w not in QUESTION_WORDS] or found)
 
 
-def lexical(terms: list[str], text: str | None) -> float:
-    """The share of `terms` (content words of a query) that `text` contains as words."""
-    if not terms or not text:
+def lexical(terms: list[str], text: str | None, weights: dict[str, float] | None = None) -> float:
+    """The share of `terms` (`content_words` of a query) that `text` holds, every word of
+    `text` however long, as its stem; each term counted by its weight in `weights` (1 for
+    all when None, or for a term it does not name)."""
+    return held(terms, _stem_set(text), weights)
+
+
+def held(terms: list[str], have: set[str], weights: dict[str, float] | None = None) -> float:
+    """The weighed share of `terms` in the stems `have` (see `lexical`)."""
+    if not terms or not have:
         return 0.0
-    have = set(words(text))
-    return sum(t in have for t in terms) / len(terms)
+    weight = {t: 1.0 if weights is None else weights.get(t, 1.0) for t in terms}
+    total = sum(weight.values())
+    return sum(weight[t] for t in terms if t in have) / total if total > 0 else 0.0
 
 
-def fused(semantic: float | None, lexical_share: float, hybrid: bool) -> float:
+def pool_weights(terms: list[str], pool: list[set[str]]) -> dict[str, float]:
+    """How rare each term is among the candidates' stems `pool`: BM25's inverse document
+    frequency, ln(1 + (N - n + 0.5) / (n + 0.5)) for a term n of N candidates hold. Only
+    the caller's own candidates count, so no other owner's texts move it."""
+    size = len(pool)
+    out = {}
+    for t in terms:
+        n = sum(t in have for have in pool)
+        out[t] = math.log(1 + (size - n + 0.5) / (n + 0.5))
+    return out
+
+
+def _stem_set(text: str | None) -> set[str]:
+    return {stem(w) for w in words(text, limit=None)} if text else set()
+
+
+def said_key(found: Found) -> tuple[str, ...]:
+    """What a result stands for: the message (run id, message id) a fact row was drawn
+    from or an episode holds; a row or episode without a message stands for itself."""
+    if found.fact is not None:
+        run_id, message_id = found.fact.run_id, found.fact.message_id
+    else:
+        assert found.episode is not None
+        run_id, message_id = found.episode.run_id, found.episode.message_id
+    if run_id is None or message_id is None:
+        return ("id", found.id)
+    return ("message", run_id, message_id)
+
+
+def fused(semantic: float | None, lexical_share: float, hybrid: bool, named: bool = False) -> float:
     """The score of one candidate (module docstring), rounded to `DECIMALS` places.
 
     Args:
         semantic: (1 + cosine) / 2, or None (no vector for it: no semantic evidence).
-        lexical_share: the share of content words found, in [0, 1].
+        lexical_share: the weighed share of content words found, in [0, 1].
         hybrid: whether the search had a vector.
+        named: whether the query names the candidate's speaker.
     """
     if not hybrid:
-        return round(lexical_share, DECIMALS)
+        return round((1 - W_SPEAKER) * lexical_share + W_SPEAKER * named, DECIMALS)
     cosine = 0.0 if semantic is None else max(2 * semantic - 1, 0.0)
-    return round(W_SEMANTIC * cosine + W_LEXICAL * lexical_share, DECIMALS)
+    return round(W_SEMANTIC * cosine + W_LEXICAL * lexical_share + W_SPEAKER * named, DECIMALS)
 
 
 def fuse(
@@ -156,7 +237,8 @@ def fuse(
     limit: int,
     hybrid: bool,
 ) -> list[Found]:
-    """Score every candidate on its own evidence and keep the `limit` best.
+    """Score every candidate on its own evidence and keep the `limit` best, one per
+    message (`said_key`: the best-scored item of a message stands for it).
 
     Args:
         q: the query.
@@ -169,44 +251,61 @@ def fuse(
         Best first; ties by kind (facts first), then id.
     """
     terms = content_words(q)
-    out: dict[tuple[int, str], Found] = {}
+    # (semantic, bm25, text) of each candidate, whichever lists found it
+    seen: dict[tuple[int, str], Evidence] = {}
+    rows: dict[tuple[int, str], Hit | EpisodeHit] = {}
     for hits, from_text in ((facts[0], False), (facts[1], True)):
         for h in hits:
             key = (0, h.fact.id)
-            seen = out.get(key)
-            semantic, bm25 = _merged(seen, h.semantic, h.score if from_text else None)
-            share = lexical(terms, h.text)
-            out[key] = Found(
-                "fact", fused(semantic, share, hybrid), semantic, bm25, share, h.fact, h.entity
-            )
+            seen[key] = _merged(seen.get(key), h.semantic, h.score if from_text else None, h.text)
+            rows[key] = h
     for ehits, from_text in ((episodes[0], False), (episodes[1], True)):
         for e in ehits:
             key = (1, e.episode.id)
-            seen = out.get(key)
-            semantic, bm25 = _merged(seen, e.semantic, e.score if from_text else None)
-            share = lexical(terms, e.text)
-            out[key] = Found(
-                "episode",
-                fused(semantic, share, hybrid),
-                semantic,
-                bm25,
-                share,
-                episode=e.episode,
-            )
-    order = sorted(out, key=lambda k: (-out[k].score, k))
-    return [out[k] for k in order[:limit]]
+            seen[key] = _merged(seen.get(key), e.semantic, e.score if from_text else None, e.text)
+            rows[key] = e
+    have = {key: _stem_set(text) for key, (_, _, text) in seen.items()}
+    weights = pool_weights(terms, list(have.values()))
+    out: dict[tuple[int, str], Found] = {}
+    for key, (semantic, bm25, _) in seen.items():
+        row = rows[key]
+        who = speaker_stems(row.episode.speaker) if isinstance(row, EpisodeHit) else set()
+        named = bool(who) and any(t in who for t in terms)
+        share = held([t for t in terms if t not in who] or terms, have[key], weights)
+        score = fused(semantic, share, hybrid, named)
+        if isinstance(row, EpisodeHit):
+            out[key] = Found("episode", score, semantic, bm25, share, episode=row.episode)
+        else:
+            out[key] = Found("fact", score, semantic, bm25, share, row.fact, row.entity)
+    kept: list[Found] = []
+    taken: set[tuple[str, ...]] = set()
+    for k in sorted(out, key=lambda k: (-out[k].score, k)):
+        said = said_key(out[k])
+        if said not in taken:
+            taken.add(said)
+            kept.append(out[k])
+            if len(kept) == limit:
+                break
+    return kept
 
 
 def _merged(
-    seen: Found | None, semantic: float | None, bm25: float | None
-) -> tuple[float | None, float | None]:
-    """(cosine evidence, BM25) of a candidate another list may have found already."""
+    seen: Evidence | None, semantic: float | None, bm25: float | None, text: str | None
+) -> Evidence:
+    """(cosine evidence, BM25, text) of a candidate another list may have found already."""
     if seen is None:
-        return semantic, bm25
+        return semantic, bm25, text
     return (
-        semantic if semantic is not None else seen.semantic,
-        bm25 if bm25 is not None else seen.fulltext,
+        semantic if semantic is not None else seen[0],
+        bm25 if bm25 is not None else seen[1],
+        text if text is not None else seen[2],
     )
+
+
+def speaker_stems(name: str | None) -> set[str]:
+    """The stems of a speaker's name, as `content_words` gives a query's ("Caroline" ->
+    {"carolin"}); empty for none."""
+    return set(stems(words(name))) if name else set()
 
 
 def search(

@@ -25,7 +25,7 @@ from graph.scope import EPISODE_VISIBLE
 from graph.time import from_micros
 
 TEXT_INDEX = "episode_text"
-"""The full-text index on `Episode.search_text` and `Episode.owner` (standard-folding)."""
+"""The full-text index on `Episode.search_text` and `Episode.owner` (english: stems, no folding)."""
 VECTOR_INDEX = "episode_embedding"
 """The vector index on `Episode.embedding` (cosine, unquantized, like `fact_embedding`)."""
 

@@ -14,6 +14,7 @@ when too few of the index's answers are the caller's.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -21,7 +22,7 @@ from typing import Any
 from graph.cypher import episodes as pc
 from graph.errors import NotFound
 from graph.read.base import ReadBase
-from graph.read.search import ANN_FACTOR, ANN_MAX, ANN_MIN, _phrase_safe, words
+from graph.read.search import _WORD, ANN_FACTOR, ANN_MAX, ANN_MIN, _phrase_safe, words
 from graph.records import EpisodeRecord
 from graph.scope import Scope, params
 from graph.time import AsOf, utcnow
@@ -51,9 +52,11 @@ def episode_lucene(text: str, owner: str, *, every: bool = False) -> str | None:
     """The full-text query over `episode_text` for the words of `text`, narrowed to `owner`.
 
     Words are `graph.read.search.words` (letters and digits, accents and case folded, stop
-    words out), so no Lucene operator comes from the caller. An owner id the analyzer
-    could not match as a phrase leaves the query un-narrowed (still exact after the
-    Cypher filter, slower).
+    words out), so no Lucene operator comes from the caller. The index's `english`
+    analyzer stems but does not fold accents, so a word written with accents is asked in
+    both forms ("Zürich" finds "Zurich" and "Zürich"). An owner id the analyzer could not
+    match as a phrase leaves the query un-narrowed (still exact after the Cypher filter,
+    slower).
 
     Args:
         text: the search.
@@ -66,13 +69,25 @@ def episode_lucene(text: str, owner: str, *, every: bool = False) -> str | None:
     terms = words(text)
     if not terms:
         return None
+    accented = _accented(text)
+    alternatives = [" ".join([t, *accented.get(t, [])]) for t in terms]
     if every:
-        query = " ".join(f"+search_text:{t}" for t in terms)
+        query = " ".join(f"+search_text:({a})" for a in alternatives)
     else:
-        query = "+search_text:(" + " ".join(terms) + ")"
+        query = "+search_text:(" + " ".join(alternatives) + ")"
     if _phrase_safe(owner):
         query += f' +owner:"{owner}"'
     return query
+
+
+def _accented(text: str) -> dict[str, list[str]]:
+    """Folded word -> the case-folded forms with accents `text` writes it in."""
+    out: dict[str, list[str]] = {}
+    for w in _WORD.findall(unicodedata.normalize("NFC", text).casefold()):
+        folded = words(w)
+        if folded and folded[0] != w and w not in out.get(folded[0], []):
+            out.setdefault(folded[0], []).append(w)
+    return out
 
 
 def _episode(r: Any) -> EpisodeRecord:

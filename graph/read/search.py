@@ -118,14 +118,17 @@ class Hit:
     semantic: float | None = None
 
 
-def words(text: str) -> list[str]:
+def words(text: str, limit: int | None = MAX_TERMS) -> list[str]:
     """The words of `text` as the full-text index sees them: runs of letters and digits,
     accents folded and case-folded ("Zürich" -> "zurich"), stop words left out, each once,
-    in order, at most `MAX_TERMS`."""
-    folded = unicodedata.normalize("NFKD", text)
-    folded = "".join(c for c in folded if not unicodedata.combining(c)).casefold()
-    found = dict.fromkeys(w for w in _WORD.findall(folded) if w not in STOP_WORDS)
-    return list(found)[:MAX_TERMS]
+    in order, at most `limit` (None: all of them)."""
+    if text.isascii():  # nothing to fold but case (the common case, and much cheaper)
+        folded = text.lower()
+    else:
+        folded = unicodedata.normalize("NFKD", text)
+        folded = "".join(c for c in folded if not unicodedata.combining(c)).casefold()
+    found = list(dict.fromkeys(w for w in _WORD.findall(folded) if w not in STOP_WORDS))
+    return found if limit is None else found[:limit]
 
 
 def lucene_query(text: str, scope: Scope) -> str | None:

@@ -178,11 +178,15 @@ def test_a_chat_with_memory_off_is_refused(api: Api) -> None:
 
 def test_pending_proposals_are_never_returned(api: Api, app: Any) -> None:
     """An assistant's claim waits as a pending proposal: search does not see it
-    (CONTRACT §3); the person's own statement in the same run is found."""
+    (CONTRACT §3); the person's own statement in the same run is found: its row, or the
+    message it was drawn from when that scores better (one item per message)."""
     run(api, app, "r1", [("user", "I live in Lisbon."), UNTRUSTED])
     body = search(api, "favorite color teal")
     assert "teal" not in values(body)
-    assert "Lisbon" in values(search(api, "where do I live"))
+    found = search(api, "where do I live")["items"]
+    assert "Lisbon" in values({"items": found}) or any(
+        "Lisbon" in i["episode"]["text"] for i in found if i["kind"] == "episode"
+    )
 
 
 def test_the_committer_stores_a_vector_for_every_new_row(api: Api, neo4j_driver: Driver) -> None:

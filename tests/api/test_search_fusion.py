@@ -13,11 +13,13 @@ import pytest
 from api.chat.search import (
     W_LEXICAL,
     W_SEMANTIC,
+    W_SPEAKER,
     candidates,
     content_words,
     fuse,
     fused,
     lexical,
+    pool_weights,
 )
 from graph.read.episodes import EpisodeHit
 from graph.read.search import Hit
@@ -28,7 +30,15 @@ T = datetime(2024, 1, 1, tzinfo=UTC)
 ANA = EntityRecord("ent_ana", "o", "Ana", "person", (), None, None, False, T)
 
 
-def hit(fact_id: str, score: float, text: str | None = None, semantic: float | None = None) -> Hit:
+def hit(
+    fact_id: str,
+    score: float,
+    text: str | None = None,
+    semantic: float | None = None,
+    message: tuple[str, str] | None = None,
+) -> Hit:
+    """A fact row hit; `message` is the (run id, message id) it was drawn from."""
+    run_id, message_id = message or (None, None)
     fact = FactRecord(
         fact_id,
         "o",
@@ -47,15 +57,23 @@ def hit(fact_id: str, score: float, text: str | None = None, semantic: float | N
         None,
         None,
         1.0,
-        None,
-        None,
+        run_id,
+        message_id,
     )
     return Hit(fact, ANA, score, text, semantic)
 
 
-def said(episode_id: str, score: float, text: str, semantic: float | None) -> EpisodeHit:
+def said(
+    episode_id: str,
+    score: float,
+    text: str,
+    semantic: float | None,
+    message: str = "m1",
+    speaker: str | None = None,
+) -> EpisodeHit:
+    """An episode hit, message `message` of run r1, said by `speaker`."""
     episode = EpisodeRecord(
-        episode_id, "o", "c1", "r1", "m1", 0, "own", None, "user", None, None, text, T,
+        episode_id, "o", "c1", "r1", message, 0, "own", None, "user", None, speaker, text, T,
         "user_stated", T, FAR_FUTURE,
     )  # fmt: skip
     return EpisodeHit(episode, score, text, semantic)
@@ -68,6 +86,21 @@ def test_content_words_leave_question_words_out() -> None:
     assert content_words("what did you do") == ["what", "did", "you", "do"]
 
 
+def test_content_words_are_stems() -> None:
+    """The lexical evidence compares English stems: "researched" holds "research", and a
+    question's "studies" is the text's "study"."""
+    assert content_words("What did Caroline research?") == ["carolin", "research"]
+    assert lexical(content_words("What did Caroline research?"), "Researching it, Caroline") == 1
+    assert lexical(content_words("her studies"), "I study law") == 1.0
+
+
+def test_lexical_reads_every_word_of_a_long_text() -> None:
+    """A word past the first 32 distinct words of a text still counts (the full-text
+    query's cap on terms is not the text's)."""
+    long = " ".join(f"word{i}" for i in range(40)) + " adoption"
+    assert lexical(["adopt"], long) == 1.0
+
+
 def test_lexical_is_the_share_of_content_words_held() -> None:
     """Words are folded ("Zürich" holds "zurich"); 1.0 holds them all, 0.0 none."""
     assert lexical(["ana", "live"], "Ana location Porto") == 0.5
@@ -75,14 +108,52 @@ def test_lexical_is_the_share_of_content_words_held() -> None:
     assert lexical(["ana"], None) == 0.0 and lexical([], "Ana") == 0.0
 
 
-def test_the_score_weighs_cosine_and_words() -> None:
-    """Hybrid: 0.6 x max(cosine, 0) + 0.4 x lexical; a negative cosine counts as 0;
-    full-text mode: lexical alone; rounded to 6 places."""
+def test_the_score_weighs_cosine_words_and_speaker() -> None:
+    """Hybrid: W_SEMANTIC x max(cosine, 0) + W_LEXICAL x lexical + W_SPEAKER when the query
+    names the speaker; a negative cosine counts as 0; full-text mode: lexical and speaker
+    alone; rounded to 6 places; the weights add up to 1, so a score is in [0, 1]."""
+    assert round(W_SEMANTIC + W_LEXICAL + W_SPEAKER, 9) == 1.0
     assert fused(0.9, 0.5, True) == pytest.approx(W_SEMANTIC * 0.8 + W_LEXICAL * 0.5)
     assert fused(0.3, 1.0, True) == pytest.approx(W_LEXICAL)
-    assert fused(None, 0.25, True) == pytest.approx(0.1)
-    assert fused(0.9, 0.25, False) == 0.25
-    assert fused(0.6000001234, 0.0, True) == 0.12
+    assert fused(None, 0.25, True) == pytest.approx(W_LEXICAL * 0.25)
+    assert fused(1.0, 1.0, True, named=True) == pytest.approx(1.0)
+    assert fused(0.9, 0.25, False) == pytest.approx((1 - W_SPEAKER) * 0.25)
+    assert fused(0.9, 1.0, False, named=True) == pytest.approx(1.0)
+    assert fused(0.5000001234, 0.0, True, named=True) == W_SPEAKER
+
+
+def test_rare_words_weigh_more_among_the_candidates() -> None:
+    """A word most candidates hold (a name) weighs less than a rare one: the text holding
+    the rare word outranks the one holding the common word, at the same cosine."""
+    weights = pool_weights(["ana", "adopt"], [{"ana", "x"}, {"ana", "adopt"}, {"ana"}, {"y"}])
+    assert weights["adopt"] > weights["ana"] > 0
+    episodes = (
+        [
+            said("e1", 0.7, "Ana went to the lake", 0.7, "m1"),
+            said("e2", 0.7, "we adopted a dog", 0.7, "m2"),
+            said("e3", 0.7, "Ana likes tea", 0.7, "m3"),
+            said("e4", 0.7, "Ana again", 0.7, "m4"),
+        ],
+        [],
+    )
+    assert fuse("Did Ana adopt?", ([], []), episodes, 1, True)[0].id == "e2"
+
+
+def test_a_question_naming_the_speaker_favours_what_they_said() -> None:
+    """ "What did Caroline research?": her message about research outranks Mel's message
+    that names her and says the same; her name does not count as a word she "holds"
+    (every message of hers would)."""
+    episodes = (
+        [
+            said("e1", 0.7, "Mel: Caroline is researching adoption", 0.7, "m1", "Mel"),
+            said("e2", 0.7, "Caroline: researching adoption agencies", 0.7, "m2", "Caroline"),
+            said("e3", 0.7, "Caroline: hi Mel", 0.7, "m3", "Caroline"),
+        ],
+        [],
+    )
+    out = fuse("What did Caroline research?", ([], []), episodes, 10, True)
+    assert [f.id for f in out] == ["e2", "e1", "e3"]
+    assert out[0].lexical == 1.0 and out[2].lexical == 0.0
 
 
 def test_evidence_not_ranks_orders_facts_and_episodes_together() -> None:
@@ -113,5 +184,30 @@ def test_ties_go_to_facts_then_ids_and_limit_cuts() -> None:
 
 
 def test_candidates_per_list() -> None:
-    """Twice the limit from each list, at most 200."""
-    assert (candidates(1), candidates(10), candidates(100)) == (2, 20, 200)
+    """Twice the limit from each list, at least 50, at most 200."""
+    assert (candidates(1), candidates(10), candidates(40), candidates(100)) == (50, 50, 80, 200)
+
+
+def test_one_message_takes_one_place() -> None:
+    """A fact row and the episode of the message it was drawn from, or two rows drawn from
+    one message, are one message: the better-scored one stands for it and the page goes
+    on to the next message; a row of no message (a REST edit) stands for itself."""
+    facts = (
+        [
+            hit("f1", 0.9, "Ana likes jazz", 0.9, ("r1", "m1")),
+            hit("f2", 0.7, "Ana likes jazz clubs", 0.7, ("r1", "m1")),
+            hit("f3", 0.6, "Ana likes jazz bars", 0.6),
+        ],
+        [],
+    )
+    episodes = (
+        [
+            said("e1", 0.95, "I love jazz", 0.95, "m1"),
+            said("e2", 0.5, "jazz again", 0.5, "m2"),
+        ],
+        [],
+    )
+    out = fuse("jazz", facts, episodes, 10, True)
+    assert [f.id for f in out] == ["e1", "f3", "e2"]
+    assert [f.id for f in fuse("jazz", facts, episodes, 2, True)] == ["e1", "f3"]
+    assert [f.id for f in fuse("jazz", facts, ([], []), 10, True)] == ["f1", "f3"]

@@ -14,6 +14,7 @@ from neo4j import Driver
 from committer.apply import Committer
 from committer.proposals import Assertion, Provenance
 from graph.embedding import LocalEmbedder
+from graph.read.episodes import episode_lucene
 from graph.read.reader import Reader
 from graph.read.search import ANN_MIN, lucene_query, words
 from graph.records import MemoryAccess
@@ -164,3 +165,16 @@ def test_lucene_query_is_narrowed_to_the_caller_and_quotes_nothing_of_the_query(
     assert lucene_query("the", scope) is None
     assert lucene_query("Ana", Scope('we"ird')) == "+search_text:(ana)"
     assert lucene_query("Ana", Scope("the")) == "+search_text:(ana)"
+
+
+def test_episode_query_asks_accented_words_in_both_forms() -> None:
+    """`episode_text` stems (english) but does not fold accents: a word written with accents
+    is asked folded and as written, so "Zürich" finds both spellings; a listing's filter
+    needs one form of each word."""
+    assert episode_lucene("Café in Zürich", "o1") == (
+        '+search_text:(cafe café zurich zürich) +owner:"o1"'
+    )
+    assert episode_lucene("Zürich cats", "o1", every=True) == (
+        '+search_text:(zurich zürich) +search_text:(cats) +owner:"o1"'
+    )
+    assert episode_lucene("the", "o1") is None

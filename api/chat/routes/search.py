@@ -36,9 +36,11 @@ def search(
 
     Candidates are the semantic (the embedder's vectors) and full-text (the words of `q`)
     hits among facts and among episodes; each is scored on its own evidence: `score =
-    0.6 x max(cosine, 0) + 0.4 x lexical_score`, where `lexical_score` is the share of
-    the query's content words the item holds (full-text mode: `lexical_score` alone),
-    rounded to 6 places; ties by kind (facts first) then id (api/chat/search.py). Only
+    0.42 x max(cosine, 0) + 0.42 x lexical_score + 0.16 x named`, where `lexical_score`
+    is the share of the query's content words (English stems, weighed by rarity among
+    the candidates) the item holds and `named` whether the query names an episode's
+    speaker (full-text mode: 0.84 x lexical_score + 0.16 x named), rounded to 6 places;
+    ties by kind (facts first) then id; one item per message (api/chat/search.py). Only
     rows and episodes visible at the as-of point (CONTRACT §2, §12) that the chat's
     memory access lets through (CONTRACT §7: episodes are area `conversation`); never
     pending proposals (they are not facts).

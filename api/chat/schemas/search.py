@@ -18,15 +18,19 @@ if TYPE_CHECKING:
     from api.chat.search import Found, Outcome
 
 SCORE = (
-    "the fused score in [0, 1], higher is better: 0.6 x max(cosine, 0) + 0.4 x lexical_score "
-    "(hybrid), or lexical_score alone (fulltext mode); comparable across queries and kinds"
+    "the fused score in [0, 1], higher is better: 0.42 x max(cosine, 0) + 0.42 x lexical_score "
+    "+ 0.16 when the query names the episode's speaker (hybrid), or 0.84 x lexical_score + "
+    "0.16 x named (fulltext mode)"
 )
 SEMANTIC = "(1 + cosine) / 2 against the query, or null without a vector (fulltext mode)"
 FULLTEXT = (
     "BM25 from the full-text index, or null when the full-text list did not find it "
     "(chooses candidates only: BM25 depends on every owner's texts, so it is not part of score)"
 )
-LEXICAL = "the share of the query's content words (question words left out) its text holds"
+LEXICAL = (
+    "the share of the query's content words (question words left out, English stems, each "
+    "weighed by its rarity among the candidates) its text holds"
+)
 
 
 class FactItem(BaseModel):

@@ -1,0 +1,53 @@
+"""A full-text index whose analyzer changed is made again on an existing store (graph/schema.py
+FULLTEXT_ANALYZERS): `episode_text` moved from `standard-folding` to `english` (stems).
+
+On a Neo4j of the session's own (`own_routed`): the test drops and creates a shared index."""
+
+from __future__ import annotations
+
+from neo4j import Driver
+
+from graph.schema import FULLTEXT_ANALYZER, FULLTEXT_ANALYZERS, ensure_schema
+
+OLD = (
+    "CREATE FULLTEXT INDEX episode_text IF NOT EXISTS "
+    "FOR (ep:Episode) ON EACH [ep.search_text, ep.owner] "
+    "OPTIONS {indexConfig: {`fulltext.analyzer`: 'standard-folding'}}"
+)
+
+
+def analyzer(driver: Driver) -> str:
+    """The analyzer `episode_text` has now."""
+    rows = driver.execute_query(FULLTEXT_ANALYZER, names=["episode_text"]).records
+    return str(rows[0]["analyzer"])
+
+
+def test_an_old_store_gets_the_stemming_index_with_its_episodes(own_routed: Driver) -> None:
+    """A store made when `episode_text` folded without stemming: start-up drops it and
+    creates it with `english`; the episodes already written are found by a stem of a word
+    they hold ("research" finds "researching"), which the old index could not do; a second
+    start-up leaves it alone."""
+    driver = own_routed
+    driver.execute_query("DROP INDEX episode_text IF EXISTS")
+    driver.execute_query(OLD)
+    driver.execute_query("CALL db.awaitIndexes(60)")
+    driver.execute_query(
+        "CREATE (:Episode {id: 'epi_schema_1', owner: 'o-schema', "
+        "search_text: 'Caroline: researching adoption agencies'})"
+    )
+    find = (
+        "CALL db.index.fulltext.queryNodes('episode_text', $q) YIELD node "
+        "RETURN collect(node.id) AS ids"
+    )
+    q = '+search_text:research +owner:"o-schema"'
+    assert driver.execute_query(find, q=q).records[0]["ids"] == []
+    assert analyzer(driver) == "standard-folding"
+
+    ensure_schema(driver)
+    assert analyzer(driver) == FULLTEXT_ANALYZERS["episode_text"] == "english"
+    assert driver.execute_query(find, q=q).records[0]["ids"] == ["epi_schema_1"]
+
+    ensure_schema(driver)  # nothing to do
+    assert analyzer(driver) == "english"
+    assert driver.execute_query(find, q=q).records[0]["ids"] == ["epi_schema_1"]
+    driver.execute_query("MATCH (ep:Episode {owner: 'o-schema'}) DETACH DELETE ep")
