@@ -14,7 +14,7 @@ from neo4j import Driver
 from api.chat.prefetch.warm import Warmer
 from api.chat.routes import history, pull, search
 from api.chat.routes import prefetch as prefetch_route
-from api.http import errors, health, openapi
+from api.http import errors, health, metrics, openapi
 from api.http.abuse import AbuseLimits
 from api.http.bookmarks import BookmarkHeaders
 from api.http.bounded import BoundedCalls, StoreDeadline
@@ -120,8 +120,15 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
     app.state.token_cache = TokenCache(app.state.reader)
     app.state.abuse = AbuseLimits(settings.rate_limit_per_minute, settings.bad_tokens_per_minute)
     # Prefetch and health checks wait on the wall clock (api/http/bounded.py): 8 threads,
-    # at most 64 calls queued or still running (abandoned ones included).
-    app.state.prefetch_pool = BoundedCalls(workers=8, max_pending=64, name="prefetch")
+    # at most 64 calls queued or still running (abandoned ones included); a turn that would
+    # wait out its deadline in the queue is answered degraded at once (admission control).
+    app.state.prefetch_pool = BoundedCalls(
+        workers=settings.prefetch_threads,
+        max_pending=64,
+        name="prefetch",
+        max_queued=settings.prefetch_max_queued,
+    )
+    app.state.prefetch_counters = metrics.PrefetchCounters()
     app.state.health_pool = BoundedCalls(workers=2, max_pending=8, name="health")
     app.state.health_reader = Reader(driver, settings.neo4j_database, retry=False)
     # The warmer's reader shares prefetch's pool but has no deadline: planning
@@ -139,6 +146,7 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
     app.add_middleware(BookmarkHeaders)
 
     health.install(app, settings)
+    metrics.install(app)
 
     @app.get("/v1/me", tags=["health"])
     def me(principal: PrincipalDep) -> JSONResponse:

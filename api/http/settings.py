@@ -24,6 +24,12 @@ class Settings(CuratorSettings):
     """Run a curator worker thread inside the API process (CONTRACT §4)."""
     prefetch_deadline_ms: int = 150
     """Prefetch answers degraded after this long (CONTRACT §6)."""
+    prefetch_threads: int = Field(default=8, ge=1, le=64)
+    """Threads running prefetches in one API process (api/http/bounded.py)."""
+    prefetch_max_queued: int = Field(default=16, ge=0, le=64)
+    """Prefetches waiting for a thread at most; a turn past it, or whose expected wait
+    already reaches the deadline, is answered degraded at once (admission control,
+    counted on /metrics as `shed`)."""
     prefetch_max_chars: int = 2000
     """The block's default size budget, characters (a request may ask for another)."""
     prefetch_max_items: int = 40
