@@ -271,6 +271,7 @@ def main() -> None:
             )
             children.append(serve)
             groups["api"] = lambda: family(serve.pid)
+            wait_ready(api)  # serve made the schema: workers starting with it could race
             curators = [
                 subprocess.Popen(
                     [*CLI, "curator"],
@@ -283,7 +284,6 @@ def main() -> None:
             ]
             children.extend(curators)
             groups["curators"] = lambda: [c for w in curators for c in family(w.pid)]
-            wait_ready(api)
             world = seed(api, uri, data_dir, args.owners, seed_file)
         else:
             world = json.loads(args.seed.read_text()) if args.seed else {}

@@ -45,6 +45,7 @@ from api.notes.limits import NoteLimits
 from api.web import mount as mount_memory_page
 from committer.apply import Committer
 from curator.worker import CuratorWorker
+from graph.driver import connect
 from graph.embedding import build_embedder, warm
 from graph.read.reader import Reader
 from graph.read.vectors import VectorCache
@@ -53,12 +54,32 @@ from graph.schema import ensure_schema
 log = logging.getLogger("worldstate.api")
 
 
-def create_app(settings: Settings, driver: Driver) -> FastAPI:
+def app_from_environment() -> FastAPI:
+    """The app of one API process of `worldstate serve --workers N` (uvicorn's factory).
+
+    Each worker process builds its own settings (the environment `serve` set: `NEO4J_URI`
+    of the Neo4j the parent started or was given) and its own driver, closed when the app
+    stops. The schema is already in place: the parent made it before starting the workers.
+
+    Returns:
+        The app, owning its driver.
+    """
+    settings = Settings()
+    if not settings.neo4j_uri:
+        raise RuntimeError("serve --workers: NEO4J_URI must be set for the worker processes")
+    password = settings.neo4j_password.get_secret_value() if settings.neo4j_password else None
+    driver = connect(settings.neo4j_uri, settings.neo4j_user, password, settings.store_timeouts())
+    return create_app(settings, driver, owns_driver=True)
+
+
+def create_app(settings: Settings, driver: Driver, *, owns_driver: bool = False) -> FastAPI:
     """Build the API over a connected driver.
 
     Args:
         settings: this process's settings.
-        driver: a driver to a running Neo4j (the caller owns and closes it).
+        driver: a driver to a running Neo4j (the caller owns and closes it, unless
+            `owns_driver`: then the app closes it when it stops).
+        owns_driver: close `driver` when the app stops.
 
     Returns:
         The app. On start-up it creates the schema idempotently, loads the embedder
@@ -95,6 +116,8 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
             warmer.stop()
             app.state.prefetch_pool.shutdown()
             app.state.health_pool.shutdown()
+            if owns_driver:
+                driver.close()
 
     app = FastAPI(
         title="worldstate",
@@ -119,17 +142,7 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
     app.state.note_limits = NoteLimits.from_settings(settings)
     app.state.token_cache = TokenCache(app.state.reader)
     app.state.abuse = AbuseLimits(settings.rate_limit_per_minute, settings.bad_tokens_per_minute)
-    # Prefetch and health checks wait on the wall clock (api/http/bounded.py): 8 threads,
-    # at most 64 calls queued or still running (abandoned ones included); a turn that would
-    # wait out its deadline in the queue is answered degraded at once (admission control).
-    app.state.prefetch_pool = BoundedCalls(
-        workers=settings.prefetch_threads,
-        max_pending=64,
-        name="prefetch",
-        max_queued=settings.prefetch_max_queued,
-    )
-    app.state.prefetch_counters = metrics.PrefetchCounters()
-    app.state.health_pool = BoundedCalls(workers=2, max_pending=8, name="health")
+    _pools(app, settings)
     app.state.health_reader = Reader(driver, settings.neo4j_database, retry=False)
     # The warmer's reader shares prefetch's pool but has no deadline: planning
     # prefetch's query takes longer than a turn may (api/chat/prefetch/warm.py).
@@ -181,3 +194,18 @@ def create_app(settings: Settings, driver: Driver) -> FastAPI:
     mount_memory_page(app)
     openapi.install(app)
     return app
+
+
+def _pools(app: FastAPI, settings: Settings) -> None:
+    """Prefetch's and the health checks' bounded pools, and prefetch's counters."""
+    # Prefetch and health checks wait on the wall clock (api/http/bounded.py): 8 threads,
+    # at most 64 calls queued or still running (abandoned ones included); a turn that would
+    # wait out its deadline in the queue is answered degraded at once (admission control).
+    app.state.prefetch_pool = BoundedCalls(
+        workers=settings.prefetch_threads,
+        max_pending=64,
+        name="prefetch",
+        max_queued=settings.prefetch_max_queued,
+    )
+    app.state.prefetch_counters = metrics.PrefetchCounters()
+    app.state.health_pool = BoundedCalls(workers=2, max_pending=8, name="health")

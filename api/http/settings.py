@@ -6,7 +6,9 @@ for everything else (documented in README.md).
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Literal
+
+from pydantic import Field, SecretStr
 
 from curator.settings import CuratorSettings
 from graph.driver import StoreTimeouts
@@ -72,6 +74,13 @@ class Settings(CuratorSettings):
     bad_tokens_per_minute: int = 20
     """Unknown or revoked tokens one client address may present per minute; past it, its
     requests with a token this process has not verified are refused with 429."""
+
+    web_sessions: Literal["memory", "signed"] = "memory"
+    """Where the Memory page keeps sign-in sessions: in this process's memory, or in
+    signed cookies (`serve --workers N` sets it, so any process serves any session)."""
+    web_session_secret: SecretStr | None = None
+    """The key that signs session cookies (`signed`); random per process when unset,
+    which signs everyone out at a restart."""
 
     remember_restricted_surfaces: list[str] = Field(
         default_factory=lambda: ["slack", "whatsapp", "telegram"]
