@@ -27,6 +27,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -225,6 +226,49 @@ def lag(api: str, tokens: dict[str, str], runs: list[dict[str, str]], wait_s: fl
     return closed, len(pending)
 
 
+METRIC = re.compile(r'^(worldstate_\w+)\{pid="(\d+)"(?:,reason="(\w+)")?\} (\S+)$', re.M)
+
+
+def scrape(api: str, processes: int) -> dict[str, dict[str, float]]:
+    """Every API process's /metrics, by pid (new connections until each one answered)."""
+    seen: dict[str, dict[str, float]] = {}
+    with httpx.Client(limits=httpx.Limits(max_keepalive_connections=0), timeout=10) as c:
+        for _ in range(50 * processes):
+            values: dict[str, float] = {}
+            rows = METRIC.findall(c.get(f"{api}/metrics").text)
+            for name, _, reason, value in rows:
+                values[f"{name}:{reason}" if reason else name] = float(value)
+            if rows:
+                seen[rows[0][1]] = values
+            if len(seen) >= processes:
+                break
+    return seen
+
+
+def where_time_goes(before: dict[str, Any], after: dict[str, Any]) -> None:
+    """Print each API process's prefetch pool figures over the load."""
+    print("\nprefetch pool per API process over the load (from /metrics):")
+    print("| pid | started | mean wait for a thread ms | mean run ms | shed | degraded by reason |")
+    print("|---|---|---|---|---|---|")
+    for pid, a in sorted(after.items()):
+        b = before.get(pid, {})
+
+        def d(key: str, a: dict[str, float] = a, b: dict[str, float] = b) -> float:
+            return a.get(key, 0.0) - b.get(key, 0.0)
+
+        n = d("worldstate_prefetch_started_total") or float("nan")
+        reasons = {
+            k.split(":")[1]: int(d(k)) for k in a if k.startswith("worldstate_prefetch_degraded")
+        }
+        print(
+            f"| {pid} | {n:.0f} | {d('worldstate_prefetch_wait_seconds_total') / n * 1000:.1f} | "
+            f"{d('worldstate_prefetch_run_seconds_total') / n * 1000:.1f} | "
+            f"{d('worldstate_prefetch_shed_total'):.0f} | "
+            + ", ".join(f"{k} {v}" for k, v in reasons.items() if v)
+            + " |"
+        )
+
+
 def routes(csv_path: Path) -> list[dict[str, str]]:
     with csv_path.open() as f:
         return list(csv.DictReader(f))
@@ -289,6 +333,7 @@ def main() -> None:
             world = json.loads(args.seed.read_text()) if args.seed else {}
             if "lines" not in world:
                 raise SystemExit("--api needs --seed with owners and lines")
+        metrics_before = scrape(api, args.workers)
         load_before = os.getloadavg()
         stats_prefix = out_dir / "locust"
         tally_file = out_dir / "tally.json"
@@ -338,10 +383,12 @@ def main() -> None:
         cpu_after = {name: cpu_of(procs()) for name, procs in groups.items()}
         sampler.halt.set()
         load_after = os.getloadavg()
+        metrics_after = scrape(api, args.workers)
         tally = json.loads(tally_file.read_text())
         tokens = {o["owner"]: o["token"] for o in world["owners"]}
         closed, open_runs = lag(api, tokens, tally["runs"], args.lag_wait)
         report(args, routes(Path(f"{stats_prefix}_stats.csv")), tally, closed, open_runs)
+        where_time_goes(metrics_before, metrics_after)
         print(f"\nprocesses over the {wall:.0f} s of load (RSS peak; CPU in cores on average):")
         for name in groups:
             cores = (cpu_after[name] - cpu_before[name]) / wall

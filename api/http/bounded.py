@@ -73,6 +73,12 @@ class BoundedCalls:
         """Calls refused with `Overloaded` since start, every place being held."""
         self.shed = 0
         """Calls refused with `Shed` since start, the queue being long."""
+        self.started = 0
+        """Calls that started running since start."""
+        self.wait_seconds = 0.0
+        """Time calls waited for a thread, summed over the calls that started."""
+        self.run_seconds = 0.0
+        """Time calls ran, summed over the calls that returned or raised."""
 
     @property
     def pending(self) -> int:
@@ -122,13 +128,16 @@ class BoundedCalls:
         """
         with self._lock:
             self._admit(timeout)
-        deadline = time.monotonic() + timeout
+        submitted = time.monotonic()
+        deadline = submitted + timeout
         started: list[float] = []
 
         def job() -> T:
             began = time.monotonic()
             with self._lock:
                 self._queued -= 1
+                self.started += 1
+                self.wait_seconds += began - submitted
                 started.append(began)
             if began >= deadline:
                 raise DeadlineMissed("deadline passed before the call started")
@@ -166,6 +175,7 @@ class BoundedCalls:
     def _ran(self, seconds: float) -> None:
         """Fold one call's run time into the moving average."""
         with self._lock:
+            self.run_seconds += seconds
             w = self.SERVICE_WEIGHT
             last = self._service_s
             self._service_s = seconds if last is None else (1 - w) * last + w * seconds

@@ -70,6 +70,17 @@ def install(app: FastAPI) -> None:
             "deadline while running.",
             "# TYPE worldstate_prefetch_abandoned_total counter",
             f"worldstate_prefetch_abandoned_total{{{pid}}} {pool.abandoned}",
+            "# HELP worldstate_prefetch_started_total Prefetch calls that started on a thread.",
+            "# TYPE worldstate_prefetch_started_total counter",
+            f"worldstate_prefetch_started_total{{{pid}}} {pool.started}",
+            "# HELP worldstate_prefetch_wait_seconds_total Time prefetch calls waited for a "
+            "thread, summed.",
+            "# TYPE worldstate_prefetch_wait_seconds_total counter",
+            f"worldstate_prefetch_wait_seconds_total{{{pid}}} {pool.wait_seconds:.6f}",
+            "# HELP worldstate_prefetch_run_seconds_total Time prefetch calls ran on their "
+            "thread (token check, reads, ranking), summed.",
+            "# TYPE worldstate_prefetch_run_seconds_total counter",
+            f"worldstate_prefetch_run_seconds_total{{{pid}}} {pool.run_seconds:.6f}",
             "# HELP worldstate_prefetch_queued Prefetch calls waiting for a thread now.",
             "# TYPE worldstate_prefetch_queued gauge",
             f"worldstate_prefetch_queued{{{pid}}} {pool.queued}",
