@@ -24,6 +24,7 @@ curator workers, Neo4j and locust itself, and the load average before and after.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import os
@@ -43,7 +44,6 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import contextlib
 
 from bench.measure import p
 
@@ -156,18 +156,36 @@ def seed(api: str, uri: str, data_dir: Path, owners: int, seed_file: Path) -> di
 
 
 class Sampler(threading.Thread):
-    """Peak RSS (MiB) per group of processes, sampled every second."""
+    """Peak RSS (MiB) and CPU seconds per group of processes, sampled every second; a
+    process that exits keeps the CPU time last seen (locust exits before the end)."""
 
     def __init__(self, groups: dict[str, Any]):
         super().__init__(daemon=True)
         self.groups = groups  # name -> callable returning a list of psutil.Process
         self.peak: dict[str, float] = dict.fromkeys(groups, 0.0)
+        self.first: dict[str, dict[int, float]] = {name: {} for name in groups}
+        self.last: dict[str, dict[int, float]] = {name: {} for name in groups}
         self.halt = threading.Event()
+        self.sample()
 
     def run(self) -> None:
         while not self.halt.wait(1.0):
-            for name, procs in self.groups.items():
-                self.peak[name] = max(self.peak[name], rss_of(procs()))
+            self.sample()
+
+    def sample(self) -> None:
+        for name, procs in self.groups.items():
+            found = procs()
+            self.peak[name] = max(self.peak[name], rss_of(found))
+            for proc in found:
+                with contextlib.suppress(psutil.Error):
+                    t = proc.cpu_times()
+                    self.first[name].setdefault(proc.pid, t.user + t.system)
+                    self.last[name][proc.pid] = t.user + t.system
+
+    def cores(self, name: str, wall: float) -> float:
+        """Cores used on average by a group over `wall` seconds."""
+        used = sum(v - self.first[name].get(pid, v) for pid, v in self.last[name].items())
+        return used / wall
 
 
 def rss_of(procs: list[psutil.Process]) -> float:
@@ -175,18 +193,6 @@ def rss_of(procs: list[psutil.Process]) -> float:
     for proc in procs:
         with contextlib.suppress(psutil.Error):
             total += proc.memory_info().rss / 2**20
-    return total
-
-
-def cpu_of(procs: list[psutil.Process]) -> float:
-    """CPU seconds (user + system) used so far by these processes."""
-    total = 0.0
-    for proc in procs:
-        try:
-            t = proc.cpu_times()
-            total += t.user + t.system
-        except psutil.Error:
-            pass
     return total
 
 
@@ -375,12 +381,11 @@ def main() -> None:
         )
         groups["locust"] = lambda: family(locust.pid)
         sampler = Sampler(groups)
-        cpu_before = {name: cpu_of(procs()) for name, procs in groups.items()}
         began = time.monotonic()
         sampler.start()
         locust.wait()
         wall = time.monotonic() - began
-        cpu_after = {name: cpu_of(procs()) for name, procs in groups.items()}
+        sampler.sample()
         sampler.halt.set()
         load_after = os.getloadavg()
         metrics_after = scrape(api, args.workers)
@@ -391,7 +396,7 @@ def main() -> None:
         where_time_goes(metrics_before, metrics_after)
         print(f"\nprocesses over the {wall:.0f} s of load (RSS peak; CPU in cores on average):")
         for name in groups:
-            cores = (cpu_after[name] - cpu_before[name]) / wall
+            cores = sampler.cores(name, wall)
             print(f"  {name:<9} RSS {sampler.peak[name]:7.0f} MiB   CPU {cores:4.2f} cores")
         print(
             f"load average before {load_before[0]:.2f} / {load_before[1]:.2f}, "
