@@ -214,11 +214,14 @@ def lag(api: str, tokens: dict[str, str], runs: list[dict[str, str]], wait_s: fl
         while pending and time.monotonic() < deadline:
             still = []
             for run in pending:
-                r = client.get(
-                    f"/v1/runs/{run['id']}",
-                    headers={"Authorization": f"Bearer {tokens[run['owner']]}"},
-                )
-                body = r.json()
+                try:
+                    r = client.get(
+                        f"/v1/runs/{run['id']}",
+                        headers={"Authorization": f"Bearer {tokens[run['owner']]}"},
+                    )
+                    body = r.json() if r.status_code == 200 else {}
+                except httpx.HTTPError:  # a busy server may drop the connection: ask again
+                    body = {}
                 if body.get("finished_at"):
                     closed[run["id"]] = (
                         datetime.fromisoformat(body["created_at"]),
