@@ -148,6 +148,8 @@ class RunRecord:
     stripe: int = 0
     """Its stripe of the queue, fixed at creation from its owner: every change of its
     status or lease takes that stripe's lock (graph/cypher/runs.py LOCK_STRIPE)."""
+    finished_at: datetime | None = None
+    """When a worker closed it (done, failed or skipped; aware UTC), or None while open."""
 
 
 @dataclass(frozen=True, slots=True)

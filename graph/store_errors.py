@@ -15,6 +15,7 @@ from enum import Enum
 
 from neo4j.exceptions import (
     ClientError,
+    ConnectionAcquisitionTimeoutError,
     IncompleteCommit,
     ServiceUnavailable,
     SessionExpired,
@@ -50,7 +51,9 @@ def classify(exc: BaseException) -> Failure:
     """
     if isinstance(exc, IncompleteCommit):
         return Failure.FINAL
-    if isinstance(exc, (ServiceUnavailable, SessionExpired, OSError)):
+    if isinstance(
+        exc, (ServiceUnavailable, SessionExpired, OSError, ConnectionAcquisitionTimeoutError)
+    ):  # no pooled connection came free in time: the store is too slow to answer (load)
         return Failure.UNREACHABLE
     if isinstance(exc, TransientError):
         code = exc.code or ""
@@ -79,7 +82,16 @@ def translate(exc: BaseException) -> BaseException:
     if isinstance(exc, ClientError) and "InvalidBookmark" in (exc.code or ""):
         unit = current()
         return InvalidBookmark(unit.source if unit else "bookmark")
-    if isinstance(exc, (ServiceUnavailable, SessionExpired, OSError, TransientError)):
+    if isinstance(
+        exc,
+        (
+            ServiceUnavailable,
+            SessionExpired,
+            OSError,
+            TransientError,
+            ConnectionAcquisitionTimeoutError,
+        ),
+    ):
         return StoreUnavailable(str(exc))
     return exc
 

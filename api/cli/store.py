@@ -107,8 +107,27 @@ def open_store(settings: Settings, *, start_local: bool) -> Iterator[Driver]:
 def serve(
     host: Annotated[str, typer.Option(help="interface to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port")] = 8000,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            max=64,
+            help="API processes sharing the port (uvicorn's workers), all on one Neo4j",
+        ),
+    ] = 1,
+    access_log: Annotated[bool, typer.Option(help="log one line per request")] = True,
 ) -> None:
-    """Run the REST API and an in-process curator; starts a local Neo4j when NEO4J_URI is unset."""
+    """Run the REST API and an in-process curator; starts a local Neo4j when NEO4J_URI is unset.
+
+    With `--workers N`, N processes serve the port: each has its own driver, prefetch
+    warm-up and `/readyz`, abuse-limit counters and `/metrics` (README "Bounds"), and its
+    own curator thread (claims are exactly-once across processes, CONTRACT §4). The
+    Memory page's sessions then live in signed cookies, which every process reads with
+    the secret `WORLDSTATE_WEB_SESSION_SECRET` (a random one per `serve` when unset).
+    """
+    import os
+    import secrets
+
     import uvicorn
 
     settings = Settings()
@@ -119,10 +138,36 @@ def serve(
     preload.start()
     with open_store(settings, start_local=True) as driver:
         preload.join()
-        from api.http.app import create_app
+        if workers == 1:
+            from api.http.app import create_app
 
-        app = create_app(settings, driver, schema_ready=True)
-        uvicorn.run(app, host=host, port=port, log_level="info")
+            uvicorn.run(
+                create_app(settings, driver, schema_ready=True),
+                host=host,
+                port=port,
+                log_level="info",
+                access_log=access_log,
+            )
+            return
+        # The worker processes inherit this environment: the Neo4j found or started here
+        # (its schema made above), and one session secret for all of them.
+        if not settings.neo4j_uri:
+            running = find_running(Neo4jLocalSettings().data_dir)
+            if running is None:
+                _fail("the local Neo4j stopped before the workers started")
+            os.environ["NEO4J_URI"] = running.uri
+        os.environ["WORLDSTATE_WEB_SESSIONS"] = "signed"
+        if settings.web_session_secret is None:
+            os.environ["WORLDSTATE_WEB_SESSION_SECRET"] = secrets.token_urlsafe(32)
+        uvicorn.run(
+            "api.http.app:app_from_environment",
+            factory=True,
+            host=host,
+            port=port,
+            workers=workers,
+            log_level="info",
+            access_log=access_log,
+        )
 
 
 def _preload(settings: Settings) -> None:

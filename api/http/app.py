@@ -14,7 +14,7 @@ from neo4j import Driver
 from api.chat.prefetch.warm import Warmer
 from api.chat.routes import history, pull, search
 from api.chat.routes import prefetch as prefetch_route
-from api.http import errors, health, openapi
+from api.http import errors, health, metrics, openapi
 from api.http.abuse import AbuseLimits
 from api.http.bookmarks import BookmarkHeaders
 from api.http.bounded import BoundedCalls, StoreDeadline
@@ -45,6 +45,7 @@ from api.notes.limits import NoteLimits
 from api.web import mount as mount_memory_page
 from committer.apply import Committer
 from curator.worker import CuratorWorker
+from graph.driver import connect
 from graph.embedding import build_embedder, warm
 from graph.read.reader import Reader
 from graph.read.vectors import VectorCache
@@ -53,14 +54,58 @@ from graph.schema import ensure_schema
 log = logging.getLogger("worldstate.api")
 
 
-def create_app(settings: Settings, driver: Driver, *, schema_ready: bool = False) -> FastAPI:
+def app_from_environment() -> FastAPI:
+    """The app of one API process of `worldstate serve --workers N` (uvicorn's factory).
+
+    Each worker process builds its own settings (the environment `serve` set: `NEO4J_URI`
+    of the Neo4j the parent started or was given) and its own driver, closed when the app
+    stops. The schema is already in place: the parent made it before starting the workers.
+
+    Returns:
+        The app, owning its driver.
+    """
+    settings = Settings()
+    if not settings.neo4j_uri:
+        raise RuntimeError("serve --workers: NEO4J_URI must be set for the worker processes")
+    password = settings.neo4j_password.get_secret_value() if settings.neo4j_password else None
+    driver = connect(settings.neo4j_uri, settings.neo4j_user, password, settings.store_timeouts())
+    return create_app(settings, driver, owns_driver=True, schema_ready=True)
+
+
+def _get_ready(app: FastAPI, settings: Settings, driver: Driver, *, schema_ready: bool) -> Warmer:
+    """Start-up before serving: the schema (unless `schema_ready`), the embedder, then
+    prefetch's warm-up; logs the time to ready. Returns the started warmer."""
+    began = time.monotonic()
+    if not schema_ready:
+        ensure_schema(driver, settings.neo4j_database, vector_dimensions=settings.vector_dimensions)
+    schema_done = time.monotonic()
+    warm(app.state.embedder)
+    embedder_done = time.monotonic()
+    warmer: Warmer = app.state.warmer
+    warmer.start()
+    log.info(
+        "ready in %.1f s (schema %.1f s, embedder %.1f s, prefetch warm-up %.1f s)%s",
+        time.monotonic() - began,
+        schema_done - began,
+        embedder_done - schema_done,
+        time.monotonic() - embedder_done,
+        "" if warmer.warmed else "; the warm-up failed: /readyz answers 503 until it answers",
+    )
+    return warmer
+
+
+def create_app(
+    settings: Settings, driver: Driver, *, owns_driver: bool = False, schema_ready: bool = False
+) -> FastAPI:
     """Build the API over a connected driver.
 
     Args:
         settings: this process's settings.
-        driver: a driver to a running Neo4j (the caller owns and closes it).
+        driver: a driver to a running Neo4j (the caller owns and closes it, unless
+            `owns_driver`: then the app closes it when it stops).
+        owns_driver: close `driver` when the app stops.
         schema_ready: the caller has just run `ensure_schema` on this driver (`serve`
-            does, in `open_store`), so start-up skips it.
+            does, in `open_store`; with `--workers`, the parent), so start-up skips it.
 
     Returns:
         The app. On start-up it creates the schema idempotently, loads the embedder
@@ -71,24 +116,7 @@ def create_app(settings: Settings, driver: Driver, *, schema_ready: bool = False
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        began = time.monotonic()
-        if not schema_ready:
-            ensure_schema(
-                driver, settings.neo4j_database, vector_dimensions=settings.vector_dimensions
-            )
-        schema_done = time.monotonic()
-        warm(app.state.embedder)
-        embedder_done = time.monotonic()
-        warmer = app.state.warmer
-        warmer.start()
-        log.info(
-            "ready in %.1f s (schema %.1f s, embedder %.1f s, prefetch warm-up %.1f s)%s",
-            time.monotonic() - began,
-            schema_done - began,
-            embedder_done - schema_done,
-            time.monotonic() - embedder_done,
-            "" if warmer.warmed else "; the warm-up failed: /readyz answers 503 until it answers",
-        )
+        warmer = _get_ready(app, settings, driver, schema_ready=schema_ready)
         worker = CuratorWorker.from_settings(app.state.committer, settings, app.state.reader)
         if settings.curator_in_process:
             worker.start()
@@ -100,6 +128,8 @@ def create_app(settings: Settings, driver: Driver, *, schema_ready: bool = False
             warmer.stop()
             app.state.prefetch_pool.shutdown()
             app.state.health_pool.shutdown()
+            if owns_driver:
+                driver.close()
 
     app = FastAPI(
         title="worldstate",
@@ -124,10 +154,7 @@ def create_app(settings: Settings, driver: Driver, *, schema_ready: bool = False
     app.state.note_limits = NoteLimits.from_settings(settings)
     app.state.token_cache = TokenCache(app.state.reader)
     app.state.abuse = AbuseLimits(settings.rate_limit_per_minute, settings.bad_tokens_per_minute)
-    # Prefetch and health checks wait on the wall clock (api/http/bounded.py): 8 threads,
-    # at most 64 calls queued or still running (abandoned ones included).
-    app.state.prefetch_pool = BoundedCalls(workers=8, max_pending=64, name="prefetch")
-    app.state.health_pool = BoundedCalls(workers=2, max_pending=8, name="health")
+    _pools(app, settings)
     app.state.health_reader = Reader(driver, settings.neo4j_database, retry=False)
     # The warmer's reader shares prefetch's pool but has no deadline: planning
     # prefetch's query takes longer than a turn may (api/chat/prefetch/warm.py).
@@ -144,6 +171,7 @@ def create_app(settings: Settings, driver: Driver, *, schema_ready: bool = False
     app.add_middleware(BookmarkHeaders)
 
     health.install(app, settings)
+    metrics.install(app)
 
     @app.get("/v1/me", tags=["health"])
     def me(principal: PrincipalDep) -> JSONResponse:
@@ -178,3 +206,18 @@ def create_app(settings: Settings, driver: Driver, *, schema_ready: bool = False
     mount_memory_page(app)
     openapi.install(app)
     return app
+
+
+def _pools(app: FastAPI, settings: Settings) -> None:
+    """Prefetch's and the health checks' bounded pools, and prefetch's counters."""
+    # Prefetch and health checks wait on the wall clock (api/http/bounded.py): 8 threads,
+    # at most 64 calls queued or still running (abandoned ones included); a turn that would
+    # wait out its deadline in the queue is answered degraded at once (admission control).
+    app.state.prefetch_pool = BoundedCalls(
+        workers=settings.prefetch_threads,
+        max_pending=64,
+        name="prefetch",
+        max_queued=settings.prefetch_max_queued,
+    )
+    app.state.prefetch_counters = metrics.PrefetchCounters()
+    app.state.health_pool = BoundedCalls(workers=2, max_pending=8, name="health")

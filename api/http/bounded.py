@@ -8,6 +8,12 @@ still running holds one of at most `max_pending` places until the driver lets go
 connect, acquisition and transaction timeouts bound that, graph/driver.py). Past
 `max_pending`, a call is refused at once (`Overloaded`) instead of queueing behind stuck
 ones. The event loop is never blocked and no request thread is held.
+
+Admission control (issue 17 "Under load"): with `max_queued`, a call that would wait
+behind `max_queued` others for a thread, or whose expected wait (the calls ahead of it
+times the recent run time of one call, over the threads) already reaches its deadline,
+is refused at once with `Shed`, instead of answering the same "no" only after its
+deadline. `shed`, `refused` and `abandoned` count what was given up, for /metrics.
 """
 
 from __future__ import annotations
@@ -32,6 +38,10 @@ class Overloaded(RuntimeError):
     """Every place is held by calls still running (abandoned ones included): refused at once."""
 
 
+class Shed(Overloaded):
+    """The queue is long: the call would wait out its deadline for a thread, refused at once."""
+
+
 class BoundedCalls:
     """A pool of `workers` threads for calls with a deadline.
 
@@ -40,21 +50,64 @@ class BoundedCalls:
         max_pending: calls queued or running at once, abandoned ones included; more are
             refused with `Overloaded`.
         name: thread name prefix.
+        max_queued: calls waiting for a thread at most; a call that would wait behind
+            this many, or whose expected wait reaches its timeout, is refused with `Shed`.
+            None: no admission control (only `max_pending` bounds the queue).
     """
 
-    def __init__(self, workers: int, max_pending: int, name: str):
+    SERVICE_WEIGHT = 0.2
+    """Weight of the newest run time in the moving average of a call's run time."""
+
+    def __init__(self, workers: int, max_pending: int, name: str, max_queued: int | None = None):
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
+        self._workers = workers
         self._max_pending = max_pending
+        self._max_queued = max_queued
         self._pending = 0
+        self._queued = 0
+        self._service_s: float | None = None
         self._lock = threading.Lock()
         self.abandoned = 0
         """Calls given up on past their deadline since start (for logs and tests)."""
+        self.refused = 0
+        """Calls refused with `Overloaded` since start, every place being held."""
+        self.shed = 0
+        """Calls refused with `Shed` since start, the queue being long."""
+        self.started = 0
+        """Calls that started running since start."""
+        self.wait_seconds = 0.0
+        """Time calls waited for a thread, summed over the calls that started."""
+        self.run_seconds = 0.0
+        """Time calls ran, summed over the calls that returned or raised."""
 
     @property
     def pending(self) -> int:
         """Calls queued or running now, abandoned ones included."""
         with self._lock:
             return self._pending
+
+    @property
+    def queued(self) -> int:
+        """Calls waiting for a thread now."""
+        with self._lock:
+            return self._queued
+
+    def _admit(self, timeout: float) -> None:
+        """Take a place for a call, or refuse it (call with the lock held)."""
+        if self._pending >= self._max_pending:
+            self.refused += 1
+            raise Overloaded(f"{self._pending} calls still pending")
+        if self._max_queued is not None:
+            ahead = self._queued
+            wait = None if self._service_s is None else ahead * self._service_s / self._workers
+            if ahead >= self._max_queued or (wait is not None and ahead and wait >= timeout):
+                self.shed += 1
+                raise Shed(
+                    f"{ahead} calls wait for a thread"
+                    + ("" if wait is None else f" (about {wait * 1000:.0f} ms)")
+                )
+        self._pending += 1
+        self._queued += 1
 
     async def call(self, timeout: float, fn: Callable[[], T]) -> T:
         """Run `fn()` in the pool; return its result, or raise after `timeout` seconds.
@@ -69,26 +122,42 @@ class BoundedCalls:
 
         Raises:
             DeadlineMissed: `fn` did not finish in time.
+            Shed: the queue is long (`max_queued`): it would wait out its deadline.
             Overloaded: `max_pending` calls are still queued or running.
             Exception: whatever `fn` raised, when it raised in time.
         """
         with self._lock:
-            if self._pending >= self._max_pending:
-                raise Overloaded(f"{self._pending} calls still pending")
-            self._pending += 1
-        deadline = time.monotonic() + timeout
+            self._admit(timeout)
+        submitted = time.monotonic()
+        deadline = submitted + timeout
+        started: list[float] = []
 
         def job() -> T:
-            if time.monotonic() >= deadline:
+            began = time.monotonic()
+            with self._lock:
+                self._queued -= 1
+                self.started += 1
+                self.wait_seconds += began - submitted
+                started.append(began)
+            if began >= deadline:
                 raise DeadlineMissed("deadline passed before the call started")
-            return fn()
+            try:
+                return fn()
+            finally:
+                self._ran(time.monotonic() - began)
+
+        def release(_: Future[T] | None) -> None:
+            with self._lock:
+                self._pending -= 1
+                if not started:  # cancelled, or refused by a pool shut down: never ran
+                    self._queued -= 1
 
         try:
             future: Future[T] = self._pool.submit(job)
         except RuntimeError:
-            self._release(None)
+            release(None)
             raise
-        future.add_done_callback(self._release)
+        future.add_done_callback(release)
         waiter = asyncio.wrap_future(future)
         done, _ = await asyncio.wait({waiter}, timeout=max(timeout, 0.0))
         if waiter in done:
@@ -103,9 +172,13 @@ class BoundedCalls:
         """Stop taking calls; queued ones are cancelled, running ones are not waited for."""
         self._pool.shutdown(wait=False, cancel_futures=True)
 
-    def _release(self, _: Future[T] | None) -> None:
+    def _ran(self, seconds: float) -> None:
+        """Fold one call's run time into the moving average."""
         with self._lock:
-            self._pending -= 1
+            self.run_seconds += seconds
+            w = self.SERVICE_WEIGHT
+            last = self._service_s
+            self._service_s = seconds if last is None else (1 - w) * last + w * seconds
 
 
 class StoreDeadline:

@@ -6,7 +6,9 @@ for everything else (documented in README.md).
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Literal
+
+from pydantic import Field, SecretStr
 
 from curator.settings import CuratorSettings
 from graph.driver import StoreTimeouts
@@ -24,6 +26,12 @@ class Settings(CuratorSettings):
     """Run a curator worker thread inside the API process (CONTRACT §4)."""
     prefetch_deadline_ms: int = 150
     """Prefetch answers degraded after this long (CONTRACT §6)."""
+    prefetch_threads: int = Field(default=8, ge=1, le=64)
+    """Threads running prefetches in one API process (api/http/bounded.py)."""
+    prefetch_max_queued: int = Field(default=16, ge=0, le=64)
+    """Prefetches waiting for a thread at most; a turn past it, or whose expected wait
+    already reaches the deadline, is answered degraded at once (admission control,
+    counted on /metrics as `shed`)."""
     prefetch_max_chars: int = 2000
     """The block's default size budget, characters (a request may ask for another)."""
     prefetch_max_items: int = 40
@@ -66,6 +74,13 @@ class Settings(CuratorSettings):
     bad_tokens_per_minute: int = 20
     """Unknown or revoked tokens one client address may present per minute; past it, its
     requests with a token this process has not verified are refused with 429."""
+
+    web_sessions: Literal["memory", "signed"] = "memory"
+    """Where the Memory page keeps sign-in sessions: in this process's memory, or in
+    signed cookies (`serve --workers N` sets it, so any process serves any session)."""
+    web_session_secret: SecretStr | None = None
+    """The key that signs session cookies (`signed`); random per process when unset,
+    which signs everyone out at a restart."""
 
     remember_restricted_surfaces: list[str] = Field(
         default_factory=lambda: ["slack", "whatsapp", "telegram"]

@@ -17,7 +17,7 @@ from typing import Annotated
 from fastapi import Depends, Form, Request
 
 from api.chat import tools
-from api.web.sessions import SESSION_COOKIE, Session, SessionStore, same_token
+from api.web.sessions import SESSION_COOKIE, Session, SessionStore, SignedSessions, same_token
 from graph.errors import Forbidden, WorldstateError
 from graph.read.reader import Reader
 from graph.scope import Scope
@@ -74,7 +74,7 @@ class Viewer:
         self.session.flash.append((kind, text))
 
 
-def sessions(request: Request) -> SessionStore:
+def sessions(request: Request) -> SessionStore | SignedSessions:
     """The process's session store (`app.state.web_sessions`)."""
     return request.app.state.web_sessions  # type: ignore[no-any-return]
 

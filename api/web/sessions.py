@@ -7,14 +7,24 @@ token put in every form, and one flash message for the next page. Each request c
 the token again through the app's `TokenCache` (api/http/deps.py), so a revoked token
 ends its sessions within the cache's 5 seconds.
 
-Sessions live in this process's memory: `worldstate serve` is one process; a restart
-signs everyone out. Idle sessions expire after `IDLE_SECONDS`; at most `MAX_SESSIONS`
-are kept (the oldest idle one goes first).
+`SessionStore` keeps sessions in this process's memory: `worldstate serve` is one
+process; a restart signs everyone out. Idle sessions expire after `IDLE_SECONDS`; at most
+`MAX_SESSIONS` are kept (the oldest idle one goes first).
+
+`SignedSessions` is for `serve --workers N`, where the next request may reach another
+process: the session itself (token hash, CSRF token, flash, last use) is the cookie,
+signed with HMAC-SHA256 under `WORLDSTATE_WEB_SESSION_SECRET`, so any process can read
+it and none can be forged. What it cannot do: make a copy of the cookie taken before
+sign-out stop working (sign-out clears the browser's cookie; a copy lives until it is idle
+for `IDLE_SECONDS`, or until its token is revoked, which every request checks).
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import hmac
+import json
 import secrets
 import threading
 import time
@@ -111,6 +121,86 @@ class SessionStore:
         with self._lock:
             for sid in [s for s, v in self._sessions.items() if v.token_digest == token_digest]:
                 del self._sessions[sid]
+
+
+class SignedSessions:
+    """Sessions carried by the browser in a signed cookie (`serve --workers N`).
+
+    The cookie is `<base64url JSON [token_digest, csrf, last_seen, flash]>.<HMAC>`; a
+    wrong signature, a bad shape or `idle` seconds unused read as no session.
+
+    Args:
+        secret: the signing key, the same in every process.
+        idle: seconds after which an unused session is gone.
+        clock: wall-clock seconds (injected by tests).
+    """
+
+    REFRESH_SECONDS = 60.0
+    """A session's idle clock is written back to its cookie at most this often."""
+
+    def __init__(
+        self, secret: bytes, idle: float = IDLE_SECONDS, clock: Callable[[], float] = time.time
+    ):
+        self._secret = secret
+        self._idle = idle
+        self._clock = clock
+
+    def open(self, token_digest: str) -> tuple[str, Session]:
+        """Start a session for a verified token; returns its cookie value and the session."""
+        session = Session(token_digest, last_seen=self._clock())
+        return self.seal(session), session
+
+    def get(self, sid: str | None) -> Session | None:
+        """The session this cookie carries, when its signature holds and it is not idle."""
+        if not sid or "." not in sid:
+            return None
+        body, mac = sid.rsplit(".", 1)
+        if not hmac.compare_digest(mac, self._mac(body)):
+            return None
+        try:
+            digest, csrf, last_seen, flash = json.loads(base64.urlsafe_b64decode(body))
+            session = Session(
+                str(digest),
+                csrf=str(csrf),
+                last_seen=float(last_seen),
+                flash=[(str(k), str(t)) for k, t in flash],
+            )
+        except (ValueError, TypeError):
+            return None
+        if self._clock() - session.last_seen > self._idle:
+            return None
+        return session
+
+    def close(self, sid: str | None) -> None:
+        """Sign out: nothing to drop here (the route clears the cookie)."""
+
+    def close_digest(self, token_digest: str) -> None:
+        """End every session of this token: its revocation does (every request checks)."""
+
+    def seal(self, session: Session) -> str:
+        """The cookie value carrying `session`."""
+        body = json.dumps(
+            [session.token_digest, session.csrf, session.last_seen, session.flash],
+            separators=(",", ":"),
+        )
+        encoded = base64.urlsafe_b64encode(body.encode()).decode()
+        return f"{encoded}.{self._mac(encoded)}"
+
+    def reseal(self, sid: str, session: Session) -> str | None:
+        """A new cookie value when the request changed the session (a flash kept or
+        shown) or its idle clock is due a refresh; else None (the cookie stands)."""
+        now = self._clock()
+        before = self.get(sid)
+        if before is None:
+            return None
+        if before.flash == session.flash and now - before.last_seen < self.REFRESH_SECONDS:
+            return None
+        session.last_seen = now
+        return self.seal(session)
+
+    def _mac(self, body: str) -> str:
+        mac = hmac.new(self._secret, body.encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(mac).decode().rstrip("=")
 
 
 def same_token(expected: str, given: str | None) -> bool:

@@ -239,6 +239,7 @@ def run_from_record(node: Any) -> RunRecord:
         finished_by=node.get("finished_by"),
         releases=int(node.get("releases") or 0),
         stripe=int(node.get("stripe") or 0),
+        finished_at=_instant(node.get("finished_at")),
     )
 
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from api.http.bounded import BoundedCalls, DeadlineMissed, Overloaded
+from api.http.bounded import BoundedCalls, DeadlineMissed, Overloaded, Shed
 
 
 def test_a_stuck_call_is_abandoned_at_its_deadline_and_others_still_answer() -> None:
@@ -83,3 +83,67 @@ def test_fifty_calls_at_once_answer_within_the_deadline() -> None:
     hang.set()
     pool.shutdown()
     assert max(took) < 0.4, max(took)
+
+
+def hold_calls(pool: BoundedCalls, release: threading.Event, calls: int) -> list[threading.Thread]:
+    """Start `calls` calls that wait for `release`, one at a time, each from a thread of its
+    own: the first runs on the pool's one thread, the others wait in its queue."""
+
+    def one() -> None:
+        asyncio.run(pool.call(30.0, release.wait))
+
+    threads = []
+    for n in range(1, calls + 1):
+        threads.append(threading.Thread(target=one, daemon=True))
+        threads[-1].start()
+        deadline = time.monotonic() + 10
+        while (pool.pending, pool.queued) != (n, n - 1) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert (pool.pending, pool.queued) == (n, n - 1)
+    return threads
+
+
+def test_a_long_queue_sheds_the_next_call_at_once() -> None:
+    """Admission control: with the one thread held and `max_queued` calls waiting, the
+    next call is refused with Shed (an Overloaded) and counted, without waiting for its
+    deadline; once the queue drains, calls are admitted again."""
+    pool = BoundedCalls(workers=1, max_pending=8, name="t", max_queued=1)
+    release = threading.Event()
+    threads = hold_calls(pool, release, 2)  # one running, one queued
+    assert pool.queued == 1
+
+    async def refused() -> None:
+        with pytest.raises(Shed):
+            await pool.call(30.0, lambda: None)
+
+    asyncio.run(refused())
+    assert (pool.shed, pool.refused, pool.abandoned) == (1, 0, 0)
+    release.set()
+    for t in threads:
+        t.join(10)
+    assert pool.queued == 0 and pool.pending == 0
+    assert asyncio.run(pool.call(5.0, lambda: 7)) == 7
+    pool.shutdown()
+
+
+def test_a_call_whose_expected_wait_reaches_its_deadline_is_shed() -> None:
+    """With one call waiting ahead and calls lately taking at least 50 ms on the one
+    thread, a call with a 10 ms deadline cannot be served in time: it is shed at once,
+    while the queue is still shorter than `max_queued`. A call with nobody ahead is
+    never shed by the estimate."""
+    pool = BoundedCalls(workers=1, max_pending=8, name="t", max_queued=10)
+    assert asyncio.run(pool.call(5.0, lambda: time.sleep(0.05))) is None
+    release = threading.Event()
+    threads = hold_calls(pool, release, 2)
+
+    async def refused() -> None:
+        with pytest.raises(Shed):
+            await pool.call(0.01, lambda: None)
+
+    asyncio.run(refused())
+    assert pool.shed == 1
+    release.set()
+    for t in threads:
+        t.join(10)
+    assert asyncio.run(pool.call(0.5, lambda: 3)) == 3
+    pool.shutdown()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from tests.api.conftest import Api
@@ -50,6 +51,22 @@ def test_run_is_curated_into_time_travel_memory(api: Api, app: Any) -> None:
     assert "Porto" in location[0]["evidence"]
     before = api.get(f"/v1/entities/{me}/facts", params={"valid_at": "2024-03-08T12:00:00Z"})
     assert [f for f in before.json()["items"] if f["attribute"] == "location"] == []
+
+
+def test_run_status_says_when_it_was_queued_and_closed(api: Api, app: Any) -> None:
+    """`created_at` is set from the post on; `finished_at` is null until a worker closes
+    the run, then not before `created_at` (their difference is the curator's lag, which
+    bench/load.py reports)."""
+    r = api.post("/v1/runs", _run("run-lag", [("user", "I like tea.", "2024-03-10T09:00:00Z")]))
+    assert r.status_code == 202
+    queued = api.get("/v1/runs/run-lag").json()
+    assert queued["created_at"].endswith("Z") or "+00:00" in queued["created_at"]
+    assert queued["finished_at"] is None
+    app.state.curator.drain()
+    done = api.get("/v1/runs/run-lag").json()
+    assert done["status"] == "done" and done["created_at"] == queued["created_at"]
+    assert done["finished_at"] is not None
+    assert datetime.fromisoformat(done["finished_at"]) >= datetime.fromisoformat(done["created_at"])
 
 
 def test_run_with_naive_time_is_422(api: Api) -> None:

@@ -6,8 +6,13 @@ import time
 from typing import Any
 
 import pytest
-from neo4j import Driver
-from neo4j.exceptions import IncompleteCommit, ServiceUnavailable, TransientError
+from neo4j import Driver, GraphDatabase
+from neo4j.exceptions import (
+    ConnectionAcquisitionTimeoutError,
+    IncompleteCommit,
+    ServiceUnavailable,
+    TransientError,
+)
 
 from graph.driver import StoreTimeouts, connect
 from graph.errors import StoreUnavailable
@@ -81,6 +86,31 @@ def test_failures_are_classified_and_translated_in_one_place() -> None:
     assert isinstance(translate(OSError("x")), StoreUnavailable)
     bug = ValueError("a bug")
     assert translate(bug) is bug
+
+
+def test_a_pool_with_no_connection_free_answers_unavailable(neo4j_server: Any) -> None:
+    """Found under load (bench/load.py): every pooled connection held, a read waited out
+    its acquisition timeout and the driver's ConnectionAcquisitionTimeoutError escaped as
+    a 500. It is the store being too slow to answer: StoreUnavailable (503), retried
+    within the unreachable budget like a lost connection."""
+    auth = neo4j_server.auth
+    with GraphDatabase.driver(
+        neo4j_server.uri,
+        auth=auth,
+        max_connection_pool_size=1,
+        connection_acquisition_timeout=0.2,
+    ) as driver:
+        assert classify(ConnectionAcquisitionTimeoutError("x")) is Failure.UNREACHABLE
+        with driver.session() as held, held.begin_transaction() as tx:
+            tx.run("RETURN 1").consume()  # the pool's one connection is taken
+            with pytest.raises(StoreUnavailable):
+                run_transaction(
+                    driver,
+                    None,
+                    "READ",
+                    lambda t: t.run("RETURN 1").single(),
+                    policy=RetryPolicy(unreachable_s=0.3, contention_s=0.3),
+                )
 
 
 def test_a_failure_that_outlives_its_budget_is_unavailable(neo4j_driver: Driver) -> None:

@@ -9,7 +9,10 @@ token this process has not verified before, with the store gone, cannot be check
 time: that turn is degraded too (an empty block reveals nothing). A chat
 whose memory access is `none` gets an empty block, not degraded (CONTRACT §7). A turn
 past its deadline has the warmer run its arguments once without one, so a query shape
-that needed planning is served from then on (api/chat/prefetch/warm.py).
+that needed planning is served from then on (api/chat/prefetch/warm.py). When the
+pool's queue is long, a turn is answered degraded at once rather than after waiting out
+its deadline (admission control, api/http/bounded.py `Shed`); every degraded answer is
+counted by reason on `/metrics` (api/http/metrics.py).
 """
 
 from __future__ import annotations
@@ -19,8 +22,9 @@ import logging
 from fastapi import APIRouter, Request
 
 from api.chat.prefetch import block as prefetch
-from api.http.bounded import DeadlineMissed, Overloaded
+from api.http.bounded import DeadlineMissed, Overloaded, Shed
 from api.http.deps import BearerDep, authenticate_request, cached_principal, has_scope
+from api.http.metrics import PrefetchCounters
 from api.http.schemas.core import PrefetchIn, PrefetchOut
 from graph.errors import Forbidden, QueryTimedOut, StoreUnavailable, TooBusy, Unauthenticated
 from graph.time import to_utc, utcnow
@@ -48,6 +52,7 @@ async def post_prefetch(body: PrefetchIn, request: Request, _: BearerDep) -> Pre
     Needs scope `read` (401, 403 and 429 as every route).
     """
     settings = request.app.state.settings
+    counters = request.app.state.prefetch_counters
     at = utcnow() if body.at is None else to_utc(body.at, "at")
     max_chars = body.max_chars or settings.prefetch_max_chars
     max_items = body.max_items or settings.prefetch_max_items
@@ -91,14 +96,24 @@ async def post_prefetch(body: PrefetchIn, request: Request, _: BearerDep) -> Pre
             "prefetch past its deadline; answering degraded%s",
             "; planning its shape in the background" if replan else "",
         )
-        return PrefetchOut(block="", items=[], degraded=True)
+        return _degraded(counters, "deadline")
+    except Shed as exc:  # no log line per turn: under load they would flood; /metrics counts
+        log.debug("prefetch shed at once: %s", exc)
+        return _degraded(counters, "shed")
     except Overloaded:
         log.warning("prefetch: every place is held by calls still running; answering degraded")
-        return PrefetchOut(block="", items=[], degraded=True)
+        return _degraded(counters, "overloaded")
     except StoreUnavailable:
         log.warning("prefetch: the store cannot be reached; answering degraded")
-        return PrefetchOut(block="", items=[], degraded=True)
+        return _degraded(counters, "store")
     except Exception:
         log.exception("prefetch failed; answering degraded")
-        return PrefetchOut(block="", items=[], degraded=True)
+        return _degraded(counters, "error")
+    counters.count()
     return PrefetchOut(block=answer.block, items=answer.items, degraded=False)
+
+
+def _degraded(counters: PrefetchCounters, reason: str) -> PrefetchOut:
+    """Count a degraded turn by reason; return its empty block."""
+    counters.count(degraded=reason)
+    return PrefetchOut(block="", items=[], degraded=True)

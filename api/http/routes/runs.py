@@ -67,7 +67,9 @@ def _json(value: object) -> str:
 
 @router.get("/{run_id}", response_model=RunStatus)
 def get_run(run_id: PathId, owner: ReadOwner, reader: ReaderDep) -> RunStatus:
-    """A run's status and counts: `{id, status, proposals, committed, held, notes}`.
+    """A run's status and counts: `{id, status, proposals, committed, held, notes,
+    created_at, finished_at}` (UTC; `finished_at` null while the run is open, so
+    `finished_at - created_at` is the curator's lag on it).
 
     `notes` has one line per note request of the run: what was kept and where (CONTRACT
     §13). 404 when the run is not the owner's."""
@@ -80,4 +82,6 @@ def get_run(run_id: PathId, owner: ReadOwner, reader: ReaderDep) -> RunStatus:
         committed=run.committed,
         held=run.held,
         notes=replies,
+        created_at=run.created_at,
+        finished_at=run.finished_at,
     )

@@ -280,6 +280,12 @@ class RunStatus(BaseModel):
         default_factory=list,
         description="one line per note request of the run: what was kept and where",
     )
+    created_at: datetime | None = Field(default=None, description="when the run was queued (UTC)")
+    finished_at: datetime | None = Field(
+        default=None,
+        description="when a curator worker closed it (done, failed or skipped; UTC), "
+        "null while it is queued or being curated",
+    )
 
 
 class PrefetchIn(RequestModel):
