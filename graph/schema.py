@@ -4,6 +4,7 @@ indexes)."""
 from __future__ import annotations
 
 import logging
+import re
 
 from neo4j import Driver
 
@@ -227,6 +228,15 @@ RETURN name, options.indexConfig.`fulltext.analyzer` AS analyzer
 """
 """READ. $names -> name, analyzer: the analyzers of those full-text indexes that exist."""
 
+SHOW_INDEX_NAMES = "SHOW INDEXES YIELD name RETURN name"
+"""READ. -> name: every index (constraints' backing indexes included)."""
+
+SHOW_CONSTRAINT_NAMES = "SHOW CONSTRAINTS YIELD name RETURN name"
+"""READ. -> name: every constraint."""
+
+_STATEMENT_NAME = re.compile(r"^CREATE (?:CONSTRAINT|(?:[A-Z]+ )?INDEX) (\w+) IF NOT EXISTS")
+"""The name a statement of STATEMENTS creates (every one names its index or constraint)."""
+
 VECTOR_INDEX_SIZE = """
 SHOW VECTOR INDEXES YIELD name, options
 WHERE name = $name
@@ -266,8 +276,16 @@ def ensure_schema(
             )
             # `name` is a key of FULLTEXT_ANALYZERS, never input; STATEMENTS creates it again.
             driver.execute_query(f"DROP INDEX {r['name']} IF EXISTS", database_=database)
+    # A restart finds them all: one look instead of a hundred no-op statements.
+    existing = {
+        r["name"]
+        for query in (SHOW_INDEX_NAMES, SHOW_CONSTRAINT_NAMES)
+        for r in driver.execute_query(query, database_=database).records
+    }
     for statement in STATEMENTS:
-        driver.execute_query(statement, database_=database)
+        named = _STATEMENT_NAME.match(statement)
+        if named is None or named.group(1) not in existing:
+            driver.execute_query(statement, database_=database)
     driver.execute_query(rc.STRIPE_OLD_RUNS, database_=database)
     for name, create in VECTOR_INDEXES.items():
         found = driver.execute_query(VECTOR_INDEX_SIZE, name=name, database_=database).records

@@ -1,5 +1,6 @@
-"""A full-text index whose analyzer changed is made again on an existing store (graph/schema.py
-FULLTEXT_ANALYZERS): `episode_text` moved from `standard-folding` to `english` (stems).
+"""Start-up's schema on an existing store (graph/schema.py): a full-text index whose analyzer
+changed is made again (FULLTEXT_ANALYZERS: `episode_text` moved from `standard-folding` to
+`english`, stems), and only what is missing is created.
 
 On a Neo4j of the session's own (`own_routed`): the test drops and creates a shared index."""
 
@@ -7,7 +8,15 @@ from __future__ import annotations
 
 from neo4j import Driver
 
-from graph.schema import FULLTEXT_ANALYZER, FULLTEXT_ANALYZERS, ensure_schema
+from graph.schema import (
+    _STATEMENT_NAME,
+    FULLTEXT_ANALYZER,
+    FULLTEXT_ANALYZERS,
+    SHOW_CONSTRAINT_NAMES,
+    SHOW_INDEX_NAMES,
+    STATEMENTS,
+    ensure_schema,
+)
 
 OLD = (
     "CREATE FULLTEXT INDEX episode_text IF NOT EXISTS "
@@ -51,3 +60,28 @@ def test_an_old_store_gets_the_stemming_index_with_its_episodes(own_routed: Driv
     assert analyzer(driver) == "english"
     assert driver.execute_query(find, q=q).records[0]["ids"] == ["epi_schema_1"]
     driver.execute_query("MATCH (ep:Episode {owner: 'o-schema'}) DETACH DELETE ep")
+
+
+def test_start_up_creates_what_is_missing_and_only_that(own_routed: Driver) -> None:
+    """`ensure_schema` looks at the names it finds (one SHOW each for indexes and
+    constraints) and runs only the statements whose index or constraint is missing: a
+    dropped index and a dropped constraint come back; every statement names what it makes."""
+    driver = own_routed
+    named = [_STATEMENT_NAME.match(s) for s in STATEMENTS]
+    assert all(named), [s for s, m in zip(STATEMENTS, named, strict=True) if m is None]
+    index = next(m.group(1) for m in named if m and " INDEX " in m.group(0))
+    constraint = next(m.group(1) for m in named if m and "CONSTRAINT" in m.group(0))
+    driver.execute_query(f"DROP INDEX {index} IF EXISTS")
+    driver.execute_query(f"DROP CONSTRAINT {constraint} IF EXISTS")
+
+    def names() -> set[str]:
+        return {
+            r["name"]
+            for q in (SHOW_INDEX_NAMES, SHOW_CONSTRAINT_NAMES)
+            for r in driver.execute_query(q).records
+        }
+
+    assert index not in names() and constraint not in names()
+    ensure_schema(driver)
+    assert {index, constraint} <= names()
+    assert {m.group(1) for m in named if m} <= names()
