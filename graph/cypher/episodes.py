@@ -261,6 +261,28 @@ $owner), $k, $valid_at, $known_at, $vector (the query's embedding, or null), $mo
 cosine) / 2 against $vector, null without one or for an episode of another model): the
 best $k full-text hits the scope sees at the as-of point, ties by id."""
 
+EPISODES_FULLTEXT_TOP = (
+    """
+CALL db.index.fulltext.queryNodes('"""
+    + TEXT_INDEX
+    + """', $lucene, {limit: $scan}) YIELD node, score
+WITH collect([node, score]) AS hits
+UNWIND hits AS hit
+WITH size(hits) AS scanned, hit[0] AS ep, hit[1] AS score
+WHERE """
+    + _as_of("ep")
+    + """ AND """
+    + _visible
+    + """
+WITH scanned, ep, score ORDER BY score DESC, ep.id LIMIT $k
+"""
+    + _scored.replace(" AS semantic\n", " AS semantic,\n       scanned\n", 1)
+)
+"""READ. As EPISODES_FULLTEXT (same params and columns, plus $scan -> scanned), over only
+the $scan best full-text hits; `scanned` < $scan: Lucene had no more. The rows are
+EPISODES_FULLTEXT's when $k come back or `scanned` < $scan (graph.read.episodes falls
+back otherwise)."""
+
 EPISODES_NEAREST = (
     """
 CALL db.index.vector.queryNodes('"""

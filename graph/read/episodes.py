@@ -22,7 +22,15 @@ from typing import Any
 from graph.cypher import episodes as pc
 from graph.errors import NotFound
 from graph.read.base import ReadBase
-from graph.read.search import _WORD, ANN_FACTOR, ANN_MAX, ANN_MIN, _phrase_safe, words
+from graph.read.search import (
+    _WORD,
+    ANN_FACTOR,
+    ANN_MAX,
+    ANN_MIN,
+    _phrase_safe,
+    fulltext_scan,
+    words,
+)
 from graph.records import EpisodeRecord
 from graph.scope import Scope, params
 from graph.time import AsOf, utcnow
@@ -223,12 +231,12 @@ class EpisodeReads(ReadBase):
     ) -> list[EpisodeHit]:
         """Return the `k` best full-text hits among the episodes `scope` sees at `as_of`,
         best BM25 first, ties by id, each with its similarity to `vector` when given
-        (empty when `text` has no word)."""
+        (empty when `text` has no word). Reads Lucene's best `fulltext_scan(k)` hits
+        first, and all of them only when too few of those are visible (as `fulltext`)."""
         lucene = episode_lucene(text, scope.owner)
         if lucene is None:
             return []
-        rows = self._rows(
-            pc.EPISODES_FULLTEXT,
+        args = dict(
             lucene=lucene,
             k=k,
             vector=vector,
@@ -237,6 +245,10 @@ class EpisodeReads(ReadBase):
             known_at=as_of.known_at,
             **params(scope),
         )
+        scan = fulltext_scan(k)
+        rows = self._rows(pc.EPISODES_FULLTEXT_TOP, scan=scan, **args)
+        if len(rows) < k and (not rows or rows[0]["scanned"] >= scan):
+            rows = self._rows(pc.EPISODES_FULLTEXT, **args)
         return [_hit(r) for r in rows]
 
     def episode_semantic(

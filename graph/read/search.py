@@ -49,6 +49,11 @@ CACHE_FACTOR = 2
 are checked against the store ..."""
 CACHE_MIN = 20
 """... and at least this many."""
+SCAN_PER_RESULT = 8
+"""Full-text hits read per result asked for (`fulltext_scan`)."""
+SCAN_MIN = 200
+"""The fewest full-text hits a search reads before it filters them by time and access."""
+
 MAX_TERMS = 32
 """Words of a query past this are left out of the full-text query."""
 MAX_NARROWED_ENTITIES = 256
@@ -116,6 +121,12 @@ class Hit:
     score: float
     text: str | None = None
     semantic: float | None = None
+
+
+def fulltext_scan(limit: int) -> int:
+    """How many of Lucene's best hits a full-text read of `limit` results filters first:
+    `max(SCAN_PER_RESULT * limit, SCAN_MIN)` (facts and episodes alike)."""
+    return max(SCAN_PER_RESULT * limit, SCAN_MIN)
 
 
 def words(text: str, limit: int | None = MAX_TERMS) -> list[str]:
@@ -282,12 +293,15 @@ class SearchReads(ReadBase):
     ) -> list[Hit]:
         """Return the `limit` best full-text hits for the words of `text` that `scope`
         sees at `as_of`, best first, ties by fact id (empty when `text` has no word),
-        each with its similarity to `vector` when one is given (of `model`)."""
+        each with its similarity to `vector` when one is given (of `model`).
+
+        Reads only Lucene's `fulltext_scan(limit)` best hits (FULLTEXT_TOP), so its cost
+        does not grow with the owner's rows; when fewer than `limit` of those are visible
+        at `as_of` and Lucene had more, it reads them all (FULLTEXT)."""
         query = lucene_query(text, scope)
         if query is None:
             return []
-        rows = self._rows(
-            sc.FULLTEXT,
+        args = dict(
             lucene=query,
             k=limit,
             valid_at=as_of.valid_at,
@@ -296,6 +310,10 @@ class SearchReads(ReadBase):
             model=model,
             **params(scope),
         )
+        scan = fulltext_scan(limit)
+        rows = self._rows(sc.FULLTEXT_TOP, scan=scan, **args)
+        if len(rows) < limit and (not rows or rows[0]["scanned"] >= scan):
+            rows = self._rows(sc.FULLTEXT, **args)  # the best hits were not visible enough
         return [_hit(r["row"], r["e"], r["score"], as_of, r["text"], r["semantic"]) for r in rows]
 
 

@@ -13,7 +13,10 @@ from neo4j import Driver
 
 from committer.apply import Committer
 from committer.proposals import Assertion, Provenance
+from graph.cypher import episodes as pc
+from graph.cypher import search as sc
 from graph.embedding import LocalEmbedder
+from graph.read import search as search_module
 from graph.read.episodes import episode_lucene
 from graph.read.reader import Reader
 from graph.read.search import ANN_MIN, lucene_query, words
@@ -178,3 +181,55 @@ def test_episode_query_asks_accented_words_in_both_forms() -> None:
         '+search_text:(zurich zürich) +search_text:(cats) +owner:"o1"'
     )
     assert episode_lucene("the", "o1") is None
+
+
+def test_fulltext_reads_the_best_hits_first_and_all_when_too_few_are_visible(
+    committer: Committer, neo4j_driver: Driver, owner: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Full-text search filters only Lucene's best `fulltext_scan(k)` hits by time and
+    access (FULLTEXT_TOP), and reads every hit (FULLTEXT) only when fewer than k of those
+    are visible and Lucene had more: either way the answer is the one reading every hit
+    gives, now and as of the past. The entity's 11 superseded rows say "harbour" three
+    times, so they are Lucene's best hits and the visible ones come after them."""
+    boat = committer.create_entity(owner, "Quillon", "person").id
+    past = AsOf.at()
+    for n in range(12):  # 11 superseded rows and one current
+        if n == 6:
+            past = AsOf.at()
+        committer.assert_fact(
+            owner,
+            Assertion(
+                entity_id=boat,
+                attribute="location",
+                value=f"harbour harbour harbour quay {n}",
+                provenance=Provenance(source="user_edit"),
+            ),
+        )
+    for name in ("Ilse", "Marten", "Odile"):
+        located(committer, owner, name, "the old harbour")
+    reader = Reader(neo4j_driver)
+    calls: list[str] = []
+    original = Reader._rows
+
+    def spy(self: Reader, query: str, **params: object) -> list[object]:
+        calls.append("top" if query == sc.FULLTEXT_TOP else "all" if query == sc.FULLTEXT else "")
+        return original(self, query, **params)
+
+    def ids(k: int, as_of: AsOf, scan_min: int, per: int) -> list[str]:
+        monkeypatch.setattr(search_module, "SCAN_MIN", scan_min)
+        monkeypatch.setattr(search_module, "SCAN_PER_RESULT", per)
+        return [h.fact.id for h in reader.fulltext(Scope(owner), "harbour", as_of, k)]
+
+    for as_of in (AsOf.at(), past):
+        everything = ids(3, as_of, 10_000, 1)
+        assert len(everything) == (1 if as_of is past else 3)  # the others came later
+        monkeypatch.setattr(Reader, "_rows", spy)
+        calls.clear()
+        assert ids(3, as_of, 2, 1) == everything  # 3 hits read: too few visible, all read
+        assert calls == ["top", "all"]
+        calls.clear()
+        assert ids(20, as_of, 200, 8) == ids(20, as_of, 10_000, 1)  # Lucene had fewer: one read
+        assert calls[0] == "top" and "all" not in calls
+        monkeypatch.setattr(Reader, "_rows", original)
+    assert sc.FULLTEXT_TOP.count("{limit: $scan}") == 1
+    assert pc.EPISODES_FULLTEXT_TOP.count("{limit: $scan}") == 1
