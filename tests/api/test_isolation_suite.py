@@ -85,6 +85,9 @@ CASES: dict[tuple[str, str], Case] = {
     ("GET", "/redoc"): Case(memory=False, auth=False, why=DOCS),
     ("GET", "/healthz"): Case(memory=False, auth=False, why="store liveness, no data"),
     ("GET", "/readyz"): Case(memory=False, auth=False, why="readiness, no data"),
+    ("GET", "/metrics"): Case(
+        memory=False, auth=False, why="this process's prefetch counts, no owner's data"
+    ),
     ("GET", "/v1/owners/me/export"): Case(
         memory=False, why="the caller's own owner, whole (admin): the owner's copy of itself"
     ),
