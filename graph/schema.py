@@ -7,6 +7,7 @@ import logging
 import re
 
 from neo4j import Driver
+from neo4j.exceptions import ClientError
 
 from graph.cypher import runs as rc
 from graph.cypher.portability import OWNER_ID_INDEXES
@@ -285,7 +286,7 @@ def ensure_schema(
     for statement in STATEMENTS:
         named = _STATEMENT_NAME.match(statement)
         if named is None or named.group(1) not in existing:
-            driver.execute_query(statement, database_=database)
+            _create(driver, statement, database)
     driver.execute_query(rc.STRIPE_OLD_RUNS, database_=database)
     for name, create in VECTOR_INDEXES.items():
         found = driver.execute_query(VECTOR_INDEX_SIZE, name=name, database_=database).records
@@ -298,5 +299,20 @@ def ensure_schema(
             )
             # `name` is a key of VECTOR_INDEXES, never input.
             driver.execute_query(f"DROP INDEX {name} IF EXISTS", database_=database)
-        driver.execute_query(create, dimensions=vector_dimensions, database_=database)
+        _create(driver, create, database, dimensions=vector_dimensions)
     driver.execute_query("CALL db.awaitIndexes(300)", database_=database)
+
+
+EQUIVALENT_EXISTS = "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists"
+"""What Neo4j answers a `CREATE … IF NOT EXISTS` that lost a race to the same statement of
+another process (both saw the name missing; the other created it first)."""
+
+
+def _create(driver: Driver, statement: str, database: str | None, **params: object) -> None:
+    """Run one statement of the schema; one that another process made at the same moment
+    (the API, a curator worker and `serve --workers` start together) is already done."""
+    try:
+        driver.execute_query(statement, params, database_=database)
+    except ClientError as exc:
+        if exc.code != EQUIVALENT_EXISTS:
+            raise

@@ -1,10 +1,13 @@
 """Start-up's schema on an existing store (graph/schema.py): a full-text index whose analyzer
 changed is made again (FULLTEXT_ANALYZERS: `episode_text` moved from `standard-folding` to
-`english`, stems), and only what is missing is created.
+`english`, stems), only what is missing is created, and start-ups racing each other all
+succeed.
 
 On a Neo4j of the session's own (`own_routed`): the test drops and creates a shared index."""
 
 from __future__ import annotations
+
+import threading
 
 from neo4j import Driver
 
@@ -85,3 +88,40 @@ def test_start_up_creates_what_is_missing_and_only_that(own_routed: Driver) -> N
     ensure_schema(driver)
     assert {index, constraint} <= names()
     assert {m.group(1) for m in named if m} <= names()
+
+
+def test_processes_starting_together_make_the_schema_once_without_failing(
+    own_routed: Driver,
+) -> None:
+    """Four start-ups at once on a store without a schema (the API, curator workers and
+    `serve --workers` start together): each sees the names missing and creates them, the
+    losers of each race get EquivalentSchemaRuleAlreadyExists, and none of them fails.
+    Three rounds, each from an empty schema; before the fix every round had failures."""
+    driver = own_routed
+    failures: list[str] = []
+
+    def start_up() -> None:
+        try:
+            ensure_schema(driver)
+        except Exception as exc:  # the test collects every failure to show it
+            failures.append(repr(exc)[:200])
+
+    for _ in range(3):
+        for r in driver.execute_query("SHOW CONSTRAINTS YIELD name").records:
+            driver.execute_query(f"DROP CONSTRAINT {r['name']}")
+        for r in driver.execute_query(
+            "SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name"
+        ).records:
+            driver.execute_query(f"DROP INDEX {r['name']} IF EXISTS")
+        threads = [threading.Thread(target=start_up) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=300)
+        assert failures == []
+        made = {
+            r["name"]
+            for q in (SHOW_INDEX_NAMES, SHOW_CONSTRAINT_NAMES)
+            for r in driver.execute_query(q).records
+        }
+        assert {m.group(1) for m in map(_STATEMENT_NAME.match, STATEMENTS) if m} <= made
