@@ -84,9 +84,9 @@ def _get_ready(app: FastAPI, settings: Settings, driver: Driver, *, schema_ready
     warmer: Warmer = app.state.warmer
     warmer.start()
     log.info(
-        "ready in %.1f s (schema %.1f s, embedder %.1f s, prefetch warm-up %.1f s)%s",
+        "ready in %.1f s (schema %s, embedder %.1f s, prefetch warm-up %.1f s)%s",
         time.monotonic() - began,
-        schema_done - began,
+        "made before" if schema_ready else f"{schema_done - began:.1f} s",
         embedder_done - schema_done,
         time.monotonic() - embedder_done,
         "" if warmer.warmed else "; the warm-up failed: /readyz answers 503 until it answers",
