@@ -56,3 +56,16 @@ def valid_micros(field: str) -> str:
     second would gain one second: the CASE takes it off.
     """
     return _VALID_MICROS.replace("FIELD", field)
+
+
+def top_hits(index: str, var: str) -> str:
+    """The $scan best hits of full-text index `index` for $lucene (Lucene gives them best
+    first), as rows `scanned` (how many it gave: fewer than $scan means all there were),
+    `var` (the node) and `score`. `index` is a constant of graph/, never input."""
+    return (
+        f"CALL db.index.fulltext.queryNodes('{index}', $lucene, {{limit: $scan}})"
+        " YIELD node, score\n"
+        "WITH collect([node, score]) AS hits\n"
+        "UNWIND hits AS hit\n"
+        f"WITH size(hits) AS scanned, hit[0] AS {var}, hit[1] AS score\n"
+    )

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graph.cypher._fragments import SAID_AS_OF, micros, on, valid_micros
+from graph.cypher._fragments import SAID_AS_OF, micros, on, top_hits, valid_micros
 from graph.records import EpisodeRecord
 from graph.scope import EPISODE_VISIBLE
 from graph.time import from_micros
@@ -240,20 +240,27 @@ ORDER BY score DESC, episode.id
 """
 )
 
-EPISODES_FULLTEXT = (
-    """
-CALL db.index.fulltext.queryNodes('"""
+
+def _episodes_fulltext(hits: str, scanned: bool) -> str:
+    """EPISODES_FULLTEXT's query over `hits` (rows ep, score; and `scanned` when `scanned`)."""
+    carried = "scanned, " if scanned else ""
+    scored = _scored.replace(" AS semantic\n", " AS semantic,\n       scanned\n", 1)
+    return (
+        hits
+        + "WHERE "
+        + _as_of("ep")
+        + " AND "
+        + _visible
+        + f"\nWITH {carried}ep, score ORDER BY score DESC, ep.id LIMIT $k\n"
+        + (scored if scanned else _scored)
+    )
+
+
+EPISODES_FULLTEXT = _episodes_fulltext(
+    "\nCALL db.index.fulltext.queryNodes('"
     + TEXT_INDEX
-    + """', $lucene) YIELD node AS ep, score
-WITH ep, score
-WHERE """
-    + _as_of("ep")
-    + """ AND """
-    + _visible
-    + """
-WITH ep, score ORDER BY score DESC, ep.id LIMIT $k
-"""
-    + _scored
+    + "', $lucene) YIELD node AS ep, score\nWITH ep, score\n",
+    scanned=False,
 )
 """READ. $lucene (graph.read.episodes.episode_lucene: the words of the search, narrowed to
 $owner), $k, $valid_at, $known_at, $vector (the query's embedding, or null), $model,
@@ -261,23 +268,7 @@ $owner), $k, $valid_at, $known_at, $vector (the query's embedding, or null), $mo
 cosine) / 2 against $vector, null without one or for an episode of another model): the
 best $k full-text hits the scope sees at the as-of point, ties by id."""
 
-EPISODES_FULLTEXT_TOP = (
-    """
-CALL db.index.fulltext.queryNodes('"""
-    + TEXT_INDEX
-    + """', $lucene, {limit: $scan}) YIELD node, score
-WITH collect([node, score]) AS hits
-UNWIND hits AS hit
-WITH size(hits) AS scanned, hit[0] AS ep, hit[1] AS score
-WHERE """
-    + _as_of("ep")
-    + """ AND """
-    + _visible
-    + """
-WITH scanned, ep, score ORDER BY score DESC, ep.id LIMIT $k
-"""
-    + _scored.replace(" AS semantic\n", " AS semantic,\n       scanned\n", 1)
-)
+EPISODES_FULLTEXT_TOP = _episodes_fulltext("\n" + top_hits(TEXT_INDEX, "ep"), scanned=True)
 """READ. As EPISODES_FULLTEXT (same params and columns, plus $scan -> scanned), over only
 the $scan best full-text hits; `scanned` < $scan: Lucene had no more. The rows are
 EPISODES_FULLTEXT's when $k come back or `scanned` < $scan (graph.read.episodes falls

@@ -16,7 +16,7 @@ answer (1 + cosine) / 2, in [0, 1]; full-text scores are Lucene's BM25.
 
 from __future__ import annotations
 
-from graph.cypher._fragments import AS_OF, on
+from graph.cypher._fragments import AS_OF, on, top_hits
 from graph.cypher.facts import FACT_COLUMNS
 from graph.scope import FACT_VISIBLE
 
@@ -82,26 +82,29 @@ PROFILE: NodeIndexSeekByRange on `fact_owner_asof` (owner = $owner, retracted_at
 $known_at) for the owner's rows, and on `fact_entity_asof` for shared entities; cost
 grows with the caller's rows only, never with other owners'."""
 
-FULLTEXT = (
-    """
-CALL db.index.fulltext.queryNodes('fact_text', $lucene) YIELD node AS f, score
-WHERE """
-    + _AS_OF
-    + """
-  AND """
-    + FACT_VISIBLE
-    + """
-WITH f, score
-ORDER BY score DESC, f.id
-LIMIT $k
-MATCH (e:Entity {id: f.entity_id})
-RETURN """
-    + _ROW
-    + """ AS row, e, score, f.search_text AS text,
+
+def _fulltext(hits: str, scanned: bool) -> str:
+    """FULLTEXT's query over `hits` (rows f, score; and `scanned` when `scanned`)."""
+    carried, column = ("scanned, ", ",\n       scanned") if scanned else ("", "")
+    return (
+        hits
+        + "WHERE "
+        + _AS_OF
+        + "\n  AND "
+        + FACT_VISIBLE
+        + f"\nWITH {carried}f, score\nORDER BY score DESC, f.id\nLIMIT $k\n"
+        + "MATCH (e:Entity {id: f.entity_id})\nRETURN "
+        + _ROW
+        + """ AS row, e, score, f.search_text AS text,
        CASE WHEN $vector IS NULL OR f.embedding_model IS NULL OR f.embedding_model <> $model
-            THEN null ELSE vector.similarity.cosine(f.embedding, $vector) END AS semantic
-ORDER BY score DESC, row.id
-"""
+            THEN null ELSE vector.similarity.cosine(f.embedding, $vector) END AS semantic"""
+        + column
+        + "\nORDER BY score DESC, row.id\n"
+    )
+
+
+FULLTEXT = _fulltext(
+    "\nCALL db.index.fulltext.queryNodes('fact_text', $lucene) YIELD node AS f, score\n", False
 )
 """READ. $lucene (Lucene syntax, built by graph.read.search.lucene_query: the words of
 the search restricted to the caller's owner and shared entities), $k, $known_at,
@@ -110,31 +113,7 @@ score, text (the row's search_text), semantic ((1 + cosine) / 2 against $vector,
 without one or for a row of another model): the best $k full-text hits the scope sees
 at the as-of point, ties by id."""
 
-FULLTEXT_TOP = (
-    """
-CALL db.index.fulltext.queryNodes('fact_text', $lucene, {limit: $scan}) YIELD node, score
-WITH collect([node, score]) AS hits
-UNWIND hits AS hit
-WITH size(hits) AS scanned, hit[0] AS f, hit[1] AS score
-WHERE """
-    + _AS_OF
-    + """
-  AND """
-    + FACT_VISIBLE
-    + """
-WITH scanned, f, score
-ORDER BY score DESC, f.id
-LIMIT $k
-MATCH (e:Entity {id: f.entity_id})
-RETURN """
-    + _ROW
-    + """ AS row, e, score, f.search_text AS text,
-       CASE WHEN $vector IS NULL OR f.embedding_model IS NULL OR f.embedding_model <> $model
-            THEN null ELSE vector.similarity.cosine(f.embedding, $vector) END AS semantic,
-       scanned
-ORDER BY score DESC, row.id
-"""
-)
+FULLTEXT_TOP = _fulltext("\n" + top_hits("fact_text", "f"), scanned=True)
 """READ. As FULLTEXT (same params and columns, plus $scan -> scanned), over only the $scan
 best full-text hits (Lucene gives them best first), so the as-of and visibility filters
 read at most $scan rows, not every row of the owner holding one of the words (at 10^5 rows

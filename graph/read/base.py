@@ -107,6 +107,15 @@ class ReadBase:
 
         return self._read(work)
 
+    def _best_rows(self, top: str, every: str, k: int, scan: int, **params: Any) -> list[Any]:
+        """The `k` best rows of a full-text read: `top` over only the `scan` best hits
+        (its rows carry `scanned`, graph.cypher._fragments.top_hits), and `every` over all
+        of them only when fewer than `k` of those passed and Lucene had more."""
+        rows = self._rows(top, k=k, scan=scan, **params)
+        if len(rows) < k and (not rows or rows[0]["scanned"] >= scan):
+            rows = self._rows(every, k=k, **params)  # the best hits were not visible enough
+        return rows
+
     def _facts(self, query: str, **params: Any) -> list[FactRecord]:
         """Run a query whose `row` column is a fact row (graph.cypher.facts.FACT_COLUMNS)."""
         return [fc.fact_from_record(r["row"]) for r in self._rows(query, **params)]

@@ -236,19 +236,18 @@ class EpisodeReads(ReadBase):
         lucene = episode_lucene(text, scope.owner)
         if lucene is None:
             return []
-        args = dict(
+        rows = self._best_rows(
+            pc.EPISODES_FULLTEXT_TOP,
+            pc.EPISODES_FULLTEXT,
+            k,
+            fulltext_scan(k),
             lucene=lucene,
-            k=k,
             vector=vector,
             model=model,
             valid_at=as_of.valid_at,
             known_at=as_of.known_at,
             **params(scope),
         )
-        scan = fulltext_scan(k)
-        rows = self._rows(pc.EPISODES_FULLTEXT_TOP, scan=scan, **args)
-        if len(rows) < k and (not rows or rows[0]["scanned"] >= scan):
-            rows = self._rows(pc.EPISODES_FULLTEXT, **args)
         return [_hit(r) for r in rows]
 
     def episode_semantic(

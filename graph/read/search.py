@@ -301,19 +301,18 @@ class SearchReads(ReadBase):
         query = lucene_query(text, scope)
         if query is None:
             return []
-        args = dict(
+        rows = self._best_rows(
+            sc.FULLTEXT_TOP,
+            sc.FULLTEXT,
+            limit,
+            fulltext_scan(limit),
             lucene=query,
-            k=limit,
             valid_at=as_of.valid_at,
             known_at=as_of.known_at,
             vector=vector,
             model=model,
             **params(scope),
         )
-        scan = fulltext_scan(limit)
-        rows = self._rows(sc.FULLTEXT_TOP, scan=scan, **args)
-        if len(rows) < limit and (not rows or rows[0]["scanned"] >= scan):
-            rows = self._rows(sc.FULLTEXT, **args)  # the best hits were not visible enough
         return [_hit(r["row"], r["e"], r["score"], as_of, r["text"], r["semantic"]) for r in rows]
 
 
