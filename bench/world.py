@@ -256,15 +256,21 @@ def people(owner_seed: str, count: int, changed: float = 0.2) -> list[Person]:
     out = []
     for i in range(count):
         name = f"{rng.choice(FIRST)} {rng.choice(LAST)}"
-        facts = []
-        for attribute, (cardinality, values, _) in ATTRIBUTES.items():
-            value = rng.choice(values)
-            old = None
-            if cardinality == "one" and rng.random() < changed:
-                old = rng.choice([v for v in values if v != value])
-            facts.append(Fact(i, attribute, value, old))
-        out.append(Person(name, tuple(facts)))
+        out.append(Person(name, person_facts(rng, i, changed)))
     return out
+
+
+def person_facts(rng: random.Random, i: int, changed: float) -> tuple[Fact, ...]:
+    """Person `i`'s ten facts (ATTRIBUTES), drawn from `rng`: a `changed` share of the
+    one-cardinality ones held another value before."""
+    facts = []
+    for attribute, (cardinality, values, _) in ATTRIBUTES.items():
+        value = rng.choice(values)
+        old = None
+        if cardinality == "one" and rng.random() < changed:
+            old = rng.choice([v for v in values if v != value])
+        facts.append(Fact(i, attribute, value, old))
+    return tuple(facts)
 
 
 def questions(persons: Sequence[Person], count: int, seed: str) -> list[tuple[str, str, str]]:

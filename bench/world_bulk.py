@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from bench.world import ATTRIBUTES, FIRST, LAST, T0, T1, Fact, Person, Pool, chunks
+from bench.world import FIRST, LAST, T0, T1, Person, Pool, chunks, person_facts
 from committer.owners import ensure_owner
 from graph import attributes
 from graph.cypher.entities import SET_TX_TIME
@@ -73,14 +73,7 @@ def unique_people(seed: str, start: int, count: int, changed: float = 0.2) -> li
     out = []
     for i in range(start, start + count):
         rng = random.Random(f"{seed}/{i}")
-        facts = []
-        for attribute, (cardinality, values, _) in ATTRIBUTES.items():
-            value = rng.choice(values)
-            old = None
-            if cardinality == "one" and rng.random() < changed:
-                old = rng.choice([v for v in values if v != value])
-            facts.append(Fact(i, attribute, value, old))
-        out.append(Person(unique_name(i), tuple(facts)))
+        out.append(Person(unique_name(i), person_facts(rng, i, changed)))
     return out
 
 
