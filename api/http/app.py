@@ -41,6 +41,7 @@ from api.http.routes import (
     usage,
 )
 from api.http.settings import Settings
+from api.http.throttle import ThrottledLog
 from api.notes.limits import NoteLimits
 from api.web import mount as mount_memory_page
 from committer.apply import Committer
@@ -220,4 +221,6 @@ def _pools(app: FastAPI, settings: Settings) -> None:
         max_queued=settings.prefetch_max_queued,
     )
     app.state.prefetch_counters = metrics.PrefetchCounters()
+    # degraded turns under load would log one line each: one per reason per 10 s instead
+    app.state.prefetch_log = ThrottledLog(logging.getLogger("worldstate.prefetch"))
     app.state.health_pool = BoundedCalls(workers=2, max_pending=8, name="health")

@@ -12,7 +12,8 @@ past its deadline has the warmer run its arguments once without one, so a query 
 that needed planning is served from then on (api/chat/prefetch/warm.py). When the
 pool's queue is long, a turn is answered degraded at once rather than after waiting out
 its deadline (admission control, api/http/bounded.py `Shed`); every degraded answer is
-counted by reason on `/metrics` (api/http/metrics.py).
+counted by reason on `/metrics` (api/http/metrics.py), and logged at most once per reason
+every 10 s (api/http/throttle.py), so an overload does not flood the log.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from api.http.bounded import DeadlineMissed, Overloaded, Shed
 from api.http.deps import BearerDep, authenticate_request, cached_principal, has_scope
 from api.http.metrics import PrefetchCounters
 from api.http.schemas.core import PrefetchIn, PrefetchOut
+from api.http.throttle import ThrottledLog
 from graph.errors import Forbidden, QueryTimedOut, StoreUnavailable, TooBusy, Unauthenticated
 from graph.time import to_utc, utcnow
 
@@ -53,6 +55,7 @@ async def post_prefetch(body: PrefetchIn, request: Request, _: BearerDep) -> Pre
     """
     settings = request.app.state.settings
     counters = request.app.state.prefetch_counters
+    throttled: ThrottledLog = request.app.state.prefetch_log
     at = utcnow() if body.at is None else to_utc(body.at, "at")
     max_chars = body.max_chars or settings.prefetch_max_chars
     max_items = body.max_items or settings.prefetch_max_items
@@ -92,7 +95,8 @@ async def post_prefetch(body: PrefetchIn, request: Request, _: BearerDep) -> Pre
             replan = request.app.state.warmer.replan(
                 owner, body.chat_id, body.message, at, max_chars, max_items, body.project
             )
-        log.warning(
+        throttled.warning(
+            "deadline",
             "prefetch past its deadline; answering degraded%s",
             "; planning its shape in the background" if replan else "",
         )
@@ -101,10 +105,12 @@ async def post_prefetch(body: PrefetchIn, request: Request, _: BearerDep) -> Pre
         log.debug("prefetch shed at once: %s", exc)
         return _degraded(counters, "shed")
     except Overloaded:
-        log.warning("prefetch: every place is held by calls still running; answering degraded")
+        throttled.warning(
+            "overloaded", "prefetch: every place is held by calls still running; answering degraded"
+        )
         return _degraded(counters, "overloaded")
     except StoreUnavailable:
-        log.warning("prefetch: the store cannot be reached; answering degraded")
+        throttled.warning("store", "prefetch: the store cannot be reached; answering degraded")
         return _degraded(counters, "store")
     except Exception:
         log.exception("prefetch failed; answering degraded")
