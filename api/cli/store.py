@@ -133,12 +133,14 @@ def serve(
     settings = Settings()
     log_to_stderr()
     # The app's imports and the embedder's load take seconds of their own: done in a
-    # thread while the local Neo4j starts, they are off the time to ready.
+    # thread while the local Neo4j starts, they are off the time to ready. With workers,
+    # this process serves nothing: each worker imports and loads its own.
     preload = threading.Thread(target=_preload, args=(settings,), name="preload", daemon=True)
-    preload.start()
+    if workers == 1:
+        preload.start()
     with open_store(settings, start_local=True) as driver:
-        preload.join()
         if workers == 1:
+            preload.join()
             from api.http.app import create_app
 
             uvicorn.run(

@@ -19,7 +19,10 @@ from typing import Any
 
 import httpx
 import pytest
+import uvicorn
 
+import api.http.app
+from api.cli import store
 from committer.apply import Committer
 from graph.local.server import pick_free_port
 from graph.read.reader import Reader
@@ -180,3 +183,27 @@ def test_a_memory_page_session_works_in_every_process(
         client.cookies.set("ws_session", f"{body}.{'A' * len(mac)}", path="/memory")
         forged = client.get(f"{two_workers}/memory", follow_redirects=False)
         assert forged.status_code in (302, 303, 307) and "sign-in" in forged.headers["location"]
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_only_a_serving_process_preloads(workers: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`serve` imports the app and loads the embedder while Neo4j starts, but only when it
+    serves itself: with `--workers N` the parent only starts processes, and each loads its
+    own (it used to preload anyway: seconds of CPU and the model's memory for nothing)."""
+    preloaded: list[object] = []
+    served: list[object] = []
+    monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:1")  # not used: open_store is replaced
+    for name in ("WORLDSTATE_WEB_SESSIONS", "WORLDSTATE_WEB_SESSION_SECRET"):
+        monkeypatch.delenv(name, raising=False)  # serve sets them for its workers: undone
+    monkeypatch.setattr(store, "_preload", preloaded.append)
+    monkeypatch.setattr(store, "open_store", lambda *a, **k: contextlib.nullcontext(None))
+    monkeypatch.setattr(store, "log_to_stderr", lambda: None)
+    monkeypatch.setattr(api.http.app, "create_app", lambda *a, **k: "the app")
+    monkeypatch.setattr(uvicorn, "run", lambda app, **k: served.append((app, k.get("workers", 1))))
+    store.serve(workers=workers)
+    assert len(preloaded) == (1 if workers == 1 else 0)
+    assert (
+        served == [("the app", 1)]
+        if workers == 1
+        else served == [("api.http.app:app_from_environment", workers)]
+    )
