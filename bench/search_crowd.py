@@ -4,6 +4,10 @@ The store holds `--crowd` owners of `--crowd-people` people each, `--small` owne
 people and one owner of `--large` people (ten facts a person, a fifth of the
 one-cardinality ones superseded once: bench/world.py), all loaded through the committer
 with vectors from the local model's pool. The vector index is shared by all of them.
+With `--episodes N` every owner also holds N episodes, what was said (issue 12: episodes
+multiply the vectors in the shared indexes), written with the committer's own write
+primitives (graph/write/episodes.py) 500 to a transaction: sentences about the owner's
+people and their facts, each with the pool vector of the fact it names plus noise.
 
 For questions about the small and the large owners, each round runs, interleaved: the
 floor (`Reader.ping`, a `RETURN 1` READ transaction), `api.chat.search.search` (limit 10)
@@ -15,7 +19,7 @@ p50 and p99 as multiples of the floor's p50, the path the semantic list took, th
 agreement of the two searches, and the RSS of this process (before and after the cache
 filled) and of Neo4j.
 
-    .venv/bin/python bench/search_crowd.py --uri bolt://127.0.0.1:PORT --load
+    .venv/bin/python bench/search_crowd.py --uri bolt://127.0.0.1:PORT --load [--episodes 500]
     .venv/bin/python bench/search_crowd.py --uri bolt://127.0.0.1:PORT --neo4j-pid PID
 
 Use a Neo4j of your own (`WORLDSTATE_DATA_DIR=... worldstate neo4j start`), never a
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import sys
 import time
 from collections import Counter
@@ -37,14 +42,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from api.chat.prefetch.block import build
 from api.chat.search import candidates, search
 from bench.measure import p, rss_mb
-from bench.world import FixedEmbedder, Pool, load_ours, people, questions
+from bench.world import FixedEmbedder, Pool, chunks, load_ours, people, pool_key, questions
 from graph.driver import connect
-from graph.embedding import LocalEmbedder
+from graph.embedding import LocalEmbedder, fact_text
 from graph.read.reader import Reader
 from graph.read.vectors import VectorCache
 from graph.schema import ensure_schema
 from graph.scope import Scope
 from graph.time import AsOf, utcnow
+from graph.write.writer import Writer
+
+SAID = (
+    "Caught up with {name} today, and we talked about the {value} thing.",
+    "{name} told me about {value} over lunch; I had no idea.",
+    "Remind me to ask {name} how {value} is going.",
+    "We spent the evening with {name}, mostly on {value}.",
+)
+"""What the owners said: sentences naming one of their people and a value of that person's
+facts, so questions about people find episodes as well as facts."""
 
 
 def owners(args: Any) -> dict[str, int]:
@@ -60,9 +75,57 @@ def load(driver: Any, args: Any, pool: Pool) -> None:
     for owner, count in owners(args).items():
         if owner not in have:
             load_ours(driver, owner, people(owner, count), pool)
+    if args.episodes:
+        load_episodes(driver, args, pool)
     driver.execute_query("CALL db.awaitIndexes(3600)")
     rows = driver.execute_query("MATCH (f:Fact) RETURN count(f) AS n").records[0]["n"]
-    print(f"loaded in {time.perf_counter() - began:.0f} s; {rows} fact rows in the store")
+    said = driver.execute_query("MATCH (e:Episode) RETURN count(e) AS n").records[0]["n"]
+    print(f"loaded in {time.perf_counter() - began:.0f} s; {rows} fact rows, {said} episodes")
+
+
+def load_episodes(driver: Any, args: Any, pool: Pool) -> None:
+    """Give every owner `args.episodes` episodes (skipping owners that have some)."""
+    have = {
+        r["owner"]
+        for r in driver.execute_query("MATCH (e:Episode) RETURN DISTINCT e.owner AS owner").records
+    }
+    writer = Writer(driver)
+    said_at = utcnow()
+    for owner, count in owners(args).items():
+        if owner in have:
+            continue
+        persons, rng = people(owner, count), random.Random(owner)
+        made = []
+        for i in range(args.episodes):
+            person = rng.choice(persons)
+            fact = rng.choice(person.facts)
+            text = rng.choice(SAID).format(name=person.name, value=fact.value)
+            key = pool_key(fact_text(person.name, fact.attribute, fact.value))
+            made.append(
+                {
+                    "id": f"ep-{owner}-{i}",
+                    "chat_id": f"chat-{i % 7}",
+                    "run_id": f"run-{owner}-{i // 20}",
+                    "message_id": f"m-{i}",
+                    "seq": i % 20,
+                    "part": "own",
+                    "surface": "chat",
+                    "role": "user",
+                    "speaker_id": None,
+                    "text": text,
+                    "said_at": said_at,
+                    "source": "user_stated",
+                    "search_text": text,
+                    "embedding": pool.vector(text, key),
+                }
+            )
+        for part in chunks(made, 500):
+
+            def work(w: Any, part: Any = part, owner: str = owner) -> None:
+                t = w.begin_commit(owner, utcnow())
+                w.create_episodes(owner, list(part), t, LocalEmbedder.model)
+
+            writer.transaction(work)
 
 
 def measure(driver: Any, args: Any) -> None:
@@ -84,6 +147,7 @@ def measure(driver: Any, args: Any) -> None:
     times: dict[str, list[float]] = {}
     paths: Counter[str] = Counter()
     agree: dict[str, list[float]] = {"small": [], "large": []}
+    episodes: dict[str, list[int]] = {"small": [], "large": []}
     for i in range(per):
         for kind, owner, q in asked[i::per]:
             now = AsOf.at()
@@ -108,7 +172,8 @@ def measure(driver: Any, args: Any) -> None:
                 ("prefetch", ms_prefetch),
             ):
                 times.setdefault(f"{kind}|{name}", []).append(ms)
-            ids_a, ids_b = {f.fact.id for f in a.items}, {f.fact.id for f in b.items}
+            ids_a, ids_b = {item_id(f) for f in a.items}, {item_id(f) for f in b.items}
+            episodes[kind].append(sum(f.kind == "episode" for f in b.items))
             agree[kind].append(len(ids_a & ids_b) / max(len(ids_a), 1))
             if i % 10 == 0:
                 vector = embedder.embed([q])[0]
@@ -117,6 +182,16 @@ def measure(driver: Any, args: Any) -> None:
                     path = reader.semantic(Scope(owner), vector, embedder.model, now, n)[1]
                     paths[f"{kind}|{name}->{path}"] += 1
     report(times, paths, agree, args, rss_before)
+    for kind, counts in episodes.items():
+        print(
+            f"episodes among the top 10, {kind}: {sum(counts) / max(len(counts), 1):.2f} a search"
+        )
+
+
+def item_id(found: Any) -> str:
+    """A search item's id, whatever its kind (fact, entity or episode)."""
+    record = found.fact or found.episode or found.entity
+    return f"{found.kind}:{record.id}"
 
 
 def report(
@@ -155,6 +230,7 @@ def main() -> None:
     parser.add_argument("--crowd-people", type=int, default=40)
     parser.add_argument("--small", type=int, default=4)
     parser.add_argument("--large", type=int, default=1000)
+    parser.add_argument("--episodes", type=int, default=0, help="episodes per owner (issue 12)")
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--warmup", type=int, default=30)
     parser.add_argument("--cache", default="bench/results/cache", help="pool vectors dir")
