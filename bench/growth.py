@@ -29,7 +29,10 @@ commit each, timed; beside it the history read of that attribute (d rows).
 Each finished step is saved in `--json` (the run resumes from it: steps done are not
 measured again, the store keeps what was loaded). The tables (p50/p99, ratios to the
 floor p50 of the same step, load average, RSS of this process and of Neo4j) are printed
-and written to `--out`; the log-log plot to the same name with `.png`.
+and written to `--out`; the log-log plot to the same name with `.png`. `--remeasure N`
+measures step N again on the store as it is (the first figures stay, marked "earlier", as
+hollow markers in the plot); free-text `remarks` in the JSON (what happened to the store
+between runs) are written under the note.
 """
 
 from __future__ import annotations
@@ -373,7 +376,10 @@ def plot(results: dict[str, Any], path: Path) -> None:
         ax.set_title(title, fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
     left.legend(fontsize=7, ncol=2)
-    mid.legend(fontsize=8, title="shaded: 1.5x band around 10^3", title_fontsize=8)
+    title = "shaded: 1.5x band around 10^3"
+    if results.get("earlier"):
+        title += "\nhollow: a step's first measurement\n(measured again since)"
+    mid.legend(fontsize=8, title=title, title_fontsize=8)
     depths = sorted(results["depths"], key=int)
     ds = [int(d) for d in depths]
     for op in ("commit", "history read", "floor"):
@@ -428,7 +434,8 @@ def save(results: dict[str, Any], args: Any) -> None:
         "which then read every hit of the owner holding one of the words); '(earlier)': "
         "the same step as first measured, before it was measured again on the same store."
     )
-    head = [__doc__.splitlines()[0].strip(), "", note, ""]
+    remarks = [line for r in results.get("remarks", []) for line in ("", r)]
+    head = [__doc__.splitlines()[0].strip(), "", note, *remarks, ""]
     out.write_text("\n".join([*head, *lines]) + "\n")
     print("\n".join(lines))
     plot(results, out.with_suffix(".png"))
