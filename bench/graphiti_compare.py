@@ -17,7 +17,13 @@ then each side's `RETURN 1` floor), each timed inside its own process. Printed p
 p50/p95/p99, ratios to our floor and ours to Graphiti, the top-10 overlap, the share of
 results that are superseded facts, each process's and each Neo4j's RSS, load times.
 
-    .venv/bin/python bench/graphiti_compare.py [--sizes 1,5,25] [--queries 300]
+    .venv/bin/python bench/graphiti_compare.py [--sizes 1,5,25] [--queries 300] [--reuse]
+
+The questions take the owners in turn, so the warm-up asks every owner (twice with the
+default 40 and 20 owners): each owner's first search, which fills our per-owner vector
+cache (graph/read/vectors.py), is printed apart and left out of the figures. Each size's
+stores stay in `--data` after the run (with its load figures in `loaded-<size>.json`);
+`--reuse` measures them again without loading.
 
 Needs `pip install -e '.[bench]'` (graphiti-core) and Java 17 for the local Neo4j.
 """
@@ -26,12 +32,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
 import multiprocessing as mp
 import os
 import shutil
 import sys
 import time
+from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -39,7 +47,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.measure import p, rss_mb
-from bench.world import FixedEmbedder, Pool, load_ours, people
+from bench.world import FixedEmbedder, Person, Pool, load_ours, people
 from bench.world import questions as make_questions
 from graph.driver import connect
 from graph.embedding import LocalEmbedder, fact_text
@@ -107,65 +115,89 @@ def ask(conn: Connection, *command: Any) -> Any:
     return conn.recv()
 
 
-def fresh(root: Path, name: str, heap: str, page_cache_mb: int) -> LocalNeo4j:
-    """A Neo4j in an empty data dir `root/name`."""
-    shutil.rmtree(root / name, ignore_errors=True)
+def fresh(root: Path, name: str, heap: str, page_cache_mb: int, keep: bool) -> LocalNeo4j:
+    """A Neo4j in the data dir `root/name`: emptied first unless `keep`."""
+    if not keep:
+        shutil.rmtree(root / name, ignore_errors=True)
     return start(root / name, heap=heap, page_cache_mb=page_cache_mb, detach=True)
+
+
+def round_robin(worlds: dict[str, Sequence[Person]], count: int) -> list[tuple[str, str]]:
+    """`count` (owner, question) pairs taking the owners in turn, so any run of
+    len(worlds) of them (the warm-up first) asks every owner once."""
+    per = count // len(worlds) + 1
+    asked = [
+        [(owner, q) for q, _, _ in make_questions(persons, per, f"q{k}")]
+        for k, (owner, persons) in enumerate(worlds.items())
+    ]
+    return [pair for turn in zip(*asked, strict=True) for pair in turn][:count]
 
 
 def measure_size(scale: int, args: Any, pool: Pool, qvec: LocalEmbedder) -> dict[str, Any]:
     """Load both systems at `scale`, run the interleaved queries, return the figures."""
     root = Path(args.data)
-    ours_db = fresh(root, "ours", args.heap, args.page_cache_mb)
-    theirs_db = fresh(root, "graphiti", args.heap, args.page_cache_mb)
+    saved = root / f"loaded-{scale}.json"
+    reuse = args.reuse and saved.exists()  # both stores loaded at this scale before
+    ours_db = fresh(root, "ours", args.heap, args.page_cache_mb, reuse)
+    theirs_db = fresh(root, "graphiti", args.heap, args.page_cache_mb, reuse)
     try:
         worlds = {
             f"s{scale}-o{k}": people(f"o{k}", args.people * scale) for k in range(args.owners)
         }
-        driver = connect(ours_db.uri)
-        ensure_schema(driver)
-        began = time.perf_counter()
-        for o, w in worlds.items():
-            load_ours(driver, o, w, pool)
-        assertions = sum(
-            len(p.facts) + sum(f.old is not None for f in p.facts)
-            for w in worlds.values()
-            for p in w
-        )
-        ours_load = time.perf_counter() - began
-        driver.execute_query("CALL db.awaitIndexes(3600)")
-        ours_rows = driver.execute_query("MATCH (f:Fact) RETURN count(f) AS n").records[0]["n"]
-        driver.close()
-        from bench import graphiti_side
-
-        async def load_theirs() -> tuple[int, int]:
-            built = graphiti_side.clients(theirs_db.uri)
-            await built.driver.build_indices_and_constraints()
-            counts = [await graphiti_side.load(built, o, w, pool) for o, w in worlds.items()]
-            await built.driver.close()
-            return sum(c[0] for c in counts), sum(c[1] for c in counts)
-
-        began = time.perf_counter()
-        nodes, edges = asyncio.run(load_theirs())
-        theirs_load = time.perf_counter() - began
-        asked = []
-        for k, (owner, persons) in enumerate(worlds.items()):
-            per = (args.queries + args.warmup) // args.owners + 1
-            asked += [(owner, q) for q, _, _ in make_questions(persons, per, f"q{k}")]
-        asked = asked[: args.queries + args.warmup]
+        if reuse:
+            loaded = json.loads(saved.read_text()) | {"reused": True}
+        else:
+            saved.unlink(missing_ok=True)
+            loaded = load_both(ours_db, theirs_db, worlds, pool)
+            saved.write_text(json.dumps(loaded))
+        asked = round_robin(worlds, args.queries + args.warmup)
         vectors = dict(zip([q for _, q in asked], qvec.embed([q for _, q in asked]), strict=True))
-        return interleave(ours_db, theirs_db, asked, vectors, args) | {
-            "scale": scale,
-            "assertions": assertions,
-            "ours_rows": ours_rows,
-            "ours_load_s": ours_load,
-            "theirs_nodes": nodes,
-            "theirs_edges": edges,
-            "theirs_load_s": theirs_load,
-        }
+        return interleave(ours_db, theirs_db, asked, vectors, args) | loaded | {"scale": scale}
     finally:
         stop(ours_db, timeout_s=60)
         stop(theirs_db, timeout_s=60)
+
+
+def load_both(
+    ours_db: LocalNeo4j,
+    theirs_db: LocalNeo4j,
+    worlds: dict[str, Sequence[Person]],
+    pool: Pool,
+) -> dict[str, Any]:
+    """Load `worlds` into both empty stores; return the counts and load times."""
+    driver = connect(ours_db.uri)
+    ensure_schema(driver)
+    began = time.perf_counter()
+    for o, w in worlds.items():
+        load_ours(driver, o, w, pool)
+    assertions = sum(
+        len(p.facts) + sum(f.old is not None for f in p.facts) for w in worlds.values() for p in w
+    )
+    ours_load = time.perf_counter() - began
+    driver.execute_query("CALL db.awaitIndexes(3600)")
+    ours_rows = driver.execute_query("MATCH (f:Fact) RETURN count(f) AS n").records[0]["n"]
+    driver.close()
+    from bench import graphiti_side
+
+    async def load_theirs() -> tuple[int, int]:
+        built = graphiti_side.clients(theirs_db.uri)
+        await built.driver.build_indices_and_constraints()
+        counts = [await graphiti_side.load(built, o, w, pool) for o, w in worlds.items()]
+        await built.driver.close()
+        return sum(c[0] for c in counts), sum(c[1] for c in counts)
+
+    began = time.perf_counter()
+    nodes, edges = asyncio.run(load_theirs())
+    theirs_load = time.perf_counter() - began
+    return {
+        "assertions": assertions,
+        "ours_rows": ours_rows,
+        "ours_load_s": ours_load,
+        "theirs_nodes": nodes,
+        "theirs_edges": edges,
+        "theirs_load_s": theirs_load,
+        "load_avg_at_load": os.getloadavg()[0],
+    }
 
 
 def interleave(
@@ -183,6 +215,7 @@ def interleave(
     times: dict[str, list[float]] = {
         k: [] for k in ("ours", "prefetch", "theirs", "floor", "gfloor")
     }
+    cold: dict[str, list[float]] = {"ours": [], "theirs": []}
     overlap: list[float] = []
     superseded = {"ours": 0, "theirs": 0, "ours_n": 0, "theirs_n": 0}
     examples = []
@@ -191,6 +224,9 @@ def interleave(
         ms_p, _ = ask(a, "prefetch", owner, q)
         floor, gfloor = ask(a, "floor"), ask(b, "floor")
         if i < args.warmup:
+            if i < args.owners:  # each owner's first search (round_robin: one each)
+                cold["ours"].append(ms_a)
+                cold["theirs"].append(ms_b)
             continue
         for key, value in (("ours", ms_a), ("theirs", ms_b), ("prefetch", ms_p)):
             times[key].append(value)
@@ -212,6 +248,7 @@ def interleave(
     b_proc.join(30)
     return {
         "times": times,
+        "cold": cold,
         "overlap": overlap,
         "superseded": superseded,
         "rss": rss,
@@ -232,6 +269,9 @@ def report(r: dict[str, Any], args: Any) -> None:
         f"{r['ours_load_s']:.0f} s; Graphiti: {r['theirs_nodes']} nodes, "
         f"{r['theirs_edges']} edges in {r['theirs_load_s']:.0f} s"
     )
+    if r.get("reused"):
+        print("(stores loaded by an earlier run at this size, measured again; load figures theirs)")
+    print(f"load average at the end of the load: {r.get('load_avg_at_load', float('nan')):.1f}")
     print(f"{len(t['ours'])} queries per series, embedding excluded on both sides\n")
     print("| series | p50 ms | p95 ms | p99 ms | p50 / floor | p99 / floor |")
     print("|---|---|---|---|---|---|")
@@ -248,6 +288,12 @@ def report(r: dict[str, Any], args: Any) -> None:
             f"| {names[key]} | {p(v, 0.5):.1f} | {p(v, 0.95):.1f} | {p(v, 0.99):.1f} | "
             f"{p(v, 0.5) / floor:.1f} | {p(v, 0.99) / floor:.1f} |"
         )
+    cold = r["cold"]
+    print(
+        f"\neach owner's first search (in the warm-up, {len(cold['ours'])} owners): ours p50 "
+        f"{p(cold['ours'], 0.5):.0f} ms, max {max(cold['ours']):.0f} ms (its vector cache "
+        f"fills); Graphiti p50 {p(cold['theirs'], 0.5):.0f} ms, max {max(cold['theirs']):.0f} ms"
+    )
     s = r["superseded"]
     print(
         f"\nGraphiti / ours: p50 {p(t['theirs'], 0.5) / p(t['ours'], 0.5):.1f}x, "
@@ -277,6 +323,11 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=40)
     parser.add_argument("--data", default=str(Path.home() / ".cache/worldstate/bench/compare"))
     parser.add_argument("--cache", default=str(Path.home() / ".cache/worldstate/bench"))
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="measure again on the stores a run left loaded at that size (no new load)",
+    )
     parser.add_argument("--heap", default="1g")
     parser.add_argument("--page-cache-mb", type=int, default=1024)
     args = parser.parse_args()

@@ -29,7 +29,10 @@ commit each, timed; beside it the history read of that attribute (d rows).
 Each finished step is saved in `--json` (the run resumes from it: steps done are not
 measured again, the store keeps what was loaded). The tables (p50/p99, ratios to the
 floor p50 of the same step, load average, RSS of this process and of Neo4j) are printed
-and written to `--out`; the log-log plot to the same name with `.png`.
+and written to `--out`; the log-log plot to the same name with `.png`. `--remeasure N`
+measures step N again on the store as it is (the first figures stay, marked "earlier", as
+hollow markers in the plot); free-text `remarks` in the JSON (what happened to the store
+between runs) are written under the note.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ import argparse
 import json
 import os
 import random
+import subprocess
 import sys
 import time
 from datetime import UTC, datetime, timedelta
@@ -45,6 +49,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from neo4j.exceptions import ClientError
 
 from bench.measure import p, rss_mb
 from bench.world import ATTRIBUTES, T1, FixedEmbedder, Pool, PoolEmbedder, questions
@@ -80,6 +86,71 @@ def people_of(driver: Any, owner: str) -> dict[str, str]:
         return {}
     rows = driver.execute_query(PEOPLE, owner=owner, self_id=found[0]["s"]).records
     return {r["name"]: r["id"] for r in rows}
+
+
+INDEXES = "SHOW INDEXES YIELD name, state, populationPercent RETURN name, state, populationPercent"
+"""READ (bench only). -> name, state, populationPercent of every index."""
+
+
+def await_indexes(driver: Any, poll_s: float = 15.0) -> None:
+    """Wait until every index is ONLINE, printing the progress of those populating.
+
+    Polls instead of `CALL db.awaitIndexes(...)`: that call runs in one transaction, and
+    the local Neo4j ends any transaction after 5 minutes (graph/local/launcher), shorter
+    than a million-row vector index takes to populate on two shared cores.
+
+    Raises:
+        RuntimeError: an index FAILED.
+    """
+    while True:
+        rows = driver.execute_query(INDEXES).records
+        failed = [r["name"] for r in rows if r["state"] == "FAILED"]
+        if failed:
+            raise RuntimeError(f"index population failed: {failed}")
+        pending = {r["name"]: r["populationPercent"] for r in rows if r["state"] != "ONLINE"}
+        if not pending:
+            return
+        shown = ", ".join(f"{k} {v:.0f}%" for k, v in pending.items())
+        print(f"{utcnow():%H:%M:%S} populating: {shown}")
+        time.sleep(poll_s)
+
+
+OLD_CODE = "before 69c7397"
+"""The code of steps saved without a version: measured before main's commit 69c7397
+(full-text search reads Lucene's best hits first, not every hit of the owner)."""
+
+
+def code_version() -> str:
+    """The short git commit that last changed api/ or graph/ in this checkout (the code
+    the reads run), with "+" when those have uncommitted changes."""
+    here = Path(__file__).resolve().parents[1]
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(here), "log", "-1", "--format=%h", "--", "api", "graph"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(here), "status", "--porcelain", "--", "api", "graph"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+" if dirty else "")
+
+
+def make_schema(driver: Any) -> None:
+    """`ensure_schema`, letting its 300 s wait for the indexes run out: a million-row
+    vector index takes longer to populate; `await_indexes` then waits for it."""
+    try:
+        ensure_schema(driver)
+    except ClientError as e:
+        if not any(w in str(e).lower() for w in ("awaitindexes", "online", "time")):
+            raise
+        print(f"{utcnow():%H:%M:%S} indexes still populating after ensure_schema's wait")
 
 
 def measure_reads(
@@ -230,18 +301,21 @@ def measure_depth(driver: Any, pool: Pool, reader: Reader, depth: int) -> dict[s
 def table(results: dict[str, Any]) -> list[str]:
     """The two Markdown tables of `results` (the saved JSON)."""
     lines = [
-        "| owner's facts | call | n | p50 ms | p99 ms | p50 / floor p50 | p99 / floor p50 "
+        "| owner's facts (code) | call | n | p50 ms | p99 ms | p50 / floor p50 | p99 / floor p50 "
         "| rows per call | db hits per call | load avg | RSS bench / Neo4j MiB |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for size in sorted(results["steps"], key=int):
-        step = results["steps"][size]
+    earlier = results.get("earlier", {})
+    shown = [(k, results["steps"][k], "") for k in results["steps"]]
+    shown += [(k, earlier[k], " (earlier)") for k in earlier]
+    for size, step, mark in sorted(shown, key=lambda s: (int(s[0]), s[2] == "")):
         floor = p(step["times"]["floor"], 0.5)
         for op in OPS:
             v = step["times"][op]
             per = f"{step['rows'][op] / step['calls']:.1f}" if op in step["rows"] else ""
             lines.append(
-                f"| {int(size):,} | {op} | {len(v)} | {p(v, 0.5):.1f} | {p(v, 0.99):.1f} | "
+                f"| {int(size):,}{mark} ({step.get('code', OLD_CODE)}) | {op} | {len(v)} | "
+                f"{p(v, 0.5):.1f} | {p(v, 0.99):.1f} | "
                 f"{p(v, 0.5) / floor:.1f} | {p(v, 0.99) / floor:.1f} | {per} | "
                 f"{step.get('db_hits', {}).get(op, float('nan')):,.0f} | "
                 f"{step['load']:.1f} | {step['rss'][0]:.0f} / {step['rss'][1]:.0f} |"
@@ -286,6 +360,11 @@ def plot(results: dict[str, Any], path: Path) -> None:
         floors = [p(results["steps"][s]["times"]["floor"], 0.5) for s in sizes]
         ratios = [a / f for a, f in zip(p50, floors, strict=True)]
         mid.plot(xs, ratios, marker="o", color=colour, label=op)
+        for s, step in results.get("earlier", {}).items():  # re-measured since: hollow
+            at50 = p(step["times"][op], 0.5)
+            left.plot([int(s)], [at50], marker="o", mfc="none", color=colour, linestyle="")
+            floor50 = p(step["times"]["floor"], 0.5)
+            mid.plot([int(s)], [at50 / floor50], marker="o", mfc="none", color=colour)
         if op in ("prefetch", "as-of read") and 1_000 in xs:  # the target: within 1.5x
             at = ratios[xs.index(1_000)]
             mid.fill_between([1_000, max(xs)], at / 1.5, at * 1.5, color=colour, alpha=0.08)
@@ -297,7 +376,10 @@ def plot(results: dict[str, Any], path: Path) -> None:
         ax.set_title(title, fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
     left.legend(fontsize=7, ncol=2)
-    mid.legend(fontsize=8, title="shaded: 1.5x band around 10^3", title_fontsize=8)
+    title = "shaded: 1.5x band around 10^3"
+    if results.get("earlier"):
+        title += "\nhollow: a step's first measurement\n(measured again since)"
+    mid.legend(fontsize=8, title=title, title_fontsize=8)
     depths = sorted(results["depths"], key=int)
     ds = [int(d) for d in depths]
     for op in ("commit", "history read", "floor"):
@@ -347,9 +429,13 @@ def save(results: dict[str, Any], args: Any) -> None:
         "hold another's whole name (bench/world_bulk.py: 'Luca Ortega Neka' holds 'Luca "
         "Ortega'); prefetch then rightly reads both people: hence its rows and db hits "
         "per call doubling at 100,000 (about 200 db hits per mentioned person at every "
-        "size)."
+        "size). Code: beside each size, the commit that last changed api/ or graph/ when "
+        f"the step was measured ('{OLD_CODE}': before main bounded the full-text reads, "
+        "which then read every hit of the owner holding one of the words); '(earlier)': "
+        "the same step as first measured, before it was measured again on the same store."
     )
-    head = [__doc__.splitlines()[0].strip(), "", note, ""]
+    remarks = [line for r in results.get("remarks", []) for line in ("", r)]
+    head = [__doc__.splitlines()[0].strip(), "", note, *remarks, ""]
     out.write_text("\n".join([*head, *lines]) + "\n")
     print("\n".join(lines))
     plot(results, out.with_suffix(".png"))
@@ -369,6 +455,14 @@ def main() -> None:
         default=10**9,
         help="drop the vector index while a step adds at least this many facts, then rebuild it",
     )
+    parser.add_argument(
+        "--remeasure",
+        type=int,
+        action="append",
+        default=[],
+        help="measure this finished step again on the store as it is (its figures so far "
+        "are kept under 'earlier' in the JSON and shown marked)",
+    )
     parser.add_argument("--cache", default=str(Path.home() / ".cache/worldstate/bench"))
     results_dir = Path(__file__).parent / "results"
     parser.add_argument("--out", default=str(results_dir / "growth.md"))
@@ -378,10 +472,15 @@ def main() -> None:
     local = json.loads((Path(args.data_dir) / "worldstate-neo4j.json").read_text())
     pool = Pool(Path(args.cache))
     driver = connect(local["uri"])
-    ensure_schema(driver)
+    make_schema(driver)
+    await_indexes(driver)
     results: dict[str, Any] = {"steps": {}, "depths": {}}
     if Path(args.json).exists():
         results = json.loads(Path(args.json).read_text())
+    for size in args.remeasure:
+        moved = results["steps"].pop(str(size), None)
+        if moved is not None:
+            results.setdefault("earlier", {})[str(size)] = moved
     if not results.get("shape"):
         results["shape"] = check_shape(driver, pool, "growth")
         print(f"bulk rows = committer rows ({results['shape']} rows compared)")
@@ -407,8 +506,8 @@ def main() -> None:
             driver.execute_query("DROP INDEX fact_embedding IF EXISTS")
         load_bulk(driver, OWNER, persons, pool)
         if rebuild:
-            ensure_schema(driver)
-        driver.execute_query("CALL db.awaitIndexes(7200)")
+            make_schema(driver)
+        await_indexes(driver)
         loaded = time.perf_counter() - began
         ids = people_of(driver, OWNER)
         named = unique_people(OWNER, 0, size // 10)
@@ -427,6 +526,7 @@ def main() -> None:
             "loaded_s": loaded,
             "vector_index_rebuilt": rebuild,
             "finished": utcnow().isoformat(),
+            "code": code_version(),
         }
         print(f"{size:,} facts: {len(ids):,} people loaded in {loaded:.0f} s")
         save(results, args)
