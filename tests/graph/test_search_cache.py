@@ -15,6 +15,7 @@ from neo4j import Driver
 from committer.apply import Committer
 from committer.proposals import Assertion, Provenance
 from committer.search_index import backfill
+from graph.cypher import search as sc
 from graph.embedding import LocalEmbedder
 from graph.read.reader import Reader
 from graph.read.vectors import OwnerVectors, VectorCache
@@ -169,3 +170,36 @@ def test_candidates_are_the_nearest_rows_visible_at_the_as_of_point() -> None:
     changed = held.updated("t", [_record("near", [], (t[0], t[2], t[0], far))])
     picked, _ = changed.candidates([1.0, 0.0], datetime(2024, 3, 15, tzinfo=UTC), at, 5)
     assert [i for i, _ in picked] == ["mid", "far"]
+
+
+def test_an_owner_known_too_big_skips_the_exact_attempt(
+    committer: Committer,
+    neo4j_driver: Driver,
+    embedder: LocalEmbedder,
+    owner: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Found by bench/growth.py: at 10^5 facts every search first read 4,000 of the
+    owner's rows to learn it was too big to rank exactly (20,000 db hits), though the
+    vector cache had already counted more. Once the cache knows the owner is bigger than
+    `exact_cap`, the index answers at once, with the same nearest rows here."""
+    people(committer, owner, ("Porto", "Lisbon", "Berlin"))
+    [query] = embedder.embed(["who lives in Porto"])
+    exact = Reader(neo4j_driver).semantic(Scope(owner), query, MODEL, AsOf.at(), 3)
+    assert exact[1] == "small"
+    cache = VectorCache(owner_rows=3)
+    reader = Reader(neo4j_driver, vectors=cache)
+    ran: list[str] = []
+    rows = reader._rows
+
+    def recorded(query: str, **params: object) -> list[object]:
+        ran.append(query)
+        return rows(query, **params)
+
+    monkeypatch.setattr(reader, "_rows", recorded)
+    hits, path = reader.semantic(Scope(owner), query, MODEL, AsOf.at(), 3, exact_cap=3)
+    assert cache.too_big(owner, MODEL)
+    assert path in ("index", "exact") and sc.SEMANTIC_SMALL not in ran
+    assert [h.fact.id for h in hits] == [h.fact.id for h in exact[0]]
+    # a cap above what the cache counts to: the cache cannot tell, so the exact attempt runs
+    assert reader.semantic(Scope(owner), query, MODEL, AsOf.at(), 3)[1] == "small"
