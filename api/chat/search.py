@@ -17,7 +17,11 @@ scored on the evidence itself, not on its rank in a list:
   question words, `content_words`) that the candidate's text holds, accents and case
   folded and each word reduced to its English stem ("researched" holds "research"),
   each word weighed by how rare it is among the candidates (`pool_weights`: a word
-  every candidate holds says little): 1.0 when it holds every one;
+  every candidate holds says little): 1.0 when it holds every one. An episode is read
+  in its context: a word it does not hold but a message next to it in its run does
+  (the one before or after, as the reader sees them: `Reader.neighbour_texts`) counts
+  for `W_CONTEXT` of one it holds ("Did you go to the support group?" / "Yes, last
+  Friday!": the reply is about the group);
 * `named` is 1 when the query names the episode's speaker ("What did Caroline
   research?" and a message Caroline said); the speaker's name then leaves the words
   `lexical` counts for it, since every message of hers "holds" it (the search text of
@@ -64,6 +68,9 @@ W_LEXICAL = 0.42
 """Weight of the lexical evidence (weighed share of the query's content words found)."""
 W_SPEAKER = 0.16
 """Weight of the query naming the episode's speaker."""
+W_CONTEXT = 0.6
+"""What a query word held only by a message next to an episode counts for in its lexical
+evidence, against 1 for a word it holds itself."""
 DECIMALS = 6
 """Scores are rounded to this many places before they are compared."""
 MAX_CANDIDATES = 200
@@ -177,13 +184,23 @@ def lexical(terms: list[str], text: str | None, weights: dict[str, float] | None
     return held(terms, _stem_set(text), weights)
 
 
-def held(terms: list[str], have: set[str], weights: dict[str, float] | None = None) -> float:
-    """The weighed share of `terms` in the stems `have` (see `lexical`)."""
-    if not terms or not have:
+def held(
+    terms: list[str],
+    have: set[str],
+    weights: dict[str, float] | None = None,
+    around: set[str] | None = None,
+) -> float:
+    """The weighed share of `terms` in the stems `have` (see `lexical`); a term only the
+    stems `around` (the context: the messages next to it) hold counts for `W_CONTEXT`."""
+    around = around or set()
+    if not terms or not (have or around):
         return 0.0
     weight = {t: 1.0 if weights is None else weights.get(t, 1.0) for t in terms}
     total = sum(weight.values())
-    return sum(weight[t] for t in terms if t in have) / total if total > 0 else 0.0
+    found = sum(
+        weight[t] * (1.0 if t in have else W_CONTEXT if t in around else 0.0) for t in terms
+    )
+    return found / total if total > 0 else 0.0
 
 
 def pool_weights(terms: list[str], pool: list[set[str]]) -> dict[str, float]:
@@ -236,6 +253,7 @@ def fuse(
     episodes: tuple[list[EpisodeHit], list[EpisodeHit]],
     limit: int,
     hybrid: bool,
+    context: dict[str, list[str]] | None = None,
 ) -> list[Found]:
     """Score every candidate on its own evidence and keep the `limit` best, one per
     message (`said_key`: the best-scored item of a message stands for it).
@@ -246,6 +264,8 @@ def fuse(
         episodes: (semantic hits, full-text hits) among episodes.
         limit: how many results.
         hybrid: whether the search had a vector (else scores are lexical alone).
+        context: episode id -> the texts of the messages next to it
+            (`Reader.neighbour_texts`), or None for none.
 
     Returns:
         Best first; ties by kind (facts first), then id.
@@ -271,7 +291,8 @@ def fuse(
         row = rows[key]
         who = speaker_stems(row.episode.speaker) if isinstance(row, EpisodeHit) else set()
         named = bool(who) and any(t in who for t in terms)
-        share = held([t for t in terms if t not in who] or terms, have[key], weights)
+        around = _stem_set(" ".join(context.get(key[1], []))) if key[0] == 1 and context else None
+        share = held([t for t in terms if t not in who] or terms, have[key], weights, around)
         score = fused(semantic, share, hybrid, named)
         if isinstance(row, EpisodeHit):
             out[key] = Found("episode", score, semantic, bm25, share, episode=row.episode)
@@ -302,6 +323,12 @@ def _merged(
     )
 
 
+def _episodes_of(*lists: list[EpisodeHit]) -> list[EpisodeRecord]:
+    """The episodes the lists found, each once, in order."""
+    found = {h.episode.id: h.episode for hits in lists for h in hits}
+    return list(found.values())
+
+
 def speaker_stems(name: str | None) -> set[str]:
     """The stems of a speaker's name, as `content_words` gives a query's ("Caroline" ->
     {"carolin"}); empty for none."""
@@ -321,8 +348,9 @@ def search(
         as_of: the point on both axes (CONTRACT §2, §12).
         limit: how many results.
 
-    The query is embedded first (outside any transaction); the four lists are then read
-    in one READ transaction, so they see the same store state.
+    The query is embedded first (outside any transaction); the four lists, then the
+    messages next to the episodes they found (the context), are read in one READ
+    transaction, so they see the same store state.
 
     Raises:
         StoreUnavailable: Neo4j could not be reached.
@@ -343,7 +371,10 @@ def search(
         if vector is not None and model is not None:
             fact_near = snap.semantic(scope, vector, model, as_of, n)[0]
             said_near = snap.episode_semantic(scope, vector, model, as_of, n)[0]
-    items = fuse(q, (fact_near, fact_text), (said_near, said_text), limit, vector is not None)
+        around = snap.neighbour_texts(scope, _episodes_of(said_near, said_text), as_of)
+    items = fuse(
+        q, (fact_near, fact_text), (said_near, said_text), limit, vector is not None, around
+    )
     if embedder is None:
         return Outcome(
             items,

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 import pytest
 
 from api.chat.search import (
+    W_CONTEXT,
     W_LEXICAL,
     W_SEMANTIC,
     W_SPEAKER,
@@ -18,6 +19,7 @@ from api.chat.search import (
     content_words,
     fuse,
     fused,
+    held,
     lexical,
     pool_weights,
 )
@@ -211,3 +213,29 @@ def test_one_message_takes_one_place() -> None:
     assert [f.id for f in out] == ["e1", "f3", "e2"]
     assert [f.id for f in fuse("jazz", facts, episodes, 2, True)] == ["e1", "f3"]
     assert [f.id for f in fuse("jazz", facts, ([], []), 10, True)] == ["f1", "f3"]
+
+
+def test_a_word_only_the_context_holds_counts_for_w_context() -> None:
+    """A term the text holds counts 1, one only the messages next to it hold W_CONTEXT,
+    weighed like any other; context alone still counts; no terms count nothing."""
+    assert held(["pottery", "class"], {"pottery"}, None, {"class"}) == (1 + W_CONTEXT) / 2
+    assert held(["pottery"], set(), None, {"pottery"}) == W_CONTEXT
+    assert held(["pottery"], {"pottery"}, None, {"pottery"}) == 1.0
+    assert held(["a", "b"], set(), {"a": 3.0, "b": 1.0}, {"a"}) == W_CONTEXT * 3 / 4
+    assert held([], {"a"}, None, {"a"}) == 0.0
+
+
+def test_context_lifts_a_reply_and_only_an_episode() -> None:
+    """ "Yes, I loved it!" after a question about pottery outranks an unrelated message of
+    the same cosine; a context keyed by a fact's id lends the fact nothing."""
+    episodes = (
+        [said("e1", 0.6, "Yes, I loved it!", 0.6, "m2"), said("e2", 0.6, "Cold today", 0.6, "m3")],
+        [],
+    )
+    facts = ([hit("f1", 0.6, "Ana likes tea", 0.6, ("r1", "m9"))], [])
+    context = {"e1": ["Did you try the pottery class?"], "f1": ["pottery class"]}
+    out = fuse("pottery class", facts, episodes, 10, True, context)
+    assert out[0].id == "e1"
+    assert out[0].lexical == W_CONTEXT
+    assert {f.id: f.lexical for f in out}["f1"] == 0.0
+    assert fuse("pottery class", facts, episodes, 10, True)[0].lexical == 0.0
