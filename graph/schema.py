@@ -144,11 +144,6 @@ STATEMENTS: tuple[str, ...] = (
         "FOR (ep:Episode) ON (ep.owner, ep.retracted_at, ep.said_at)"
     ),
     "CREATE INDEX episode_owner_run IF NOT EXISTS FOR (ep:Episode) ON (ep.owner, ep.run_id)",
-    # The messages next to an episode (graph/cypher/context.py: search's context).
-    (
-        "CREATE INDEX episode_owner_run_seq IF NOT EXISTS "
-        "FOR (ep:Episode) ON (ep.owner, ep.run_id, ep.seq)"
-    ),
     "CREATE INDEX fact_owner_run IF NOT EXISTS FOR (f:Fact) ON (f.owner, f.run_id)",
     # What was said is matched on English stems ("researched" finds "research"), possessives
     # dropped ("Caroline's" finds "Caroline"); the query adds each word's accented form

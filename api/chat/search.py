@@ -18,9 +18,9 @@ scored on the evidence itself, not on its rank in a list:
   folded and each word reduced to its English stem ("researched" holds "research"),
   each word weighed by how rare it is among the candidates (`pool_weights`: a word
   every candidate holds says little): 1.0 when it holds every one. An episode is read
-  in its context: a word it does not hold but a message next to it in its run does
-  (the one before or after, as the reader sees them: `Reader.neighbour_texts`) counts
-  for `W_CONTEXT` of one it holds ("Did you go to the support group?" / "Yes, last
+  in its context: a word it does not hold but a message next to it in its run does (the
+  one before or after, when the search found that one too: `context`) counts for
+  `W_CONTEXT` of one it holds ("Did you go to the support group?" / "Yes, last
   Friday!": the reply is about the group);
 * `named` is 1 when the query names the episode's speaker ("What did Caroline
   research?" and a message Caroline said); the speaker's name then leaves the words
@@ -247,13 +247,33 @@ def fused(semantic: float | None, lexical_share: float, hybrid: bool, named: boo
     return round(W_SEMANTIC * cosine + W_LEXICAL * lexical_share + W_SPEAKER * named, DECIMALS)
 
 
+def context(
+    rows: dict[tuple[int, str], Hit | EpisodeHit],
+) -> dict[tuple[int, str], set[str]]:
+    """The stems of what was said next to each episode candidate, among the candidates:
+    the words (not the speaker) of the candidates that are the message just before or
+    just after it in its run. A neighbour the search did not find lends nothing; the
+    candidates are the caller's own, as of the search, so nothing else is read."""
+    at: dict[tuple[str, int], list[EpisodeRecord]] = {}
+    for row in rows.values():
+        if isinstance(row, EpisodeHit):
+            at.setdefault((row.episode.run_id, row.episode.seq), []).append(row.episode)
+    out: dict[tuple[int, str], set[str]] = {}
+    for key, row in rows.items():
+        if isinstance(row, EpisodeHit):
+            ep = row.episode
+            near = at.get((ep.run_id, ep.seq - 1), []) + at.get((ep.run_id, ep.seq + 1), [])
+            if near:
+                out[key] = set().union(*(_stem_set(n.text) for n in near))
+    return out
+
+
 def fuse(
     q: str,
     facts: tuple[list[Hit], list[Hit]],
     episodes: tuple[list[EpisodeHit], list[EpisodeHit]],
     limit: int,
     hybrid: bool,
-    context: dict[str, list[str]] | None = None,
 ) -> list[Found]:
     """Score every candidate on its own evidence and keep the `limit` best, one per
     message (`said_key`: the best-scored item of a message stands for it).
@@ -264,8 +284,6 @@ def fuse(
         episodes: (semantic hits, full-text hits) among episodes.
         limit: how many results.
         hybrid: whether the search had a vector (else scores are lexical alone).
-        context: episode id -> the texts of the messages next to it
-            (`Reader.neighbour_texts`), or None for none.
 
     Returns:
         Best first; ties by kind (facts first), then id.
@@ -286,13 +304,14 @@ def fuse(
             rows[key] = e
     have = {key: _stem_set(text) for key, (_, _, text) in seen.items()}
     weights = pool_weights(terms, list(have.values()))
+    around = context(rows)
     out: dict[tuple[int, str], Found] = {}
     for key, (semantic, bm25, _) in seen.items():
         row = rows[key]
         who = speaker_stems(row.episode.speaker) if isinstance(row, EpisodeHit) else set()
         named = bool(who) and any(t in who for t in terms)
-        around = _stem_set(" ".join(context.get(key[1], []))) if key[0] == 1 and context else None
-        share = held([t for t in terms if t not in who] or terms, have[key], weights, around)
+        counted = [t for t in terms if t not in who] or terms
+        share = held(counted, have[key], weights, around.get(key))
         score = fused(semantic, share, hybrid, named)
         if isinstance(row, EpisodeHit):
             out[key] = Found("episode", score, semantic, bm25, share, episode=row.episode)
@@ -323,12 +342,6 @@ def _merged(
     )
 
 
-def _episodes_of(*lists: list[EpisodeHit]) -> list[EpisodeRecord]:
-    """The episodes the lists found, each once, in order."""
-    found = {h.episode.id: h.episode for hits in lists for h in hits}
-    return list(found.values())
-
-
 def speaker_stems(name: str | None) -> set[str]:
     """The stems of a speaker's name, as `content_words` gives a query's ("Caroline" ->
     {"carolin"}); empty for none."""
@@ -348,9 +361,8 @@ def search(
         as_of: the point on both axes (CONTRACT §2, §12).
         limit: how many results.
 
-    The query is embedded first (outside any transaction); the four lists, then the
-    messages next to the episodes they found (the context), are read in one READ
-    transaction, so they see the same store state.
+    The query is embedded first (outside any transaction); the four lists are then read
+    in one READ transaction, so they see the same store state.
 
     Raises:
         StoreUnavailable: Neo4j could not be reached.
@@ -371,10 +383,7 @@ def search(
         if vector is not None and model is not None:
             fact_near = snap.semantic(scope, vector, model, as_of, n)[0]
             said_near = snap.episode_semantic(scope, vector, model, as_of, n)[0]
-        around = snap.neighbour_texts(scope, _episodes_of(said_near, said_text), as_of)
-    items = fuse(
-        q, (fact_near, fact_text), (said_near, said_text), limit, vector is not None, around
-    )
+    items = fuse(q, (fact_near, fact_text), (said_near, said_text), limit, vector is not None)
     if embedder is None:
         return Outcome(
             items,

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from graph.cypher import context as cc
 from graph.cypher import episodes as pc
 from graph.errors import NotFound
 from graph.read.base import ReadBase
@@ -220,35 +219,6 @@ class EpisodeReads(ReadBase):
             pc.EPISODES_OF_MESSAGES, run_id=run_id, message_id=message_id, **params(scope)
         )
         return [_episode(r) for r in rows]
-
-    def neighbour_texts(
-        self, scope: Scope, episodes: list[EpisodeRecord], as_of: AsOf
-    ) -> dict[str, list[str]]:
-        """Return, for each of `episodes`, the texts of the messages just before and just
-        after it in its run that `scope` sees at `as_of` (every part, in run order): the
-        context search scores a reply by (api/chat/search.py).
-
-        Args:
-            scope: who reads.
-            episodes: the episodes whose neighbours are read (each once).
-            as_of: the point on both axes (a neighbour said after `as_of.valid_at`, or
-                forgotten at `as_of.known_at`, lends nothing).
-
-        Returns:
-            Episode id -> its neighbours' texts; an episode without a visible neighbour is
-            left out.
-        """
-        if not episodes:
-            return {}
-        keys = [{"id": e.id, "run_id": e.run_id, "seq": e.seq} for e in episodes]
-        rows = self._rows(
-            cc.NEIGHBOUR_TEXTS,
-            keys=keys,
-            valid_at=as_of.valid_at,
-            known_at=as_of.known_at,
-            **params(scope),
-        )
-        return {r["id"]: list(r["texts"]) for r in rows}
 
     def episode_fulltext(
         self,

@@ -72,10 +72,11 @@ def said(
     semantic: float | None,
     message: str = "m1",
     speaker: str | None = None,
+    seq: int = 0,
 ) -> EpisodeHit:
-    """An episode hit, message `message` of run r1, said by `speaker`."""
+    """An episode hit, message `message` (at `seq`) of run r1, said by `speaker`."""
     episode = EpisodeRecord(
-        episode_id, "o", "c1", "r1", message, 0, "own", None, "user", None, speaker, text, T,
+        episode_id, "o", "c1", "r1", message, seq, "own", None, "user", None, speaker, text, T,
         "user_stated", T, FAR_FUTURE,
     )  # fmt: skip
     return EpisodeHit(episode, score, text, semantic)
@@ -225,17 +226,22 @@ def test_a_word_only_the_context_holds_counts_for_w_context() -> None:
     assert held([], {"a"}, None, {"a"}) == 0.0
 
 
-def test_context_lifts_a_reply_and_only_an_episode() -> None:
-    """ "Yes, I loved it!" after a question about pottery outranks an unrelated message of
-    the same cosine; a context keyed by a fact's id lends the fact nothing."""
+def test_context_lifts_a_reply_found_next_to_its_question() -> None:
+    """ "Yes, I loved it!" right after a question about a pottery class (both found)
+    outranks an unrelated message of the same cosine; a message two places away, or a
+    fact, takes nothing from it."""
     episodes = (
-        [said("e1", 0.6, "Yes, I loved it!", 0.6, "m2"), said("e2", 0.6, "Cold today", 0.6, "m3")],
+        [
+            said("q", 0.5, "Did Ana try the pottery class?", 0.5, "m1", seq=4),
+            said("r", 0.6, "Yes, I loved it!", 0.6, "m2", seq=5),
+            said("far", 0.6, "Cold today", 0.6, "m4", seq=7),
+        ],
         [],
     )
     facts = ([hit("f1", 0.6, "Ana likes tea", 0.6, ("r1", "m9"))], [])
-    context = {"e1": ["Did you try the pottery class?"], "f1": ["pottery class"]}
-    out = fuse("pottery class", facts, episodes, 10, True, context)
-    assert out[0].id == "e1"
-    assert out[0].lexical == W_CONTEXT
-    assert {f.id: f.lexical for f in out}["f1"] == 0.0
-    assert fuse("pottery class", facts, episodes, 10, True)[0].lexical == 0.0
+    out = {f.id: f for f in fuse("pottery class", facts, episodes, 10, True)}
+    assert out["q"].lexical == 1.0 and out["r"].lexical == W_CONTEXT
+    assert out["far"].lexical == 0.0 and out["f1"].lexical == 0.0
+    assert out["r"].score > out["far"].score
+    alone = ([episodes[0][1], episodes[0][2]], [])
+    assert {f.id: f.lexical for f in fuse("pottery class", facts, alone, 10, True)}["r"] == 0.0
