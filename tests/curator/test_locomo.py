@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from curator.episodes import redact
 from curator.extract import extract_run
 from curator.locomo import LocomoFormatError, load_locomo, parse_session_time
 
@@ -153,19 +152,3 @@ def test_runs_feed_the_extractor():
         ("Ivan", "participated_in", "jazz night", "2023-03-02"),
         ("Ivan", "member_of", "chess club", "2023-04-12"),
     ]
-
-
-def test_a_caption_carrying_a_secret_is_redacted_like_any_words():
-    """The caption is part of the message text, so the same redaction covers it: the
-    credential goes, the speaker's own words stay."""
-    turn = {
-        "speaker": "Rosa",
-        "dia_id": "D1:1",
-        "text": "Here is the note I found.",
-        "blip_caption": "a sticky note that says my PIN is 4821",
-    }
-    runs = load_locomo({"session_1_date_time": "9:05 am on 3 March, 2023", "session_1": [turn]})
-    text = runs[0]["messages"][0]["text"]
-    assert "4821" in text  # the importer copies; the service redacts what it is given
-    kept = redact(text)
-    assert "4821" not in kept and kept.startswith("Here is the note I found.")
