@@ -4,8 +4,6 @@ A LoCoMo file is one long conversation between two people: `speaker_a`, `speaker
 and for N = 1, 2, ... a list of turns `session_N` (`speaker`, `dia_id`, `text`, sometimes
 `img_url`, `blip_caption`, `query`) with its start `session_N_date_time`, e.g.
 "1:56 pm on 8 May, 2023". The file gives no time zone: the times are taken as UTC.
-A turn that shares a photo ("Take a look at this!") keeps the photo's caption after its
-words, marked as a photo (`PHOTO`): what the message showed is part of what it said.
 
 Each session becomes one run payload. Both speakers are people talking about themselves,
 so every turn is a `user` message with its `speaker` (CONTRACT §10: a message's speaker
@@ -62,21 +60,9 @@ def _rfc3339(at: datetime) -> str:
     return z(at)
 
 
-PHOTO = "[shares a photo: {}]"
-"""How a turn's shared photo is written after its words: the photo is part of what the
-message said ("Take a look at this!"), the brackets mark it as not the speaker's own words."""
-
-
 def _turn_text(turn: dict[str, Any]) -> str:
-    """The turn's words, then its shared photo's caption (`blip_caption`, as LoCoMo's own
-    evaluation shows it to a model) marked by `PHOTO`; a photo without a caption adds
-    nothing (its `img_url` is a link to fetch, not words, and `query` is the search the
-    dataset's authors ran to find a photo, not what the photo shows)."""
-    said = str(turn.get("text") or "").strip()
-    caption = " ".join(str(turn.get("blip_caption") or "").split())
-    if not caption:
-        return said
-    return f"{said} {PHOTO.format(caption)}" if said else PHOTO.format(caption)
+    """The turn's words; a shared photo's caption is not the speaker's own words, so left out."""
+    return str(turn.get("text") or "").strip()
 
 
 def load_locomo(source: str | Path | dict[str, Any], stem: str | None = None) -> list[RunPayload]:
@@ -92,7 +78,7 @@ def load_locomo(source: str | Path | dict[str, Any], stem: str | None = None) ->
         "messages": [...]}]`. Message `at` is the session time (UTC, RFC 3339 with "Z")
         plus the turn's index in seconds, so turns keep their order with strictly
         increasing timestamps. A `session_N_date_time` without its `session_N` (the files
-        have some) is skipped, as are turns with neither words nor a photo caption.
+        have some) is skipped, as are turns without text.
 
     Raises:
         LocomoFormatError: a session has no date, or its date cannot be read.

@@ -40,7 +40,7 @@ def test_malformed_evidence_entries_give_every_id_they_hold():
 
 def test_reading_keeps_categories_one_to_four_with_evidence():
     """Category 5 is left out; a question without evidence is counted, not asked; turns keep
-    their dialogue ids, speakers, words (a shared photo told by its marked caption) and times."""
+    their dialogue ids, speakers, words (a photo's caption is not the speaker's) and times."""
     c = read_conversation(TINY)
     assert c.name == "locomo_tiny"
     assert [q.category for q in c.questions] == [4, 4, 2, 1, 3]
@@ -49,7 +49,7 @@ def test_reading_keeps_categories_one_to_four_with_evidence():
     assert [t.dia_id for t in c.turns] == [f"D1:{i}" for i in range(1, 6)] + [
         f"D2:{i}" for i in range(1, 5)
     ]
-    assert c.turns[4].text == "Look at this. [shares a photo: a photo of pastries]"
+    assert c.turns[4].text == "Look at this."
     assert c.turns[0].speaker == "Lena" and c.turns[0].at == datetime(2023, 3, 3, 10, tzinfo=UTC)
     assert [r["id"] for r in c.runs] == ["locomo_tiny-session-1", "locomo_tiny-session-2"]
 

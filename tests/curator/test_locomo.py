@@ -60,45 +60,11 @@ def test_turns_are_user_messages_with_speaker_and_utc_time():
     ]  # fmt: skip
 
 
-def test_a_shared_photo_is_told_by_its_caption_marked_as_a_photo():
-    """ "Look at this view." shows a photo: its caption follows the words, marked as a photo;
-    the image link and the authors' search query are not copied; the message keeps its
-    shape."""
+def test_photo_fields_are_not_copied_into_text():
+    """A shared photo's caption and query are not the speaker's words."""
     third = load_locomo(CONVERSATION, stem="t1")[0]["messages"][2]
-    assert third["text"] == "Look at this view. [shares a photo: a photo of a beach]"
+    assert third["text"] == "Look at this view."
     assert set(third) == {"id", "role", "speaker", "text", "at"}
-    assert "example.invalid" not in third["text"] and "beach view" not in third["text"]
-
-
-def test_a_photo_without_words_is_kept_and_a_blank_caption_adds_nothing():
-    """A turn that only shares a photo is its caption; a blank caption adds nothing."""
-    photo_only = {
-        "session_1_date_time": "9:05 am on 3 March, 2023",
-        "session_1": [
-            {"speaker": "Rosa", "dia_id": "D1:1", "text": "", "blip_caption": " a  red kite "},
-            {"speaker": "Ivan", "dia_id": "D1:2", "text": "Wow!", "blip_caption": "  "},
-        ],
-    }
-    messages = load_locomo(photo_only, stem="p")[0]["messages"]
-    assert [m["text"] for m in messages] == ["[shares a photo: a red kite]", "Wow!"]
-
-
-def test_a_caption_adds_no_fact_to_the_speaker():
-    """The extractor draws the same facts with or without the photo's caption."""
-    runs = load_locomo(CONVERSATION, stem="t1")
-    plain = load_locomo(
-        {
-            **CONVERSATION,
-            "session_1": [dict(t, blip_caption="") for t in CONVERSATION["session_1"]],
-        },
-        stem="t1",
-    )
-
-    def drawn(rs: list[dict]) -> list[tuple[str, str, str]]:
-        found = [p for run in rs for p in extract_run(run["messages"], run["id"])]
-        return [(p.subject.name, p.attribute, str(p.value)) for p in found]
-
-    assert drawn(runs) == drawn(plain) != []
 
 
 def test_empty_turns_are_dropped_but_times_keep_turn_order():
