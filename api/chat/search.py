@@ -17,7 +17,11 @@ scored on the evidence itself, not on its rank in a list:
   question words, `content_words`) that the candidate's text holds, accents and case
   folded and each word reduced to its English stem ("researched" holds "research"),
   each word weighed by how rare it is among the candidates (`pool_weights`: a word
-  every candidate holds says little): 1.0 when it holds every one;
+  every candidate holds says little): 1.0 when it holds every one. An episode is read
+  in its context: a word it does not hold but a message next to it in its run does (the
+  one before or after, when the search found that one too: `context`) counts for
+  `W_CONTEXT` of one it holds ("Did you go to the support group?" / "Yes, last
+  Friday!": the reply is about the group);
 * `named` is 1 when the query names the episode's speaker ("What did Caroline
   research?" and a message Caroline said); the speaker's name then leaves the words
   `lexical` counts for it, since every message of hers "holds" it (the search text of
@@ -64,6 +68,9 @@ W_LEXICAL = 0.42
 """Weight of the lexical evidence (weighed share of the query's content words found)."""
 W_SPEAKER = 0.16
 """Weight of the query naming the episode's speaker."""
+W_CONTEXT = 0.6
+"""What a query word held only by a message next to an episode counts for in its lexical
+evidence, against 1 for a word it holds itself."""
 DECIMALS = 6
 """Scores are rounded to this many places before they are compared."""
 MAX_CANDIDATES = 200
@@ -177,13 +184,23 @@ def lexical(terms: list[str], text: str | None, weights: dict[str, float] | None
     return held(terms, _stem_set(text), weights)
 
 
-def held(terms: list[str], have: set[str], weights: dict[str, float] | None = None) -> float:
-    """The weighed share of `terms` in the stems `have` (see `lexical`)."""
-    if not terms or not have:
+def held(
+    terms: list[str],
+    have: set[str],
+    weights: dict[str, float] | None = None,
+    around: set[str] | None = None,
+) -> float:
+    """The weighed share of `terms` in the stems `have` (see `lexical`); a term only the
+    stems `around` (the context: the messages next to it) hold counts for `W_CONTEXT`."""
+    around = around or set()
+    if not terms or not (have or around):
         return 0.0
     weight = {t: 1.0 if weights is None else weights.get(t, 1.0) for t in terms}
     total = sum(weight.values())
-    return sum(weight[t] for t in terms if t in have) / total if total > 0 else 0.0
+    found = sum(
+        weight[t] * (1.0 if t in have else W_CONTEXT if t in around else 0.0) for t in terms
+    )
+    return found / total if total > 0 else 0.0
 
 
 def pool_weights(terms: list[str], pool: list[set[str]]) -> dict[str, float]:
@@ -230,6 +247,27 @@ def fused(semantic: float | None, lexical_share: float, hybrid: bool, named: boo
     return round(W_SEMANTIC * cosine + W_LEXICAL * lexical_share + W_SPEAKER * named, DECIMALS)
 
 
+def context(
+    rows: dict[tuple[int, str], Hit | EpisodeHit],
+) -> dict[tuple[int, str], set[str]]:
+    """The stems of what was said next to each episode candidate, among the candidates:
+    the words (not the speaker) of the candidates that are the message just before or
+    just after it in its run. A neighbour the search did not find lends nothing; the
+    candidates are the caller's own, as of the search, so nothing else is read."""
+    at: dict[tuple[str, int], list[EpisodeRecord]] = {}
+    for row in rows.values():
+        if isinstance(row, EpisodeHit):
+            at.setdefault((row.episode.run_id, row.episode.seq), []).append(row.episode)
+    out: dict[tuple[int, str], set[str]] = {}
+    for key, row in rows.items():
+        if isinstance(row, EpisodeHit):
+            ep = row.episode
+            near = at.get((ep.run_id, ep.seq - 1), []) + at.get((ep.run_id, ep.seq + 1), [])
+            if near:
+                out[key] = set().union(*(_stem_set(n.text) for n in near))
+    return out
+
+
 def fuse(
     q: str,
     facts: tuple[list[Hit], list[Hit]],
@@ -266,12 +304,14 @@ def fuse(
             rows[key] = e
     have = {key: _stem_set(text) for key, (_, _, text) in seen.items()}
     weights = pool_weights(terms, list(have.values()))
+    around = context(rows)
     out: dict[tuple[int, str], Found] = {}
     for key, (semantic, bm25, _) in seen.items():
         row = rows[key]
         who = speaker_stems(row.episode.speaker) if isinstance(row, EpisodeHit) else set()
         named = bool(who) and any(t in who for t in terms)
-        share = held([t for t in terms if t not in who] or terms, have[key], weights)
+        counted = [t for t in terms if t not in who] or terms
+        share = held(counted, have[key], weights, around.get(key))
         score = fused(semantic, share, hybrid, named)
         if isinstance(row, EpisodeHit):
             out[key] = Found("episode", score, semantic, bm25, share, episode=row.episode)

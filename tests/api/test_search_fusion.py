@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 import pytest
 
 from api.chat.search import (
+    W_CONTEXT,
     W_LEXICAL,
     W_SEMANTIC,
     W_SPEAKER,
@@ -18,6 +19,7 @@ from api.chat.search import (
     content_words,
     fuse,
     fused,
+    held,
     lexical,
     pool_weights,
 )
@@ -70,10 +72,11 @@ def said(
     semantic: float | None,
     message: str = "m1",
     speaker: str | None = None,
+    seq: int = 0,
 ) -> EpisodeHit:
-    """An episode hit, message `message` of run r1, said by `speaker`."""
+    """An episode hit, message `message` (at `seq`) of run r1, said by `speaker`."""
     episode = EpisodeRecord(
-        episode_id, "o", "c1", "r1", message, 0, "own", None, "user", None, speaker, text, T,
+        episode_id, "o", "c1", "r1", message, seq, "own", None, "user", None, speaker, text, T,
         "user_stated", T, FAR_FUTURE,
     )  # fmt: skip
     return EpisodeHit(episode, score, text, semantic)
@@ -211,3 +214,34 @@ def test_one_message_takes_one_place() -> None:
     assert [f.id for f in out] == ["e1", "f3", "e2"]
     assert [f.id for f in fuse("jazz", facts, episodes, 2, True)] == ["e1", "f3"]
     assert [f.id for f in fuse("jazz", facts, ([], []), 10, True)] == ["f1", "f3"]
+
+
+def test_a_word_only_the_context_holds_counts_for_w_context() -> None:
+    """A term the text holds counts 1, one only the messages next to it hold W_CONTEXT,
+    weighed like any other; context alone still counts; no terms count nothing."""
+    assert held(["pottery", "class"], {"pottery"}, None, {"class"}) == (1 + W_CONTEXT) / 2
+    assert held(["pottery"], set(), None, {"pottery"}) == W_CONTEXT
+    assert held(["pottery"], {"pottery"}, None, {"pottery"}) == 1.0
+    assert held(["a", "b"], set(), {"a": 3.0, "b": 1.0}, {"a"}) == W_CONTEXT * 3 / 4
+    assert held([], {"a"}, None, {"a"}) == 0.0
+
+
+def test_context_lifts_a_reply_found_next_to_its_question() -> None:
+    """ "Yes, I loved it!" right after a question about a pottery class (both found)
+    outranks an unrelated message of the same cosine; a message two places away, or a
+    fact, takes nothing from it."""
+    episodes = (
+        [
+            said("q", 0.5, "Did Ana try the pottery class?", 0.5, "m1", seq=4),
+            said("r", 0.6, "Yes, I loved it!", 0.6, "m2", seq=5),
+            said("far", 0.6, "Cold today", 0.6, "m4", seq=7),
+        ],
+        [],
+    )
+    facts = ([hit("f1", 0.6, "Ana likes tea", 0.6, ("r1", "m9"))], [])
+    out = {f.id: f for f in fuse("pottery class", facts, episodes, 10, True)}
+    assert out["q"].lexical == 1.0 and out["r"].lexical == W_CONTEXT
+    assert out["far"].lexical == 0.0 and out["f1"].lexical == 0.0
+    assert out["r"].score > out["far"].score
+    alone = ([episodes[0][1], episodes[0][2]], [])
+    assert {f.id: f.lexical for f in fuse("pottery class", facts, alone, 10, True)}["r"] == 0.0
