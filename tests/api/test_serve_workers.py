@@ -192,15 +192,22 @@ def test_only_a_serving_process_preloads(workers: int, monkeypatch: pytest.Monke
     own (it used to preload anyway: seconds of CPU and the model's memory for nothing)."""
     preloaded: list[object] = []
     served: list[object] = []
+    names = ("WORLDSTATE_WEB_SESSIONS", "WORLDSTATE_WEB_SESSION_SECRET")
+    before = [os.environ.get(n) for n in names]
     monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:1")  # not used: open_store is replaced
-    for name in ("WORLDSTATE_WEB_SESSIONS", "WORLDSTATE_WEB_SESSION_SECRET"):
-        monkeypatch.delenv(name, raising=False)  # serve sets them for its workers: undone
+    # serve sets these for its workers in os.environ: set here first, so the test's end
+    # restores them (monkeypatch.delenv of an unset variable records nothing to undo, and
+    # signed sessions leaked into the later web tests)
+    monkeypatch.setenv("WORLDSTATE_WEB_SESSIONS", "memory")
+    monkeypatch.setenv("WORLDSTATE_WEB_SESSION_SECRET", "s" * 32)
     monkeypatch.setattr(store, "_preload", preloaded.append)
     monkeypatch.setattr(store, "open_store", lambda *a, **k: contextlib.nullcontext(None))
     monkeypatch.setattr(store, "log_to_stderr", lambda: None)
     monkeypatch.setattr(api.http.app, "create_app", lambda *a, **k: "the app")
     monkeypatch.setattr(uvicorn, "run", lambda app, **k: served.append((app, k.get("workers", 1))))
     store.serve(workers=workers)
+    monkeypatch.undo()
+    assert [os.environ.get(n) for n in names] == before  # nothing leaks into later tests
     assert len(preloaded) == (1 if workers == 1 else 0)
     assert (
         served == [("the app", 1)]
