@@ -96,6 +96,19 @@ def test_provisioned_server_is_neo4j_5_26_community(detached: LocalNeo4j) -> Non
     assert kernel["versions"][0].startswith("5.26.")
 
 
+def _disk_bytes(root: Path) -> int:
+    """Bytes `root` holds on disk (allocated blocks, so preallocated space counts)."""
+    return sum(p.stat().st_blocks * 512 for p in root.rglob("*") if p.is_file())
+
+
+@pytest.mark.slow
+def test_a_fresh_home_takes_little_disk(detached: LocalNeo4j) -> None:
+    """Found when a CI run ran out of disk: each fresh home reserved 256 MiB per database
+    for its transaction log (521 MiB before a single write), and a test run starts a dozen
+    homes. Logs now grow as they are written."""
+    assert _disk_bytes(detached.data_dir) < 64 << 20
+
+
 @pytest.mark.slow
 def test_find_running_finds_a_detached_instance_through_its_state_file(
     detached: LocalNeo4j,

@@ -45,6 +45,10 @@ public final class Launcher {
                 .setConfig(GraphDatabaseSettings.transaction_timeout, Duration.ofMinutes(5))
                 // dbms.usage_report.enabled: a memory service's store never reports out.
                 .setConfig(GraphDatabaseSettings.udc_enabled, false)
+                // db.tx_log.preallocate: Neo4j reserves 256 MiB per database for each
+                // transaction log file up front (512 MiB for an empty home); a local store
+                // grows its logs as it writes instead, so a test run's many homes fit a small disk.
+                .setConfig(GraphDatabaseSettings.preallocate_logical_logs, false)
                 // internal.server.bolt.thread_pool_shutdown_wait_time and
                 // internal.server.bolt.connection_shutdown_wait_time.
                 .setConfig(BoltConnectorInternalSettings.thread_pool_shutdown_wait_time, Duration.ofSeconds(1))
