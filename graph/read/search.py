@@ -31,7 +31,6 @@ from graph.cypher import facts as fc
 from graph.cypher import search as sc
 from graph.cypher import vectors as vc
 from graph.read.base import ReadBase
-from graph.read.vectors import OwnerVectors
 from graph.records import EntityRecord, FactRecord
 from graph.scope import Scope, params
 from graph.time import AsOf
@@ -228,13 +227,6 @@ class SearchReads(ReadBase):
         rows = self._rows(sc.SEMANTIC_EXACT, k=limit, **base)
         return [_scored(r, as_of) for r in rows], "exact"
 
-    def _known_big(self, owner: str, model: str, exact_cap: int) -> bool:
-        """True when this process's vector cache already found the owner to hold more rows
-        than `exact_cap`: trying to rank its rows exactly at once would read `exact_cap` of
-        them to learn that again (20,000 db hits a search at 10^5 facts, bench/growth.py)."""
-        cache = self._vectors
-        return cache is not None and cache.owner_rows >= exact_cap and cache.too_big(owner, model)
-
     def _semantic_cached(
         self,
         scope: Scope,
@@ -261,35 +253,6 @@ class SearchReads(ReadBase):
             return [_scored(r, as_of) for r in rows], "cache"
         rows = self._rows(sc.SEMANTIC_EXACT, k=limit, **base)
         return [_scored(r, as_of) for r in rows], "exact"
-
-    def _owner_vectors(self, owner: str, model: str) -> OwnerVectors | None:
-        """The owner's vectors of `model`, brought up to date in this reader's transaction;
-        None when the owner is unknown or too big to cache (the index serves it)."""
-        cache = self._vectors
-        if cache is None or cache.too_big(owner, model):
-            return None
-        key = self._rows(vc.VECTORS_KEY, owner=owner)
-        if not key:
-            cache.forget(owner)
-            return None
-        last_tx, rev = key[0]["last_tx"], int(key[0]["rev"])
-        held = cache.get(owner, model)
-        if held is not None and held.rev == rev:
-            if held.last_tx == last_tx:
-                return held
-            changes = self._rows(
-                vc.VECTORS_SINCE, owner=owner, model=model, since=held.last_tx, last_tx=last_tx
-            )
-            fresh = held.updated(last_tx, changes)
-        else:
-            limit = cache.owner_rows + 1
-            if self._rows(vc.OWNER_ROWS, owner=owner, limit=limit)[0]["rows"] >= limit:
-                cache.mark_too_big(owner, model)
-                return None
-            rows = self._rows(vc.OWNER_VECTORS, owner=owner, model=model, limit=limit)
-            fresh = OwnerVectors.load(last_tx, rev, rows)
-        cache.put(owner, model, fresh)
-        return None if fresh.rows > cache.owner_rows else fresh
 
     def fulltext(
         self,
