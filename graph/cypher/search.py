@@ -83,28 +83,26 @@ $known_at) for the owner's rows, and on `fact_entity_asof` for shared entities; 
 grows with the caller's rows only, never with other owners'."""
 
 
-def _fulltext(hits: str, scanned: bool) -> str:
-    """FULLTEXT's query over `hits` (rows f, score; and `scanned` when `scanned`)."""
-    carried, column = ("scanned, ", ",\n       scanned") if scanned else ("", "")
-    return (
-        hits
-        + "WHERE "
-        + _AS_OF
-        + "\n  AND "
-        + FACT_VISIBLE
-        + f"\nWITH {carried}f, score\nORDER BY score DESC, f.id\nLIMIT $k\n"
-        + "MATCH (e:Entity {id: f.entity_id})\nRETURN "
-        + _ROW
-        + """ AS row, e, score, f.search_text AS text,
+_fulltext_body = (
+    "WHERE "
+    + _AS_OF
+    + "\n  AND "
+    + FACT_VISIBLE
+    + "\nWITH f, score\nORDER BY score DESC, f.id\nLIMIT $k\n"
+    + "MATCH (e:Entity {id: f.entity_id})\nRETURN "
+    + _ROW
+    + """ AS row, e, score, f.search_text AS text,
        CASE WHEN $vector IS NULL OR f.embedding_model IS NULL OR f.embedding_model <> $model
-            THEN null ELSE vector.similarity.cosine(f.embedding, $vector) END AS semantic"""
-        + column
-        + "\nORDER BY score DESC, row.id\n"
-    )
+            THEN null ELSE vector.similarity.cosine(f.embedding, $vector) END AS semantic
+"""
+)
+"""FULLTEXT's filter, order, cut and columns over hits bound to `f` and `score`."""
+_best_first = "ORDER BY score DESC, row.id\n"
 
-
-FULLTEXT = _fulltext(
-    "\nCALL db.index.fulltext.queryNodes('fact_text', $lucene) YIELD node AS f, score\n", False
+FULLTEXT = (
+    "\nCALL db.index.fulltext.queryNodes('fact_text', $lucene) YIELD node AS f, score\n"
+    + _fulltext_body
+    + _best_first
 )
 """READ. $lucene (Lucene syntax, built by graph.read.search.lucene_query: the words of
 the search restricted to the caller's owner and shared entities), $k, $known_at,
@@ -113,13 +111,16 @@ score, text (the row's search_text), semantic ((1 + cosine) / 2 against $vector,
 without one or for a row of another model): the best $k full-text hits the scope sees
 at the as-of point, ties by id."""
 
-FULLTEXT_TOP = _fulltext("\n" + top_hits("fact_text", "f"), scanned=True)
+FULLTEXT_TOP = (
+    "\n" + top_hits("fact_text", "f", _fulltext_body, "row, e, score, text, semantic") + _best_first
+)
 """READ. As FULLTEXT (same params and columns, plus $scan -> scanned), over only the $scan
 best full-text hits (Lucene gives them best first), so the as-of and visibility filters
 read at most $scan rows, not every row of the owner holding one of the words (at 10^5 rows
 that was ~123,000 db hits for 20 rows). `scanned`: how many hits Lucene gave (< $scan: all
-there were). The rows are FULLTEXT's when $k of them come back or `scanned` < $scan
-(graph.read.search `fulltext` falls back to FULLTEXT otherwise)."""
+there were). Always one row at least: when none is visible, one row of `scanned` and
+nulls (`score` null). The rows are FULLTEXT's when $k of them come back or `scanned` <
+$scan (graph.read.base `_best_rows` falls back to FULLTEXT otherwise)."""
 
 SEMANTIC_SMALL = (
     """

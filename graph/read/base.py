@@ -111,10 +111,14 @@ class ReadBase:
 
     def _best_rows(self, top: str, every: str, k: int, scan: int, **params: Any) -> list[Any]:
         """The `k` best rows of a full-text read: `top` over only the `scan` best hits
-        (its rows carry `scanned`, graph.cypher._fragments.top_hits), and `every` over all
-        of them only when fewer than `k` of those passed and Lucene had more."""
+        (graph.cypher._fragments.top_hits: its rows carry `scanned`, and when none passed
+        it gives one row with a null `score`), and `every` over all of them only when
+        fewer than `k` of those passed and Lucene had more. So an owner with no hit at all
+        costs one query, not two."""
         rows = self._rows(top, k=k, scan=scan, **params)
-        if len(rows) < k and (not rows or rows[0]["scanned"] >= scan):
+        scanned = rows[0]["scanned"] if rows else scan
+        rows = [r for r in rows if r["score"] is not None]
+        if len(rows) < k and scanned >= scan:
             rows = self._rows(every, k=k, **params)  # the best hits were not visible enough
         return rows
 

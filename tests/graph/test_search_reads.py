@@ -233,3 +233,31 @@ def test_fulltext_reads_the_best_hits_first_and_all_when_too_few_are_visible(
         monkeypatch.setattr(Reader, "_rows", original)
     assert sc.FULLTEXT_TOP.count("{limit: $scan}") == 1
     assert pc.EPISODES_FULLTEXT_TOP.count("{limit: $scan}") == 1
+
+
+def test_a_search_without_a_hit_reads_once(
+    committer: Committer, neo4j_driver: Driver, owner: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by bench/search_crowd.py: the best-hits query answered no row at all both when
+    Lucene had no hit and when none of its hits were visible, so a search with no hit (an
+    owner with no matching episode, every time) read everything again. Now it reads once,
+    facts and episodes alike; a search whose hits are all invisible still reads them all."""
+    located(committer, owner, "Ilse", "the old harbour")
+    reader = Reader(neo4j_driver)
+    ran: list[str] = []
+    original = Reader._rows
+
+    def spy(self: Reader, query: str, **params: object) -> list[object]:
+        ran.append(query)
+        return original(self, query, **params)
+
+    monkeypatch.setattr(Reader, "_rows", spy)
+    assert reader.fulltext(Scope(owner), "lighthouse", AsOf.at(), 5) == []
+    assert reader.episode_fulltext(Scope(owner), "lighthouse", AsOf.at(), 5) == []
+    assert ran == [sc.FULLTEXT_TOP, pc.EPISODES_FULLTEXT_TOP]
+    ran.clear()
+    closed = Scope(owner, MemoryAccess("none"))
+    monkeypatch.setattr(search_module, "SCAN_MIN", 1)
+    monkeypatch.setattr(search_module, "SCAN_PER_RESULT", 1)
+    assert reader.fulltext(closed, "harbour", AsOf.at(), 1) == []
+    assert ran == [sc.FULLTEXT_TOP, sc.FULLTEXT]  # one hit, not visible: Lucene may have more
