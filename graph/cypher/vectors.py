@@ -23,11 +23,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graph.cypher._fragments import AS_OF, SAID_AS_OF, micros, on, valid_micros
+from graph.cypher.entities import ENTITY_MAP
 from graph.cypher.episodes import EPISODE_COLUMNS
 from graph.cypher.facts import FACT_COLUMNS
 from graph.scope import EPISODE_VISIBLE, FACT_VISIBLE
 
 _ROW = "f " + FACT_COLUMNS.replace("VAR", "f")
+_ENTITY = on(ENTITY_MAP, "e")
 _TIMES = on(
     micros("recorded_at")
     + " AS recorded, "
@@ -98,7 +100,9 @@ WITH f, vector.similarity.cosine(f.embedding, $vector) AS score
 MATCH (e:Entity {id: f.entity_id})
 RETURN """
     + _ROW
-    + """ AS row, e, score, f.search_text AS text
+    + """ AS row, """
+    + _ENTITY
+    + """ AS e, score, f.search_text AS text
 ORDER BY score DESC, row.id
 """
 )
