@@ -391,8 +391,7 @@ def search(
         fact_near: list[Hit] = []
         said_near: list[EpisodeHit] = []
         if vector is not None and model is not None:
-            fact_near = snap.semantic(scope, vector, model, as_of, n)[0]
-            said_near = snap.episode_semantic(scope, vector, model, as_of, n)[0]
+            (fact_near, _), (said_near, _) = snap.nearest(scope, vector, model, as_of, n)
     items = fuse(q, (fact_near, fact_text), (said_near, said_text), limit, vector is not None)
     if embedder is None:
         return Outcome(

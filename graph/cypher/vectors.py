@@ -83,7 +83,7 @@ valid_to: the owner's rows with a vector of $model recorded after $since (new ro
 retracted after it (a retraction is the only change a row may undergo). Seeks
 `fact_owner_asof` from $since: rows retracted before it are never read."""
 
-NEAREST_OF = (
+_fact_nearest = (
     """
 UNWIND $candidates AS c
 MATCH (f:Fact {id: c.id})
@@ -98,9 +98,17 @@ ORDER BY near DESC, f.id
 LIMIT $k
 WITH f, vector.similarity.cosine(f.embedding, $vector) AS score
 MATCH (e:Entity {id: f.entity_id})
-RETURN """
+"""
+)
+"""NEAREST_OF up to its columns: binds f, e, score."""
+_fact_columns = "row: " + _ROW + ", e: " + _ENTITY + ", score: score, text: f.search_text"
+"""NEAREST_OF's columns, as a map's entries."""
+
+NEAREST_OF = (
+    _fact_nearest
+    + "RETURN "
     + _ROW
-    + """ AS row, """
+    + " AS row, "
     + _ENTITY
     + """ AS e, score, f.search_text AS text
 ORDER BY score DESC, row.id
@@ -188,9 +196,9 @@ RETURN count(ep) AS rows
 """READ. $owner, $limit -> rows: how many episodes the owner has on every axis, counted up
 to $limit (as OWNER_ROWS)."""
 
-EPISODES_NEAREST_OF = (
+_episode_nearest = (
     """
-UNWIND $candidates AS c
+UNWIND $VAR AS c
 MATCH (ep:Episode {id: c.id})
 WHERE ep.embedding_model = $model AND """
     + on(SAID_AS_OF, "ep")
@@ -203,8 +211,16 @@ ORDER BY near DESC, ep.id
 LIMIT $k
 WITH ep, vector.similarity.cosine(ep.embedding, $vector) AS score
 OPTIONAL MATCH (sp:Entity {id: ep.speaker_id})
-RETURN ep """
-    + EPISODE_COLUMNS.replace("VAR", "ep")
+"""
+)
+"""EPISODES_NEAREST_OF up to its columns, over the candidates in parameter `$VAR`: binds
+ep, sp, score."""
+_episode = "ep " + EPISODE_COLUMNS.replace("VAR", "ep")
+
+EPISODES_NEAREST_OF = (
+    _episode_nearest.replace("$VAR", "$candidates")
+    + "RETURN "
+    + _episode
     + """ AS episode, sp.name AS speaker, score, ep.search_text AS text,
        score AS semantic
 ORDER BY score DESC, episode.id
@@ -216,6 +232,30 @@ $model, $known_at, $valid_at, **scope params -> episode, speaker, score, text, s
 §12, `EPISODE_VISIBLE`), scored as graph/cypher/episodes.py EPISODES_EXACT scores them,
 best first, ties by id (its columns are EPISODES_NEAREST's). Seeks the `episode_id`
 constraint's index once per candidate."""
+
+
+NEAREST_OF_BOTH = (
+    """
+CALL () {"""
+    + _fact_nearest
+    + "WITH f, e, score ORDER BY score DESC, f.id\nRETURN collect({"
+    + _fact_columns
+    + """}) AS facts
+}
+CALL () {"""
+    + _episode_nearest.replace("$VAR", "$episode_candidates")
+    + "WITH ep, sp, score ORDER BY score DESC, ep.id\nRETURN collect({episode: "
+    + _episode
+    + """, speaker: sp.name, score: score, text: ep.search_text, semantic: score}) AS episodes
+}
+RETURN facts, episodes
+"""
+)
+"""READ. NEAREST_OF and EPISODES_NEAREST_OF in one round trip (a search checks both kinds'
+candidates at once, graph/read/recall.py): $candidates (fact rows), $episode_candidates,
+$vector, $k, $model, $known_at, $valid_at, **scope params -> one row: facts (maps of
+NEAREST_OF's columns), episodes (maps of EPISODES_NEAREST_OF's columns), each best first,
+ties by id, as those queries answer them."""
 
 
 @dataclass(frozen=True, slots=True)

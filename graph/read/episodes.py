@@ -320,18 +320,42 @@ class EpisodeReads(ReadBase):
     ) -> tuple[list[EpisodeHit], str] | None:
         """`episode_semantic` from the owner's episode vectors held in this process; None
         when they are not held (unknown owner, or too big to cache)."""
+        picks = self._episode_picks(scope, vector, model, as_of, k)
+        if picks is None:
+            return None
+        candidates, visible = picks
+        rows = (
+            self._rows(vc.EPISODES_NEAREST_OF, candidates=candidates, **base) if candidates else []
+        )
+        return self._episode_checked(rows, candidates, visible, k, base)
+
+    def _episode_picks(
+        self, scope: Scope, vector: list[float], model: str, as_of: AsOf, k: int
+    ) -> tuple[list[dict[str, Any]], int] | None:
+        """([{id, score}] the owner's held episode vectors propose for `k` episodes, how
+        many held ones are visible at `as_of`); None when they are not held."""
         held = self._owner_vectors(scope.owner, model, EPISODES)
         if held is None:
             return None
         count = max(k * CACHE_FACTOR, CACHE_MIN)
         picked, visible = held.candidates(vector, as_of.known_at, as_of.valid_at, count)
-        candidates = [{"id": i, "score": score} for i, score in picked]
-        rows = self._rows(vc.EPISODES_NEAREST_OF, candidates=candidates, **base) if picked else []
+        return [{"id": i, "score": score} for i, score in picked], visible
+
+    def _episode_checked(
+        self,
+        rows: list[Any],
+        candidates: list[dict[str, Any]],
+        visible: int,
+        k: int,
+        base: dict[str, Any],
+    ) -> tuple[list[EpisodeHit], str]:
+        """The hits of the candidates the store kept (`rows`, EPISODES_NEAREST_OF's
+        columns), or of the exact ranking when they cannot be told complete."""
         # Complete when enough candidates pass the scope's filter (every episode left out
         # is farther than each candidate), or when every visible episode was one.
-        if len(rows) >= k or len(picked) == visible:
+        if len(rows) >= k or len(candidates) == visible:
             return [_hit(r) for r in rows], "cache"
-        exact = self._rows(pc.EPISODES_EXACT, cap=2**62, **base)[0]
+        exact = self._rows(pc.EPISODES_EXACT, cap=2**62, **{**base, "k": k})[0]
         return [_listed(h) for h in exact["hits"]], "exact"
 
 

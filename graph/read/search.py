@@ -238,21 +238,44 @@ class SearchReads(ReadBase):
     ) -> tuple[list[Hit], str] | None:
         """`semantic` from the owner's vectors held in this process; None when they are
         not held (unknown owner, or too big to cache)."""
+        picks = self._fact_picks(scope, vector, model, as_of, limit)
+        if picks is None:
+            return None
+        candidates, visible = picks
+        rows = (
+            self._rows(vc.NEAREST_OF, candidates=candidates, k=limit, **base) if candidates else []
+        )
+        return self._fact_checked(rows, candidates, visible, limit, as_of, base)
+
+    def _fact_picks(
+        self, scope: Scope, vector: list[float], model: str, as_of: AsOf, limit: int
+    ) -> tuple[list[dict[str, Any]], int] | None:
+        """([{id, score}] the owner's held vectors propose for `limit` rows, how many held
+        rows are visible at `as_of`); None when they are not held."""
         held = self._owner_vectors(scope.owner, model)
         if held is None:
             return None
         count = max(limit * CACHE_FACTOR, CACHE_MIN)
         picked, visible = held.candidates(vector, as_of.known_at, as_of.valid_at, count)
-        candidates = [{"id": i, "score": score} for i, score in picked]
-        rows = (
-            self._rows(vc.NEAREST_OF, candidates=candidates, k=limit, **base) if candidates else []
-        )
+        return [{"id": i, "score": score} for i, score in picked], visible
+
+    def _fact_checked(
+        self,
+        rows: list[Any],
+        candidates: list[dict[str, Any]],
+        visible: int,
+        limit: int,
+        as_of: AsOf,
+        base: dict[str, Any],
+    ) -> tuple[list[Hit], str]:
+        """The hits of the candidates the store kept (`rows`, NEAREST_OF's columns), or of
+        the exact ranking when they cannot be told complete."""
         # Complete when enough candidates pass the scope's filter (every row left out is
         # farther than each candidate), or when every visible row was one.
-        if len(rows) >= limit or len(picked) == visible:
+        if len(rows) >= limit or len(candidates) == visible:
             return [_scored(r, as_of) for r in rows], "cache"
-        rows = self._rows(sc.SEMANTIC_EXACT, k=limit, **base)
-        return [_scored(r, as_of) for r in rows], "exact"
+        exact = self._rows(sc.SEMANTIC_EXACT, **{**base, "k": limit})
+        return [_scored(r, as_of) for r in exact], "exact"
 
     def fulltext(
         self,

@@ -17,6 +17,7 @@ import pytest
 from neo4j import Driver
 
 from committer.apply import Committer
+from committer.proposals import Assertion, Provenance
 from committer.search_index import backfill
 from graph.cypher import vectors as vc
 from graph.embedding import LocalEmbedder
@@ -245,3 +246,49 @@ def test_a_search_reads_the_cache_key_once(
             hits, path = snap.episode_semantic(Scope(owner), query, MODEL, AsOf.at(), 3)
             assert path == "cache" and len(hits) == 3
             assert ran.count(vc.VECTORS_KEY) == 1
+
+
+def test_both_lists_in_one_round_trip_answer_what_each_answers(
+    neo4j_driver: Driver, embedder: LocalEmbedder, owner: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`nearest` checks the fact rows' and the episodes' candidates in one query
+    (NEAREST_OF_BOTH) and answers exactly what `semantic` and `episode_semantic` answer
+    without a cache: the same hits, scores and order, the exact fallback included (a
+    scope that keeps the untrusted episodes out)."""
+    committer = Committer(neo4j_driver, embedder=embedder)
+    for i, city in enumerate(("Porto", "Lisbon", "Kyoto", "Lima")):
+        entity = committer.create_entity(owner, f"Person{i}", "person")
+        committer.assert_fact(
+            owner,
+            Assertion(
+                entity_id=entity.id,
+                attribute="location",
+                value=city,
+                provenance=Provenance(source="user_edit"),
+            ),
+        )
+    say(neo4j_driver, embedder, owner, SAID)
+    noise = tuple(f"Note {i}: the cat and the trip to Lisbon." for i in range(30))
+    say(neo4j_driver, embedder, owner, noise, run="r2", source="untrusted")
+    reader, plain = Reader(neo4j_driver, vectors=VectorCache()), Reader(neo4j_driver)
+    trusted = Scope(owner, MemoryAccess("restricted", ("conversation",), ("user_stated",)))
+    ran: list[str] = []
+    rows = Reader._rows
+
+    def recorded(self: Reader, q: str, **params: object) -> list[object]:
+        ran.append(q)
+        return rows(self, q, **params)
+
+    monkeypatch.setattr(Reader, "_rows", recorded)
+    hows = set()
+    for scope in (Scope(owner), trusted):
+        for text in ("who has a cat", "a trip to Portugal", "lives in Japan"):
+            [query] = embedder.embed([text])
+            with reader.snapshot() as snap:
+                (facts, how), (said, said_how) = snap.nearest(scope, query, MODEL, AsOf.at(), 3)
+            hows |= {how, said_how}
+            assert facts == plain.semantic(scope, query, MODEL, AsOf.at(), 3)[0]
+            assert said == plain.episode_semantic(scope, query, MODEL, AsOf.at(), 3)[0]
+    assert hows == {"cache", "exact"}
+    assert vc.NEAREST_OF not in ran and vc.EPISODES_NEAREST_OF not in ran
+    assert ran.count(vc.NEAREST_OF_BOTH) == 6
