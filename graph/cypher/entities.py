@@ -177,9 +177,17 @@ SET o.last_tx = $t
 
 
 def entity_from_record(node: Any) -> EntityRecord:
-    """Build an `EntityRecord` from an Entity node, or from an `ENTITY_MAP` of one."""
-    if "created_at_us" in node:
-        return _entity_from_map(node)
+    """Build an `EntityRecord` from an Entity node, or from a map of its columns with times
+    in microseconds (`ENTITY_MAP`, graph/cypher/pull.py ENTITY_COLUMNS: a time it does not
+    carry is None)."""
+    micros_map = "created_at_us" in node
+
+    def at(field: str) -> Any:
+        value = node.get(field + "_us" if micros_map else field)
+        if value is None:
+            return None
+        return from_micros(value) if micros_map else from_store(value)
+
     return EntityRecord(
         id=node["id"],
         owner=node["owner"],
@@ -189,31 +197,8 @@ def entity_from_record(node: Any) -> EntityRecord:
         area=node.get("area"),
         merged_into=node.get("merged_into"),
         archived=bool(node.get("archived", False)),
-        created_at=from_store(node["created_at"]),
-        merged_at=None if node.get("merged_at") is None else from_store(node["merged_at"]),
-        names_since=None if node.get("names_since") is None else from_store(node["names_since"]),
-        archived_at=None if node.get("archived_at") is None else from_store(node["archived_at"]),
-    )
-
-
-def _entity_from_map(row: Any) -> EntityRecord:
-    """`entity_from_record` of an `ENTITY_MAP`: the same record, times from microseconds."""
-
-    def at(key: str) -> Any:
-        value = row.get(key)
-        return None if value is None else from_micros(value)
-
-    return EntityRecord(
-        id=row["id"],
-        owner=row["owner"],
-        name=row["name"],
-        kind=row["kind"],
-        aliases=tuple(row.get("aliases") or ()),
-        area=row.get("area"),
-        merged_into=row.get("merged_into"),
-        archived=bool(row.get("archived", False)),
-        created_at=from_micros(row["created_at_us"]),
-        merged_at=at("merged_at_us"),
-        names_since=at("names_since_us"),
-        archived_at=at("archived_at_us"),
+        created_at=at("created_at"),
+        merged_at=at("merged_at"),
+        names_since=at("names_since"),
+        archived_at=at("archived_at"),
     )

@@ -25,10 +25,16 @@ from graph.errors import NotFound
 from graph.read.vectors import FACTS, OwnerVectors, VectorCache
 from graph.records import EntityRecord, FactRecord
 from graph.scope import Scope, params
-from graph.time import utcnow
+from graph.time import AsOf, utcnow
 from graph.transactions import DEFAULT_RETRY, RetryPolicy, run_transaction
 
 T = TypeVar("T")
+
+CACHE_FACTOR = 2
+"""From an owner's cached vectors (graph/read/vectors.py), this many times the hits wanted
+are checked against the store ..."""
+CACHE_MIN = 20
+"""... and at least this many."""
 
 
 class ReadBase:
@@ -152,6 +158,19 @@ class ReadBase:
             fresh = OwnerVectors.load(last_tx, rev, rows)
         cache.put(owner, model, fresh, kind)
         return None if fresh.rows > cache.owner_rows else fresh
+
+    def _cache_picks(
+        self, owner: str, model: str, kind: str, vector: list[float], as_of: AsOf, k: int
+    ) -> tuple[list[dict[str, Any]], int] | None:
+        """([{id, score}] the owner's held vectors of `kind` propose for `k` hits
+        (`CACHE_FACTOR` times as many, at least `CACHE_MIN`), how many held ones are
+        visible at `as_of`); None when they are not held. The store then checks them."""
+        held = self._owner_vectors(owner, model, kind)
+        if held is None:
+            return None
+        count = max(k * CACHE_FACTOR, CACHE_MIN)
+        picked, visible = held.candidates(vector, as_of.known_at, as_of.valid_at, count)
+        return [{"id": i, "score": score} for i, score in picked], visible
 
     def _vectors_key(self, owner: str) -> tuple[Any, int] | None:
         """(last_tx, search_rev) of the owner (graph/cypher/vectors.py VECTORS_KEY), None

@@ -32,8 +32,6 @@ from graph.read.search import (
     ANN_FACTOR,
     ANN_MAX,
     ANN_MIN,
-    CACHE_FACTOR,
-    CACHE_MIN,
     _phrase_safe,
     fulltext_scan,
     words,
@@ -320,7 +318,7 @@ class EpisodeReads(ReadBase):
     ) -> tuple[list[EpisodeHit], str] | None:
         """`episode_semantic` from the owner's episode vectors held in this process; None
         when they are not held (unknown owner, or too big to cache)."""
-        picks = self._episode_picks(scope, vector, model, as_of, k)
+        picks = self._cache_picks(scope.owner, model, EPISODES, vector, as_of, k)
         if picks is None:
             return None
         candidates, visible = picks
@@ -328,18 +326,6 @@ class EpisodeReads(ReadBase):
             self._rows(vc.EPISODES_NEAREST_OF, candidates=candidates, **base) if candidates else []
         )
         return self._episode_checked(rows, candidates, visible, k, base)
-
-    def _episode_picks(
-        self, scope: Scope, vector: list[float], model: str, as_of: AsOf, k: int
-    ) -> tuple[list[dict[str, Any]], int] | None:
-        """([{id, score}] the owner's held episode vectors propose for `k` episodes, how
-        many held ones are visible at `as_of`); None when they are not held."""
-        held = self._owner_vectors(scope.owner, model, EPISODES)
-        if held is None:
-            return None
-        count = max(k * CACHE_FACTOR, CACHE_MIN)
-        picked, visible = held.candidates(vector, as_of.known_at, as_of.valid_at, count)
-        return [{"id": i, "score": score} for i, score in picked], visible
 
     def _episode_checked(
         self,

@@ -15,6 +15,7 @@ from typing import Any
 from graph.cypher import vectors as vc
 from graph.read.episodes import EpisodeHit, EpisodeReads
 from graph.read.search import Hit, SearchReads
+from graph.read.vectors import EPISODES, FACTS
 from graph.scope import Scope, params
 from graph.time import AsOf
 
@@ -40,12 +41,13 @@ class RecallReads(SearchReads, EpisodeReads):
             ((fact hits, how), (episode hits, how)), each as its own method answers it.
         """
         cached = self._vectors is not None
+        owner = scope.owner
         facts = (
-            self._fact_picks(scope, vector, model, as_of, k)
+            self._cache_picks(owner, model, FACTS, vector, as_of, k)
             if cached and not scope.shared
             else None
         )
-        said = self._episode_picks(scope, vector, model, as_of, k) if cached else None
+        said = self._cache_picks(owner, model, EPISODES, vector, as_of, k) if cached else None
         if facts is None or said is None:
             return (
                 self.semantic(scope, vector, model, as_of, k),

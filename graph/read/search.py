@@ -31,6 +31,7 @@ from graph.cypher import facts as fc
 from graph.cypher import search as sc
 from graph.cypher import vectors as vc
 from graph.read.base import ReadBase
+from graph.read.vectors import FACTS
 from graph.records import EntityRecord, FactRecord
 from graph.scope import Scope, params
 from graph.time import AsOf
@@ -43,11 +44,6 @@ ANN_MIN = 100
 """... and for at least this many."""
 ANN_MAX = 1_000
 """... and for at most this many (the index's cost grows with it)."""
-CACHE_FACTOR = 2
-"""From an owner's cached vectors (graph/read/vectors.py), this many times the rows wanted
-are checked against the store ..."""
-CACHE_MIN = 20
-"""... and at least this many."""
 SCAN_PER_RESULT = 8
 """Full-text hits read per result asked for (`fulltext_scan`)."""
 SCAN_MIN = 200
@@ -238,7 +234,7 @@ class SearchReads(ReadBase):
     ) -> tuple[list[Hit], str] | None:
         """`semantic` from the owner's vectors held in this process; None when they are
         not held (unknown owner, or too big to cache)."""
-        picks = self._fact_picks(scope, vector, model, as_of, limit)
+        picks = self._cache_picks(scope.owner, model, FACTS, vector, as_of, limit)
         if picks is None:
             return None
         candidates, visible = picks
@@ -246,18 +242,6 @@ class SearchReads(ReadBase):
             self._rows(vc.NEAREST_OF, candidates=candidates, k=limit, **base) if candidates else []
         )
         return self._fact_checked(rows, candidates, visible, limit, as_of, base)
-
-    def _fact_picks(
-        self, scope: Scope, vector: list[float], model: str, as_of: AsOf, limit: int
-    ) -> tuple[list[dict[str, Any]], int] | None:
-        """([{id, score}] the owner's held vectors propose for `limit` rows, how many held
-        rows are visible at `as_of`); None when they are not held."""
-        held = self._owner_vectors(scope.owner, model)
-        if held is None:
-            return None
-        count = max(limit * CACHE_FACTOR, CACHE_MIN)
-        picked, visible = held.candidates(vector, as_of.known_at, as_of.valid_at, count)
-        return [{"id": i, "score": score} for i, score in picked], visible
 
     def _fact_checked(
         self,
