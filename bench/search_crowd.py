@@ -13,11 +13,11 @@ For questions about the small and the large owners, each round runs, interleaved
 floor (`Reader.ping`, a `RETURN 1` READ transaction), `api.chat.search.search` (limit 10)
 on a reader without the vector cache (an owner with fewer than `EXACT_CAP` rows ranked
 exactly in Cypher, a larger one by the index with its exact fallback), the same on a
-reader with the cache (graph/read/vectors.py, what the API builds), and prefetch. Query
-embedding is EXCLUDED (questions are embedded beforehand). Printed: p50/p95/p99 in ms and
-p50 and p99 as multiples of the floor's p50, the path the semantic list took, the top-10
-agreement of the two searches, and the RSS of this process (before and after the cache
-filled) and of Neo4j.
+reader with the cache (graph/read/vectors.py, what the API builds: it holds fact rows'
+and episodes' vectors), and prefetch. Query embedding is EXCLUDED (questions are embedded
+beforehand). Printed: p50/p95/p99 in ms and p50 and p99 as multiples of the floor's p50,
+the path each semantic list took (facts', episodes'), the top-10 agreement of the two
+searches, and the RSS of this process (before and after the cache filled) and of Neo4j.
 
     .venv/bin/python bench/search_crowd.py --uri bolt://127.0.0.1:PORT --load [--episodes 500]
     .venv/bin/python bench/search_crowd.py --uri bolt://127.0.0.1:PORT --neo4j-pid PID
@@ -181,6 +181,8 @@ def measure(driver: Any, args: Any) -> None:
                 for name, reader in (("no cache", plain), ("cache", cached)):
                     path = reader.semantic(Scope(owner), vector, embedder.model, now, n)[1]
                     paths[f"{kind}|{name}->{path}"] += 1
+                    said = reader.episode_semantic(Scope(owner), vector, embedder.model, now, n)
+                    paths[f"{kind}|{name}, episodes->{said[1]}"] += 1
     report(times, paths, agree, args, rss_before)
     for kind, counts in episodes.items():
         print(

@@ -168,7 +168,8 @@ def backfill(
 
 
 def _backfill_episodes(w: WriteTx, owner: str, embedder: Embedder, batch: int) -> int:
-    """Embed up to `batch` episodes of `owner` with no vector of the embedder's model."""
+    """Embed up to `batch` episodes of `owner` with no vector of the embedder's model, and
+    say so (`vectors_changed`: in-process caches of its episode vectors load it again)."""
     rows = w.unembedded_episodes(owner, embedder.model, batch)
     if rows:
         vectors = embedder.embed([r["text"] or "" for r in rows])
@@ -177,6 +178,7 @@ def _backfill_episodes(w: WriteTx, owner: str, embedder: Embedder, batch: int) -
             [{"id": r["id"], "embedding": v} for r, v in zip(rows, vectors, strict=True)],
             embedder.model,
         )
+        w.vectors_changed(owner)
     return len(rows)
 
 

@@ -15,7 +15,8 @@ scored on the evidence itself, not on its rank in a list:
   candidate, whichever list found it (a full-text hit's too, in the same query);
 * `lexical` is the share of the query's content words (its words less stop words and
   question words, `content_words`) that the candidate's text holds, accents and case
-  folded and each word reduced to its English stem ("researched" holds "research"),
+  folded and each word reduced to its English stem ("researched" holds "research"; a
+  text's stems are kept by text, `text_stems`, since candidates' texts never change),
   each word weighed by how rare it is among the candidates (`pool_weights`: a word
   every candidate holds says little): 1.0 when it holds every one. An episode is read
   in its context: a word it does not hold but a message next to it in its run does (the
@@ -54,6 +55,7 @@ from __future__ import annotations
 import functools
 import math
 import threading
+from collections.abc import Mapping, Set
 from dataclasses import dataclass
 from typing import Literal
 
@@ -195,9 +197,9 @@ def lexical(terms: list[str], text: str | None, weights: dict[str, float] | None
 
 def held(
     terms: list[str],
-    have: set[str],
+    have: Set[str],
     weights: dict[str, float] | None = None,
-    around: dict[str, float] | None = None,
+    around: Mapping[str, float] | None = None,
 ) -> float:
     """The weighed share of `terms` in the stems `have` (see `lexical`); a term only the
     context holds (the messages near it, `context`: stem -> what it counts for) counts for
@@ -211,7 +213,7 @@ def held(
     return found / total if total > 0 else 0.0
 
 
-def pool_weights(terms: list[str], pool: list[set[str]]) -> dict[str, float]:
+def pool_weights(terms: list[str], pool: list[Set[str]]) -> dict[str, float]:
     """How rare each term is among the candidates' stems `pool`: BM25's inverse document
     frequency, ln(1 + (N - n + 0.5) / (n + 0.5)) for a term n of N candidates hold. Only
     the caller's own candidates count, so no other owner's texts move it."""
@@ -223,8 +225,16 @@ def pool_weights(terms: list[str], pool: list[set[str]]) -> dict[str, float]:
     return out
 
 
-def _stem_set(text: str | None) -> set[str]:
-    return {stem(w) for w in words(text, limit=None)} if text else set()
+def _stem_set(text: str | None) -> frozenset[str]:
+    return text_stems(text) if text else frozenset()
+
+
+@functools.lru_cache(maxsize=20_000)
+def text_stems(text: str) -> frozenset[str]:
+    """The stems of every word of `text` (`stem` of `words(text, limit=None)`), cached by
+    text: a candidate's text is immutable (a fact row's search text, an episode's), and
+    the same candidates come back search after search."""
+    return frozenset(stem(w) for w in words(text, limit=None))
 
 
 def said_key(found: Found) -> tuple[str, ...]:
@@ -326,7 +336,7 @@ def fuse(
             key = (1, e.episode.id)
             seen[key] = _merged(seen.get(key), e.semantic, e.score if from_text else None, e.text)
             rows[key] = e
-    have = {key: _stem_set(text) for key, (_, _, text) in seen.items()}
+    have: dict[tuple[int, str], Set[str]] = {k: _stem_set(t) for k, (_, _, t) in seen.items()}
     terms = _period_term(q, terms, rows, have)
     weights = pool_weights(terms, list(have.values()))
     around = context(rows, terms)
@@ -358,7 +368,7 @@ def _period_term(
     q: str,
     terms: list[str],
     rows: dict[tuple[int, str], Hit | EpisodeHit],
-    have: dict[tuple[int, str], set[str]],
+    have: dict[tuple[int, str], Set[str]],
 ) -> list[str]:
     """`terms` with the words of the period `q` names (api/chat/when.py) replaced by the
     one term `WHEN`, added to the stems `have` of each candidate said (an episode) or
@@ -425,8 +435,7 @@ def search(
         fact_near: list[Hit] = []
         said_near: list[EpisodeHit] = []
         if vector is not None and model is not None:
-            fact_near = snap.semantic(scope, vector, model, as_of, n)[0]
-            said_near = snap.episode_semantic(scope, vector, model, as_of, n)[0]
+            (fact_near, _), (said_near, _) = snap.nearest(scope, vector, model, as_of, n)
     items = fuse(q, (fact_near, fact_text), (said_near, said_text), limit, vector is not None)
     if embedder is None:
         return Outcome(

@@ -135,11 +135,12 @@ def serve(
     # The app's imports and the embedder's load take seconds of their own: done in a
     # thread while the local Neo4j starts, they are off the time to ready. With workers,
     # this process serves nothing: each worker imports and loads its own.
-    preload = threading.Thread(target=_preload, args=(settings,), name="preload", daemon=True)
+    preload = None
     if workers == 1:
+        preload = threading.Thread(target=_preload, args=(settings,), name="preload", daemon=True)
         preload.start()
     with open_store(settings, start_local=True) as driver:
-        if workers == 1:
+        if preload is not None:
             preload.join()
             from api.http.app import create_app
 

@@ -40,10 +40,11 @@ class Settings(CuratorSettings):
     """Prefetch runs for nobody this often, keeping its connection and plans warm
     (api/chat/prefetch/warm.py); 0 warms once at start-up only."""
     search_cache_rows: int = 100_000
-    """Fact vectors held in the API process for semantic search, in all (about 1.5 KB each
-    at 384 dimensions; graph/read/vectors.py); 0 turns the cache off."""
+    """Fact and episode vectors held in the API process for semantic search, in all (about
+    1.5 KB each at 384 dimensions; graph/read/vectors.py); 0 turns the cache off."""
     search_cache_owner_rows: int = 20_000
-    """An owner with more fact rows than this is searched through the vector index."""
+    """An owner with more fact rows (or episodes) than this is searched through the store
+    for them (the vector index, or an exact ranking in Cypher)."""
     chat_history_max_turns: int = Field(default=200, ge=1, le=10_000)
     """`GET /v1/chats/{chat_id}/history` returns at most this many messages, whatever
     `limit` asks (issue 16 "Per-chat history")."""

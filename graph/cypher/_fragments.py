@@ -58,14 +58,20 @@ def valid_micros(field: str) -> str:
     return _VALID_MICROS.replace("FIELD", field)
 
 
-def top_hits(index: str, var: str) -> str:
-    """The $scan best hits of full-text index `index` for $lucene (Lucene gives them best
-    first), as rows `scanned` (how many it gave: fewer than $scan means all there were),
-    `var` (the node) and `score`. `index` is a constant of graph/, never input."""
+def top_hits(index: str, var: str, body: str, columns: str) -> str:
+    """A full-text read over only the $scan best hits of index `index` for $lucene (Lucene
+    gives them best first): `body` runs on each hit, bound to `var` and `score`, and its
+    RETURN gives `columns`; the query returns `scanned` (how many hits Lucene gave: fewer
+    than $scan means all there were) and `columns`. Always at least one row: when `body`
+    returns none, one row of `scanned` and nulls (OPTIONAL CALL), so a caller tells "no
+    hit" from "hits, none of them visible" without asking again. `index` is a constant of
+    graph/, never input; `body` and `columns` are literals of our queries."""
     return (
         f"CALL db.index.fulltext.queryNodes('{index}', $lucene, {{limit: $scan}})"
         " YIELD node, score\n"
         "WITH collect([node, score]) AS hits\n"
+        "OPTIONAL CALL (hits) {\n"
         "UNWIND hits AS hit\n"
-        f"WITH size(hits) AS scanned, hit[0] AS {var}, hit[1] AS score\n"
+        f"WITH hit[0] AS {var}, hit[1] AS score\n" + body + "}\n"
+        f"RETURN size(hits) AS scanned, {columns}\n"
     )

@@ -228,7 +228,7 @@ WHERE ($run_id IS NULL OR ep.run_id = $run_id) AND """
 a search: $lucene (graph.read.episodes.episode_lucene with `every=True`, narrowed to
 $owner)."""
 
-_scored = (
+_columns = (
     _speaker
     + """RETURN """
     + _project("ep")
@@ -236,31 +236,29 @@ _scored = (
        CASE WHEN $vector IS NULL OR ep.embedding_model IS NULL
               OR ep.embedding_model <> $model THEN null
             ELSE vector.similarity.cosine(ep.embedding, $vector) END AS semantic
-ORDER BY score DESC, episode.id
 """
 )
+_best_first = "ORDER BY score DESC, episode.id\n"
+_scored = _columns + _best_first
 
 
-def _episodes_fulltext(hits: str, scanned: bool) -> str:
-    """EPISODES_FULLTEXT's query over `hits` (rows ep, score; and `scanned` when `scanned`)."""
-    carried = "scanned, " if scanned else ""
-    scored = _scored.replace(" AS semantic\n", " AS semantic,\n       scanned\n", 1)
-    return (
-        hits
-        + "WHERE "
-        + _as_of("ep")
-        + " AND "
-        + _visible
-        + f"\nWITH {carried}ep, score ORDER BY score DESC, ep.id LIMIT $k\n"
-        + (scored if scanned else _scored)
-    )
+_fulltext_body = (
+    "WHERE "
+    + _as_of("ep")
+    + " AND "
+    + _visible
+    + "\nWITH ep, score ORDER BY score DESC, ep.id LIMIT $k\n"
+    + _columns
+)
+"""EPISODES_FULLTEXT's filter, order, cut and columns over hits bound to `ep` and `score`."""
 
 
-EPISODES_FULLTEXT = _episodes_fulltext(
+EPISODES_FULLTEXT = (
     "\nCALL db.index.fulltext.queryNodes('"
     + TEXT_INDEX
-    + "', $lucene) YIELD node AS ep, score\nWITH ep, score\n",
-    scanned=False,
+    + "', $lucene) YIELD node AS ep, score\nWITH ep, score\n"
+    + _fulltext_body
+    + _best_first
 )
 """READ. $lucene (graph.read.episodes.episode_lucene: the words of the search, narrowed to
 $owner), $k, $valid_at, $known_at, $vector (the query's embedding, or null), $model,
@@ -268,11 +266,16 @@ $owner), $k, $valid_at, $known_at, $vector (the query's embedding, or null), $mo
 cosine) / 2 against $vector, null without one or for an episode of another model): the
 best $k full-text hits the scope sees at the as-of point, ties by id."""
 
-EPISODES_FULLTEXT_TOP = _episodes_fulltext("\n" + top_hits(TEXT_INDEX, "ep"), scanned=True)
+EPISODES_FULLTEXT_TOP = (
+    "\n"
+    + top_hits(TEXT_INDEX, "ep", _fulltext_body, "episode, speaker, score, text, semantic")
+    + _best_first
+)
 """READ. As EPISODES_FULLTEXT (same params and columns, plus $scan -> scanned), over only
-the $scan best full-text hits; `scanned` < $scan: Lucene had no more. The rows are
-EPISODES_FULLTEXT's when $k come back or `scanned` < $scan (graph.read.episodes falls
-back otherwise)."""
+the $scan best full-text hits; `scanned` < $scan: Lucene had no more. Always one row at
+least: when none is visible, one row of `scanned` and nulls (`score` null). The rows are
+EPISODES_FULLTEXT's when $k come back or `scanned` < $scan (graph.read.base `_best_rows`
+falls back otherwise)."""
 
 EPISODES_NEAREST = (
     """

@@ -14,10 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from graph.cypher._fragments import AS_OF, LIVE_ENTITY, micros, on
+from graph.cypher.entities import entity_from_record
 from graph.cypher.facts import _project
 from graph.records import EntityRecord
 from graph.scope import entity_visible, fact_visible
-from graph.time import from_micros
 
 ENTITY_COLUMNS = (
     """e {
@@ -36,20 +36,9 @@ same reason as graph/cypher/facts.py FACT_COLUMNS). `merged_at_us` is null when 
 
 
 def entity_from_row(row: Any) -> EntityRecord:
-    """Build an `EntityRecord` from an `ENTITY_COLUMNS` map."""
-    merged = row.get("merged_at_us")
-    return EntityRecord(
-        id=row["id"],
-        owner=row["owner"],
-        name=row["name"],
-        kind=row["kind"],
-        aliases=tuple(row.get("aliases") or ()),
-        area=row.get("area"),
-        merged_into=row.get("merged_into"),
-        archived=bool(row.get("archived") or False),
-        created_at=from_micros(row["created_at_us"]),
-        merged_at=None if merged is None else from_micros(merged),
-    )
+    """Build an `EntityRecord` from an `ENTITY_COLUMNS` map (no `names_since` or
+    `archived_at`: None)."""
+    return entity_from_record(row)
 
 
 VISIBLE_ENTITIES = (

@@ -11,16 +11,20 @@ and the full-text index `fact_text` over `search_text`, `owner` and `entity_id`.
 are global across owners, so every query below ANDs the as-of point (CONTRACT §2) and
 `FACT_VISIBLE` (graph/scope.py) after the index, and the reader checks completeness
 (graph/read/search.py). Scores: the vector index and `vector.similarity.cosine` both
-answer (1 + cosine) / 2, in [0, 1]; full-text scores are Lucene's BM25.
+answer (1 + cosine) / 2, in [0, 1]; full-text scores are Lucene's BM25. A row's entity `e`
+goes out as graph/cypher/entities.py ENTITY_MAP (times as integers: a search returns up to
+200 of them, and decoding their DATETIMEs was a fifth of its Python time).
 """
 
 from __future__ import annotations
 
 from graph.cypher._fragments import AS_OF, on, top_hits
+from graph.cypher.entities import ENTITY_MAP
 from graph.cypher.facts import FACT_COLUMNS
 from graph.scope import FACT_VISIBLE
 
 _ROW = "f " + FACT_COLUMNS.replace("VAR", "f")
+_ENTITY = on(ENTITY_MAP, "e")
 _AS_OF = on(AS_OF, "f")
 
 SEMANTIC_NEAREST = (
@@ -35,7 +39,9 @@ WHERE f.embedding_model = $model AND """
 MATCH (e:Entity {id: f.entity_id})
 RETURN """
     + _ROW
-    + """ AS row, e, score, f.search_text AS text
+    + """ AS row, """
+    + _ENTITY
+    + """ AS e, score, f.search_text AS text
 ORDER BY score DESC, row.id
 """
 )
@@ -70,7 +76,9 @@ LIMIT $k
 MATCH (e:Entity {id: f.entity_id})
 RETURN """
     + _ROW
-    + """ AS row, e, score, f.search_text AS text
+    + """ AS row, """
+    + _ENTITY
+    + """ AS e, score, f.search_text AS text
 ORDER BY score DESC, row.id
 """
 )
@@ -83,28 +91,28 @@ $known_at) for the owner's rows, and on `fact_entity_asof` for shared entities; 
 grows with the caller's rows only, never with other owners'."""
 
 
-def _fulltext(hits: str, scanned: bool) -> str:
-    """FULLTEXT's query over `hits` (rows f, score; and `scanned` when `scanned`)."""
-    carried, column = ("scanned, ", ",\n       scanned") if scanned else ("", "")
-    return (
-        hits
-        + "WHERE "
-        + _AS_OF
-        + "\n  AND "
-        + FACT_VISIBLE
-        + f"\nWITH {carried}f, score\nORDER BY score DESC, f.id\nLIMIT $k\n"
-        + "MATCH (e:Entity {id: f.entity_id})\nRETURN "
-        + _ROW
-        + """ AS row, e, score, f.search_text AS text,
+_fulltext_body = (
+    "WHERE "
+    + _AS_OF
+    + "\n  AND "
+    + FACT_VISIBLE
+    + "\nWITH f, score\nORDER BY score DESC, f.id\nLIMIT $k\n"
+    + "MATCH (e:Entity {id: f.entity_id})\nRETURN "
+    + _ROW
+    + """ AS row, """
+    + _ENTITY
+    + """ AS e, score, f.search_text AS text,
        CASE WHEN $vector IS NULL OR f.embedding_model IS NULL OR f.embedding_model <> $model
-            THEN null ELSE vector.similarity.cosine(f.embedding, $vector) END AS semantic"""
-        + column
-        + "\nORDER BY score DESC, row.id\n"
-    )
+            THEN null ELSE vector.similarity.cosine(f.embedding, $vector) END AS semantic
+"""
+)
+"""FULLTEXT's filter, order, cut and columns over hits bound to `f` and `score`."""
+_best_first = "ORDER BY score DESC, row.id\n"
 
-
-FULLTEXT = _fulltext(
-    "\nCALL db.index.fulltext.queryNodes('fact_text', $lucene) YIELD node AS f, score\n", False
+FULLTEXT = (
+    "\nCALL db.index.fulltext.queryNodes('fact_text', $lucene) YIELD node AS f, score\n"
+    + _fulltext_body
+    + _best_first
 )
 """READ. $lucene (Lucene syntax, built by graph.read.search.lucene_query: the words of
 the search restricted to the caller's owner and shared entities), $k, $known_at,
@@ -113,13 +121,16 @@ score, text (the row's search_text), semantic ((1 + cosine) / 2 against $vector,
 without one or for a row of another model): the best $k full-text hits the scope sees
 at the as-of point, ties by id."""
 
-FULLTEXT_TOP = _fulltext("\n" + top_hits("fact_text", "f"), scanned=True)
+FULLTEXT_TOP = (
+    "\n" + top_hits("fact_text", "f", _fulltext_body, "row, e, score, text, semantic") + _best_first
+)
 """READ. As FULLTEXT (same params and columns, plus $scan -> scanned), over only the $scan
 best full-text hits (Lucene gives them best first), so the as-of and visibility filters
 read at most $scan rows, not every row of the owner holding one of the words (at 10^5 rows
 that was ~123,000 db hits for 20 rows). `scanned`: how many hits Lucene gave (< $scan: all
-there were). The rows are FULLTEXT's when $k of them come back or `scanned` < $scan
-(graph.read.search `fulltext` falls back to FULLTEXT otherwise)."""
+there were). Always one row at least: when none is visible, one row of `scanned` and
+nulls (`score` null). The rows are FULLTEXT's when $k of them come back or `scanned` <
+$scan (graph.read.base `_best_rows` falls back to FULLTEXT otherwise)."""
 
 SEMANTIC_SMALL = (
     """
@@ -154,7 +165,9 @@ CALL (fs) {
   MATCH (e:Entity {id: f.entity_id})
   RETURN collect(["""
     + _ROW
-    + """, e, score, f.search_text]) AS hits
+    + """, """
+    + _ENTITY
+    + """, score, f.search_text]) AS hits
 }
 RETURN size(fs) < $cap AS complete, hits
 """

@@ -1,8 +1,8 @@
 """The one base of the read side: a READ transaction, and the entity every part starts from.
 
 Every part of `graph.read.reader.Reader` (groups, audit, lifecycle, prefetch, pull,
-proposals, search) subclasses `ReadBase`, so each part calls the real primitives
-(`_rows`, `_facts`, `snapshot`, `entity`) and none re-declares them.
+proposals, search, episodes) subclasses `ReadBase`, so each part calls the real primitives
+(`_rows`, `_facts`, `snapshot`, `entity`, `_owner_vectors`) and none re-declares them.
 """
 
 from __future__ import annotations
@@ -19,15 +19,22 @@ from graph import bookmarks
 from graph.cypher import entities as ec
 from graph.cypher import facts as fc
 from graph.cypher import lifecycle as lc
+from graph.cypher import vectors as vc
 from graph.driver import store_errors
 from graph.errors import NotFound
-from graph.read.vectors import VectorCache
+from graph.read.vectors import FACTS, OwnerVectors, VectorCache
 from graph.records import EntityRecord, FactRecord
 from graph.scope import Scope, params
-from graph.time import utcnow
+from graph.time import AsOf, utcnow
 from graph.transactions import DEFAULT_RETRY, RetryPolicy, run_transaction
 
 T = TypeVar("T")
+
+CACHE_FACTOR = 2
+"""From an owner's cached vectors (graph/read/vectors.py), this many times the hits wanted
+are checked against the store ..."""
+CACHE_MIN = 20
+"""... and at least this many."""
 
 
 class ReadBase:
@@ -61,6 +68,7 @@ class ReadBase:
         self._policy = policy
         self._vectors = vectors
         self._tx: Any = None
+        self._keys: dict[str, tuple[Any, int] | None] = {}  # VECTORS_KEY, per snapshot
 
     @contextmanager
     def snapshot(self) -> Iterator[Self]:
@@ -109,12 +117,84 @@ class ReadBase:
 
     def _best_rows(self, top: str, every: str, k: int, scan: int, **params: Any) -> list[Any]:
         """The `k` best rows of a full-text read: `top` over only the `scan` best hits
-        (its rows carry `scanned`, graph.cypher._fragments.top_hits), and `every` over all
-        of them only when fewer than `k` of those passed and Lucene had more."""
+        (graph.cypher._fragments.top_hits: its rows carry `scanned`, and when none passed
+        it gives one row with a null `score`), and `every` over all of them only when
+        fewer than `k` of those passed and Lucene had more. So an owner with no hit at all
+        costs one query, not two."""
         rows = self._rows(top, k=k, scan=scan, **params)
-        if len(rows) < k and (not rows or rows[0]["scanned"] >= scan):
+        scanned = rows[0]["scanned"] if rows else scan
+        rows = [r for r in rows if r["score"] is not None]
+        if len(rows) < k and scanned >= scan:
             rows = self._rows(every, k=k, **params)  # the best hits were not visible enough
         return rows
+
+    def _owner_vectors(self, owner: str, model: str, kind: str = FACTS) -> OwnerVectors | None:
+        """The owner's vectors of `model` and `kind` (graph.read.vectors FACTS or EPISODES),
+        brought up to date in this reader's transaction; None when the owner is unknown or
+        too big to cache (the index serves it) or there is no cache."""
+        cache = self._vectors
+        if cache is None or cache.too_big(owner, model, kind):
+            return None
+        key = self._vectors_key(owner)
+        if key is None:
+            cache.forget(owner)
+            return None
+        last_tx, rev = key
+        queries = vc.QUERIES[kind]
+        held = cache.get(owner, model, kind)
+        if held is not None and held.rev == rev:
+            if held.last_tx == last_tx:
+                return held
+            changes = self._rows(
+                queries.since, owner=owner, model=model, since=held.last_tx, last_tx=last_tx
+            )
+            fresh = held.updated(last_tx, changes)
+        else:
+            limit = cache.owner_rows + 1
+            if self._rows(queries.rows, owner=owner, limit=limit)[0]["rows"] >= limit:
+                cache.mark_too_big(owner, model, kind)
+                return None
+            rows = self._rows(queries.load, owner=owner, model=model, limit=limit)
+            fresh = OwnerVectors.load(last_tx, rev, rows)
+        cache.put(owner, model, fresh, kind)
+        return None if fresh.rows > cache.owner_rows else fresh
+
+    def _cache_picks(
+        self, owner: str, model: str, kind: str, vector: list[float], as_of: AsOf, k: int
+    ) -> tuple[list[dict[str, Any]], int] | None:
+        """([{id, score}] the owner's held vectors of `kind` propose for `k` hits
+        (`CACHE_FACTOR` times as many, at least `CACHE_MIN`), how many held ones are
+        visible at `as_of`); None when they are not held. The store then checks them."""
+        held = self._owner_vectors(owner, model, kind)
+        if held is None:
+            return None
+        count = max(k * CACHE_FACTOR, CACHE_MIN)
+        picked, visible = held.candidates(vector, as_of.known_at, as_of.valid_at, count)
+        return [{"id": i, "score": score} for i, score in picked], visible
+
+    def _vectors_key(self, owner: str) -> tuple[Any, int] | None:
+        """(last_tx, search_rev) of the owner (graph/cypher/vectors.py VECTORS_KEY), None
+        for an unknown owner. Read once per snapshot: a search's fact rows and episodes
+        share it (each proposal is checked by the store anyway)."""
+        if self._tx is not None and owner in self._keys:
+            return self._keys[owner]
+        rows = self._rows(vc.VECTORS_KEY, owner=owner)
+        key = (rows[0]["last_tx"], int(rows[0]["rev"])) if rows else None
+        if self._tx is not None:
+            self._keys[owner] = key
+        return key
+
+    def _known_big(self, owner: str, model: str, exact_cap: int, kind: str = FACTS) -> bool:
+        """True when this process's vector cache already found the owner to hold more rows
+        of `kind` than `exact_cap`: trying to rank them exactly at once would read
+        `exact_cap` of them to learn that again (20,000 db hits a search at 10^5 facts,
+        bench/growth.py)."""
+        cache = self._vectors
+        return (
+            cache is not None
+            and cache.owner_rows >= exact_cap
+            and cache.too_big(owner, model, kind)
+        )
 
     def _facts(self, query: str, **params: Any) -> list[FactRecord]:
         """Run a query whose `row` column is a fact row (graph.cypher.facts.FACT_COLUMNS)."""

@@ -5,11 +5,15 @@ point and graph/scope.py `EPISODE_VISIBLE` (graph/cypher/episodes.py), so memory
 holds here as on every read path: `none` reads nothing, `restricted` needs the area
 `conversation` and the episode's source (`user_stated` or `untrusted`) in its lists.
 
-Semantic hits for the caller's own episodes come, for an owner with fewer than
-`EXACT_CAP` episodes, from an exact ranking of that owner's episodes (an index seek on
-the owner: its cost follows the owner's size, never the other owners'); for a larger
-owner from the shared vector index, over-fetched, with the exact ranking as the fallback
-when too few of the index's answers are the caller's.
+Semantic hits for the caller's own episodes come, when the reader holds a vector cache
+(graph/read/vectors.py, what the API builds), from the owner's episode vectors held in the
+process: the cache proposes the nearest ids and the store checks and scores them
+(graph/cypher/vectors.py EPISODES_NEAREST_OF), as for fact rows. Without it (or for an
+owner too big to cache), for an owner with fewer than `EXACT_CAP` episodes, from an exact
+ranking of that owner's episodes (an index seek on the owner: its cost follows the
+owner's size, never the other owners'); for a larger owner from the shared vector index,
+over-fetched, with the exact ranking as the fallback when too few of the index's answers
+are the caller's.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from datetime import datetime
 from typing import Any
 
 from graph.cypher import episodes as pc
+from graph.cypher import vectors as vc
 from graph.errors import NotFound
 from graph.read.base import ReadBase
 from graph.read.search import (
@@ -31,6 +36,7 @@ from graph.read.search import (
     fulltext_scan,
     words,
 )
+from graph.read.vectors import EPISODES
 from graph.records import EpisodeRecord
 from graph.scope import Scope, params
 from graph.time import AsOf, utcnow
@@ -268,12 +274,15 @@ class EpisodeReads(ReadBase):
             as_of: the point on both axes.
             k: how many.
             exact_cap: an owner with fewer episodes than this is ranked exactly at once
-                (0: always ask the vector index first).
+                (0: always ask the vector index first; so does an owner the vector cache
+                found to hold more than its `owner_rows` episodes, when that is at least
+                `exact_cap`).
 
         Returns:
-            (hits best first, ties by id; how: "small" when the owner's episodes were
-            ranked exactly at once, "index" when the vector index's over-fetch answered,
-            "exact" when they were ranked exactly after it did not).
+            (hits best first, ties by id; how: "cache" when the owner's episode vectors
+            held in this process picked the candidates (exact too), "small" when the
+            owner's episodes were ranked exactly at once, "index" when the vector index's
+            over-fetch answered, "exact" when they were ranked exactly after it did not).
         """
         base = {
             "vector": vector,
@@ -283,7 +292,11 @@ class EpisodeReads(ReadBase):
             "known_at": as_of.known_at,
             **params(scope),
         }
-        if exact_cap > 0:
+        if self._vectors is not None:
+            cached = self._episode_cached(scope, vector, model, as_of, k, base)
+            if cached is not None:
+                return cached
+        if exact_cap > 0 and not self._known_big(scope.owner, model, exact_cap, EPISODES):
             small = self._rows(pc.EPISODES_EXACT, cap=exact_cap, **base)[0]
             if small["complete"]:
                 return [_listed(h) for h in small["hits"]], "small"
@@ -292,6 +305,43 @@ class EpisodeReads(ReadBase):
         if len(rows) >= k:
             return [_hit(r) for r in rows], "index"
         exact = self._rows(pc.EPISODES_EXACT, cap=2**62, **base)[0]
+        return [_listed(h) for h in exact["hits"]], "exact"
+
+    def _episode_cached(
+        self,
+        scope: Scope,
+        vector: list[float],
+        model: str,
+        as_of: AsOf,
+        k: int,
+        base: dict[str, Any],
+    ) -> tuple[list[EpisodeHit], str] | None:
+        """`episode_semantic` from the owner's episode vectors held in this process; None
+        when they are not held (unknown owner, or too big to cache)."""
+        picks = self._cache_picks(scope.owner, model, EPISODES, vector, as_of, k)
+        if picks is None:
+            return None
+        candidates, visible = picks
+        rows = (
+            self._rows(vc.EPISODES_NEAREST_OF, candidates=candidates, **base) if candidates else []
+        )
+        return self._episode_checked(rows, candidates, visible, k, base)
+
+    def _episode_checked(
+        self,
+        rows: list[Any],
+        candidates: list[dict[str, Any]],
+        visible: int,
+        k: int,
+        base: dict[str, Any],
+    ) -> tuple[list[EpisodeHit], str]:
+        """The hits of the candidates the store kept (`rows`, EPISODES_NEAREST_OF's
+        columns), or of the exact ranking when they cannot be told complete."""
+        # Complete when enough candidates pass the scope's filter (every episode left out
+        # is farther than each candidate), or when every visible episode was one.
+        if len(rows) >= k or len(candidates) == visible:
+            return [_hit(r) for r in rows], "cache"
+        exact = self._rows(pc.EPISODES_EXACT, cap=2**62, **{**base, "k": k})[0]
         return [_listed(h) for h in exact["hits"]], "exact"
 
 

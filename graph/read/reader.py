@@ -28,6 +28,7 @@ from graph.read.notes import NotesReads
 from graph.read.prefetch import PrefetchReads
 from graph.read.proposals import ProposalReads
 from graph.read.pull import PullReads
+from graph.read.recall import RecallReads
 from graph.read.search import SearchReads
 from graph.read.state import StateReads
 from graph.records import (
@@ -45,6 +46,7 @@ T = TypeVar("T")
 
 
 class Reader(
+    RecallReads,
     ProposalReads,
     GroupReads,
     LifecycleReads,

@@ -31,7 +31,7 @@ from graph.cypher import facts as fc
 from graph.cypher import search as sc
 from graph.cypher import vectors as vc
 from graph.read.base import ReadBase
-from graph.read.vectors import OwnerVectors
+from graph.read.vectors import FACTS
 from graph.records import EntityRecord, FactRecord
 from graph.scope import Scope, params
 from graph.time import AsOf
@@ -44,11 +44,6 @@ ANN_MIN = 100
 """... and for at least this many."""
 ANN_MAX = 1_000
 """... and for at most this many (the index's cost grows with it)."""
-CACHE_FACTOR = 2
-"""From an owner's cached vectors (graph/read/vectors.py), this many times the rows wanted
-are checked against the store ..."""
-CACHE_MIN = 20
-"""... and at least this many."""
 SCAN_PER_RESULT = 8
 """Full-text hits read per result asked for (`fulltext_scan`)."""
 SCAN_MIN = 200
@@ -228,13 +223,6 @@ class SearchReads(ReadBase):
         rows = self._rows(sc.SEMANTIC_EXACT, k=limit, **base)
         return [_scored(r, as_of) for r in rows], "exact"
 
-    def _known_big(self, owner: str, model: str, exact_cap: int) -> bool:
-        """True when this process's vector cache already found the owner to hold more rows
-        than `exact_cap`: trying to rank its rows exactly at once would read `exact_cap` of
-        them to learn that again (20,000 db hits a search at 10^5 facts, bench/growth.py)."""
-        cache = self._vectors
-        return cache is not None and cache.owner_rows >= exact_cap and cache.too_big(owner, model)
-
     def _semantic_cached(
         self,
         scope: Scope,
@@ -246,50 +234,32 @@ class SearchReads(ReadBase):
     ) -> tuple[list[Hit], str] | None:
         """`semantic` from the owner's vectors held in this process; None when they are
         not held (unknown owner, or too big to cache)."""
-        held = self._owner_vectors(scope.owner, model)
-        if held is None:
+        picks = self._cache_picks(scope.owner, model, FACTS, vector, as_of, limit)
+        if picks is None:
             return None
-        count = max(limit * CACHE_FACTOR, CACHE_MIN)
-        picked, visible = held.candidates(vector, as_of.known_at, as_of.valid_at, count)
-        candidates = [{"id": i, "score": score} for i, score in picked]
+        candidates, visible = picks
         rows = (
             self._rows(vc.NEAREST_OF, candidates=candidates, k=limit, **base) if candidates else []
         )
+        return self._fact_checked(rows, candidates, visible, limit, as_of, base)
+
+    def _fact_checked(
+        self,
+        rows: list[Any],
+        candidates: list[dict[str, Any]],
+        visible: int,
+        limit: int,
+        as_of: AsOf,
+        base: dict[str, Any],
+    ) -> tuple[list[Hit], str]:
+        """The hits of the candidates the store kept (`rows`, NEAREST_OF's columns), or of
+        the exact ranking when they cannot be told complete."""
         # Complete when enough candidates pass the scope's filter (every row left out is
         # farther than each candidate), or when every visible row was one.
-        if len(rows) >= limit or len(picked) == visible:
+        if len(rows) >= limit or len(candidates) == visible:
             return [_scored(r, as_of) for r in rows], "cache"
-        rows = self._rows(sc.SEMANTIC_EXACT, k=limit, **base)
-        return [_scored(r, as_of) for r in rows], "exact"
-
-    def _owner_vectors(self, owner: str, model: str) -> OwnerVectors | None:
-        """The owner's vectors of `model`, brought up to date in this reader's transaction;
-        None when the owner is unknown or too big to cache (the index serves it)."""
-        cache = self._vectors
-        if cache is None or cache.too_big(owner, model):
-            return None
-        key = self._rows(vc.VECTORS_KEY, owner=owner)
-        if not key:
-            cache.forget(owner)
-            return None
-        last_tx, rev = key[0]["last_tx"], int(key[0]["rev"])
-        held = cache.get(owner, model)
-        if held is not None and held.rev == rev:
-            if held.last_tx == last_tx:
-                return held
-            changes = self._rows(
-                vc.VECTORS_SINCE, owner=owner, model=model, since=held.last_tx, last_tx=last_tx
-            )
-            fresh = held.updated(last_tx, changes)
-        else:
-            limit = cache.owner_rows + 1
-            if self._rows(vc.OWNER_ROWS, owner=owner, limit=limit)[0]["rows"] >= limit:
-                cache.mark_too_big(owner, model)
-                return None
-            rows = self._rows(vc.OWNER_VECTORS, owner=owner, model=model, limit=limit)
-            fresh = OwnerVectors.load(last_tx, rev, rows)
-        cache.put(owner, model, fresh)
-        return None if fresh.rows > cache.owner_rows else fresh
+        exact = self._rows(sc.SEMANTIC_EXACT, **{**base, "k": limit})
+        return [_scored(r, as_of) for r in exact], "exact"
 
     def fulltext(
         self,

@@ -1,24 +1,29 @@
-"""An in-process cache of owners' fact vectors, for semantic search (CONTRACT §6 "Pull").
+"""An in-process cache of owners' vectors, fact rows' and episodes', for semantic search
+(CONTRACT §6 "Pull", §12).
 
-Why: the vector index `fact_embedding` is shared by every owner, so for a small owner in a
-crowded store its nearest hits are mostly other owners' rows, and search paid for the
-index query and then ranked the owner's rows exactly anyway (issue 17). Ranking a few
-thousand vectors with numpy takes well under a millisecond; the cache holds them.
+Why: the vector indexes `fact_embedding` and `episode_embedding` are shared by every
+owner, so for a small owner in a crowded store their nearest hits are mostly other
+owners', and search paid for the index query and then ranked the owner's rows exactly
+anyway (issue 17); ranking them exactly in Cypher reads every vector of the owner from
+the store on every search. Ranking a few thousand vectors with numpy takes well under a
+millisecond; the cache holds them.
 
-What it is: per (owner, model), every row of the owner with a vector of that model, on
-every axis, with its four times in microseconds. `OwnerVectors.candidates` picks the ids
-of the rows nearest to a query among those visible at an as-of point; the store then
-checks them (graph/cypher/vectors.py NEAREST_OF: the as-of point and the scope's memory
-access are decided in Cypher) and scores them exactly. So the cache only proposes; it
-never decides what a caller may see.
+What it is: per (owner, model, kind), every fact row (kind `fact`) or every episode (kind
+`episode`) of the owner with a vector of that model, on every axis, with its four times
+in microseconds (an episode's valid time is `[said_at, open)`, CONTRACT §12).
+`OwnerVectors.candidates` picks the ids of those nearest to a query among those visible
+at an as-of point; the store then checks them (graph/cypher/vectors.py NEAREST_OF and
+EPISODES_NEAREST_OF: the as-of point and the scope's memory access are decided in
+Cypher) and scores them exactly. So the cache only proposes; it never decides what a
+caller may see.
 
 Staleness is told by transaction time (graph/cypher/vectors.py): a read compares the
 owner's `last_tx` and `search_rev` with the key of what it holds, and brings it up to
 date in the same READ transaction as the search (`OwnerVectors.updated`: rows are
-immutable except `retracted_at`, so new rows are appended and retractions recorded).
-Owners with more than `owner_rows` rows are never cached (the index serves them); owners
-are evicted least recently used past `max_rows` rows in all. The cache is thread-safe;
-its entries are immutable.
+immutable except `retracted_at`, and so are episodes, so new ones are appended and
+retractions recorded). Owners with more than `owner_rows` rows (of one kind) are never
+cached (the index serves them); owners are evicted least recently used past `max_rows`
+rows in all. The cache is thread-safe; its entries are immutable.
 """
 
 from __future__ import annotations
@@ -33,6 +38,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+FACTS = "fact"
+"""The kind of a cache entry holding an owner's fact rows."""
+EPISODES = "episode"
+"""The kind of a cache entry holding an owner's episodes."""
+
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
 
@@ -44,12 +54,13 @@ def to_micros(t: datetime) -> int:
 
 @dataclass(frozen=True, slots=True)
 class OwnerVectors:
-    """One owner's rows with a vector of one model, as the store held them at a key.
+    """One owner's rows (fact rows or episodes) with a vector of one model, as the store held
+    them at a key.
 
     Attributes:
         last_tx: the owner's last commit time when this was read (the store's value).
         rev: the owner's `search_rev` when this was read.
-        ids: fact ids, one per row.
+        ids: fact (or episode) ids, one per row.
         matrix: the rows' vectors, unit length, float32, shape (rows, dimensions).
         times: recorded_at, retracted_at, valid_from, valid_to of each row, in
             microseconds since the epoch (UTC), int64, shape (4, rows).
@@ -126,7 +137,7 @@ class OwnerVectors:
             count: how many rows at most.
 
         Returns:
-            ([(fact id, (1 + cosine) / 2)], how many rows were visible at the as-of point).
+            ([(id, (1 + cosine) / 2)], how many rows were visible at the as-of point).
             The score is the one the vector index and `vector.similarity.cosine` give.
         """
         if not self.ids:
@@ -151,34 +162,43 @@ class OwnerVectors:
         return [(self.ids[best[i]], float((1.0 + exact[i]) / 2.0)) for i in order], seen
 
 
+Key = tuple[str, str, str]
+"""(owner, model, kind) of a cache entry."""
+
+
 class VectorCache:
     """Owners' vectors held in this process, least recently used evicted first.
 
+    Every method takes `kind`: `FACTS` (the default) or `EPISODES`; an owner's fact rows
+    and its episodes are two entries, each with its own `owner_rows` limit.
+
     Args:
-        max_rows: rows held in all (each costs 4 bytes per dimension: 1.5 KB at 384).
-        owner_rows: an owner with more rows than this is not cached.
+        max_rows: rows held in all, of both kinds (each costs 4 bytes per dimension: 1.5 KB
+            at 384).
+        owner_rows: an owner with more rows (of one kind) than this is not cached.
     """
 
     def __init__(self, max_rows: int = 100_000, owner_rows: int = 20_000):
         self.max_rows = max_rows
         self.owner_rows = min(owner_rows, max_rows)
         self._lock = threading.Lock()
-        self._held: OrderedDict[tuple[str, str], OwnerVectors] = OrderedDict()
-        self._too_big: set[tuple[str, str]] = set()
+        self._held: OrderedDict[Key, OwnerVectors] = OrderedDict()
+        self._too_big: set[Key] = set()
         self._total = 0
 
-    def get(self, owner: str, model: str) -> OwnerVectors | None:
-        """Return what is held for (owner, model), or None."""
+    def get(self, owner: str, model: str, kind: str = FACTS) -> OwnerVectors | None:
+        """Return what is held for (owner, model, kind), or None."""
+        key = (owner, model, kind)
         with self._lock:
-            found = self._held.get((owner, model))
+            found = self._held.get(key)
             if found is not None:
-                self._held.move_to_end((owner, model))
+                self._held.move_to_end(key)
             return found
 
-    def put(self, owner: str, model: str, entry: OwnerVectors) -> None:
-        """Hold `entry` for (owner, model) unless a later key is held; evict past
+    def put(self, owner: str, model: str, entry: OwnerVectors, kind: str = FACTS) -> None:
+        """Hold `entry` for (owner, model, kind) unless a later key is held; evict past
         `max_rows`. An entry past `owner_rows` marks the owner as too big instead."""
-        key = (owner, model)
+        key = (owner, model, kind)
         with self._lock:
             if entry.rows > self.owner_rows:
                 self._too_big.add(key)
@@ -193,16 +213,17 @@ class VectorCache:
             while self._total > self.max_rows and len(self._held) > 1:
                 self._drop(next(iter(self._held)))
 
-    def too_big(self, owner: str, model: str) -> bool:
-        """True when the owner was found to have more than `owner_rows` rows."""
+    def too_big(self, owner: str, model: str, kind: str = FACTS) -> bool:
+        """True when the owner was found to have more than `owner_rows` rows of `kind`."""
         with self._lock:
-            return (owner, model) in self._too_big
+            return (owner, model, kind) in self._too_big
 
-    def mark_too_big(self, owner: str, model: str) -> None:
-        """Remember that the owner has more than `owner_rows` rows (for this process)."""
+    def mark_too_big(self, owner: str, model: str, kind: str = FACTS) -> None:
+        """Remember that the owner has more than `owner_rows` rows of `kind` (for this
+        process)."""
         with self._lock:
-            self._too_big.add((owner, model))
-            self._drop((owner, model))
+            self._too_big.add((owner, model, kind))
+            self._drop((owner, model, kind))
 
     def forget(self, owner: str) -> None:
         """Drop everything held for `owner` (it is unknown to the store: erased)."""
@@ -211,7 +232,7 @@ class VectorCache:
                 self._drop(key)
             self._too_big = {k for k in self._too_big if k[0] != owner}
 
-    def _drop(self, key: tuple[str, str]) -> None:
+    def _drop(self, key: Key) -> None:
         held = self._held.pop(key, None)
         if held is not None:
             self._total -= held.rows

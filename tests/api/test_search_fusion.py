@@ -22,6 +22,7 @@ from api.chat.search import (
     held,
     lexical,
     pool_weights,
+    text_stems,
 )
 from graph.read.episodes import EpisodeHit
 from graph.read.search import Hit
@@ -245,3 +246,18 @@ def test_context_lifts_a_reply_found_next_to_its_question() -> None:
     assert out["r"].score > out["far"].score
     alone = ([episodes[0][1], episodes[0][2]], [])
     assert {f.id: f.lexical for f in fuse("pottery class", facts, alone, 10, True)}["r"] == 0.0
+
+
+def test_a_text_is_stemmed_once_and_scores_do_not_move() -> None:
+    """Candidates' texts are immutable and come back search after search, so their stems
+    are kept by text (`text_stems`): a second search reads them from the cache and
+    answers the same items with the same scores."""
+    facts = ([hit("a", 0.8, "Ana location Porto", 0.8)], [hit("b", 3.0, "Ana likes jazz", 0.7)])
+    episodes = ([said("e1", 0.8, "Ana researched jazz concerts in Porto", 0.8)], [])
+    text_stems.cache_clear()
+    first = fuse("who researches jazz", facts, episodes, 10, True)
+    misses = text_stems.cache_info().misses
+    again = fuse("who researches jazz", facts, episodes, 10, True)
+    assert text_stems.cache_info().misses == misses and text_stems.cache_info().hits >= 3
+    assert again == first
+    assert text_stems("Ana researched jazz concerts") == {"ana", "research", "jazz", "concert"}

@@ -13,8 +13,10 @@ from neo4j import Driver
 
 from committer.apply import Committer
 from committer.proposals import Assertion, Provenance
+from graph.cypher import entities as ec
 from graph.cypher import episodes as pc
 from graph.cypher import search as sc
+from graph.cypher._fragments import on
 from graph.embedding import LocalEmbedder
 from graph.read import search as search_module
 from graph.read.episodes import episode_lucene
@@ -233,3 +235,58 @@ def test_fulltext_reads_the_best_hits_first_and_all_when_too_few_are_visible(
         monkeypatch.setattr(Reader, "_rows", original)
     assert sc.FULLTEXT_TOP.count("{limit: $scan}") == 1
     assert pc.EPISODES_FULLTEXT_TOP.count("{limit: $scan}") == 1
+
+
+def test_a_search_without_a_hit_reads_once(
+    committer: Committer, neo4j_driver: Driver, owner: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by bench/search_crowd.py: the best-hits query answered no row at all both when
+    Lucene had no hit and when none of its hits were visible, so a search with no hit (an
+    owner with no matching episode, every time) read everything again. Now it reads once,
+    facts and episodes alike; a search whose hits are all invisible still reads them all."""
+    located(committer, owner, "Ilse", "the old harbour")
+    reader = Reader(neo4j_driver)
+    ran: list[str] = []
+    original = Reader._rows
+
+    def spy(self: Reader, query: str, **params: object) -> list[object]:
+        ran.append(query)
+        return original(self, query, **params)
+
+    monkeypatch.setattr(Reader, "_rows", spy)
+    assert reader.fulltext(Scope(owner), "lighthouse", AsOf.at(), 5) == []
+    assert reader.episode_fulltext(Scope(owner), "lighthouse", AsOf.at(), 5) == []
+    assert ran == [sc.FULLTEXT_TOP, pc.EPISODES_FULLTEXT_TOP]
+    ran.clear()
+    closed = Scope(owner, MemoryAccess("none"))
+    monkeypatch.setattr(search_module, "SCAN_MIN", 1)
+    monkeypatch.setattr(search_module, "SCAN_PER_RESULT", 1)
+    assert reader.fulltext(closed, "harbour", AsOf.at(), 1) == []
+    assert ran == [sc.FULLTEXT_TOP, sc.FULLTEXT]  # one hit, not visible: Lucene may have more
+
+
+def test_search_hits_decode_entities_as_the_node_does(
+    committer: Committer, neo4j_driver: Driver, owner: str
+) -> None:
+    """Search reads an entity's columns with integer times (ENTITY_MAP: decoding a DATETIME
+    cost ~0.2 ms in the driver, 100 of them a search); the record is the one the whole
+    node gives, merged (`merged_at`) and renamed (`names_since`) entities too, and a hit
+    found as of before the merge shows its entity unmerged."""
+    ilse = located(committer, owner, "Ilse", "the old harbour")
+    twin = located(committer, owner, "Ilse Brandt", "the new harbour")
+    before = AsOf.at()
+    committer.merge(owner, twin, ilse)
+    rows = neo4j_driver.execute_query(
+        "MATCH (e:Entity) WHERE e.owner = $owner RETURN e AS node, "
+        + on(ec.ENTITY_MAP, "e")
+        + " AS columns",
+        owner=owner,
+    ).records
+    records = [
+        (ec.entity_from_record(r["node"]), ec.entity_from_record(r["columns"])) for r in rows
+    ]
+    assert all(node == columns for node, columns in records)
+    assert {r[0].id for r in records if r[0].merged_at} == {twin}
+    assert {r[0].id for r in records if r[0].names_since} == {ilse}
+    hits = Reader(neo4j_driver).fulltext(Scope(owner), "new harbour", before, 5)
+    assert (hits[0].entity.id, hits[0].entity.merged_into) == (twin, None)
