@@ -276,3 +276,18 @@ def test_context_two_places_away_counts_w_context_squared() -> None:
     assert out["a"].lexical == W_CONTEXT
     assert W_CONTEXT**2 < out["r"].lexical < W_CONTEXT  # "road" next to it, "trip" two away
     assert out["a"].score > out["r"].score > out["z"].score
+
+
+def test_a_text_is_stemmed_once_and_scores_do_not_move() -> None:
+    """Candidates' texts are immutable and come back search after search, so their stems
+    are kept by text (`text_stems`): a second search reads them from the cache and
+    answers the same items with the same scores."""
+    facts = ([hit("a", 0.8, "Ana location Porto", 0.8)], [hit("b", 3.0, "Ana likes jazz", 0.7)])
+    episodes = ([said("e1", 0.8, "Ana researched jazz concerts in Porto", 0.8)], [])
+    text_stems.cache_clear()
+    first = fuse("who researches jazz", facts, episodes, 10, True)
+    misses = text_stems.cache_info().misses
+    again = fuse("who researches jazz", facts, episodes, 10, True)
+    assert text_stems.cache_info().misses == misses and text_stems.cache_info().hits >= 3
+    assert again == first
+    assert text_stems("Ana researched jazz concerts") == {"ana", "research", "jazz", "concert"}
