@@ -25,9 +25,10 @@ scored on the evidence itself, not on its rank in a list:
   Friday!": the reply is about the group), and one two places away for `W_CONTEXT`
   squared (a question, its answer, and a reply to the answer: "Where did you go?" /
   "Thanks! It was lovely" / "Woodhaven? I want to go too"). A period the query names
-  ("in June", "on 1 February, 2023") is one more such word, held by a candidate said
-  then (api/chat/when.py: "what did Gina find on 1 February" is about what she said
-  that day, though no message writes the date);
+  ("on 1 February, 2023", "last weekend"; read by the curator's time words against the
+  search's valid time) is one more such word, held by a candidate said then
+  (api/chat/when.py: "what did Gina find on 1 February" is about what she said that
+  day, though no message writes the date);
 * `named` is 1 when the query names the episode's speaker ("What did Caroline
   research?" and a message Caroline said); the speaker's name then leaves the words
   `lexical` counts for it, since every message of hers "holds" it (the search text of
@@ -57,6 +58,7 @@ import math
 import threading
 from collections.abc import Mapping, Set
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Literal
 
 import Stemmer  # A C extension without stubs.
@@ -308,6 +310,7 @@ def fuse(
     episodes: tuple[list[EpisodeHit], list[EpisodeHit]],
     limit: int,
     hybrid: bool,
+    at: datetime | None = None,
 ) -> list[Found]:
     """Score every candidate on its own evidence and keep the `limit` best, one per
     message (`said_key`: the best-scored item of a message stands for it).
@@ -318,6 +321,8 @@ def fuse(
         episodes: (semantic hits, full-text hits) among episodes.
         limit: how many results.
         hybrid: whether the search had a vector (else scores are lexical alone).
+        at: the search's valid time (aware), which a period the query names is read
+            against (api/chat/when.py); None: the query's period is not read.
 
     Returns:
         Best first; ties by kind (facts first), then id.
@@ -337,7 +342,8 @@ def fuse(
             seen[key] = _merged(seen.get(key), e.semantic, e.score if from_text else None, e.text)
             rows[key] = e
     have: dict[tuple[int, str], Set[str]] = {k: _stem_set(t) for k, (_, _, t) in seen.items()}
-    terms = _period_term(q, terms, rows, have)
+    if at is not None:
+        terms = _period_term(q, at, terms, rows, have)
     weights = pool_weights(terms, list(have.values()))
     around = context(rows, terms)
     out: dict[tuple[int, str], Found] = {}
@@ -366,6 +372,7 @@ def fuse(
 
 def _period_term(
     q: str,
+    at: datetime,
     terms: list[str],
     rows: dict[tuple[int, str], Hit | EpisodeHit],
     have: dict[tuple[int, str], Set[str]],
@@ -373,7 +380,7 @@ def _period_term(
     """`terms` with the words of the period `q` names (api/chat/when.py) replaced by the
     one term `WHEN`, added to the stems `have` of each candidate said (an episode) or
     true from (a fact) within it; `terms` as they are when `q` names no period."""
-    when = named_period(q)
+    when = named_period(q, at)
     if when is None:
         return terms
     named = set(stems(sorted(when.words)))
@@ -436,7 +443,14 @@ def search(
         said_near: list[EpisodeHit] = []
         if vector is not None and model is not None:
             (fact_near, _), (said_near, _) = snap.nearest(scope, vector, model, as_of, n)
-    items = fuse(q, (fact_near, fact_text), (said_near, said_text), limit, vector is not None)
+    items = fuse(
+        q,
+        (fact_near, fact_text),
+        (said_near, said_text),
+        limit,
+        vector is not None,
+        as_of.valid_at,
+    )
     if embedder is None:
         return Outcome(
             items,

@@ -3,23 +3,27 @@
 
 "What did Gina find for her store on 1 February, 2023?" asks about what was said then: a
 message said on that day holds the query's date as surely as it would hold one of its
-words, though its text never writes the date. The query's first date (a month name, with a
-day, a year or both: "in June", "May 23, 2023", "1 February 2023", "December 2023") becomes
-one more term of the lexical evidence, `WHEN`, which a candidate holds when it was said
-(an episode's `said_at`) or became true (a fact's `valid_from`) within `SLACK_DAYS` of
-that period: what happened on a day is often told a few days later, and people name a day
-loosely. A month without a year (with a day or not) is that month in any year. "may" and
-"march" are months only beside a day or a year ("what may she do" names no period).
+words, though its text never writes the date. The query's first bounded period becomes one
+more term of the lexical evidence, `WHEN`, which a candidate holds when it was said (an
+episode's `said_at`) or became true (a fact's `valid_from`) within `SLACK_DAYS` of that
+period: what happened on a day is often told a few days later, and people name a day
+loosely.
 
-Pure functions of the query and a candidate's time: no clock, no store.
+The period is read by the curator's own time words (curator/timeparse.py, dateparser
+underneath), against the search's valid time `at`, so a query and a message mean the same
+by "on 8 May", "in December 2023", "last weekend" or "three days ago"; a date without a
+year is its latest occurrence on or before `at`, as the curator reads it. Only bounded
+periods count ("since May" and "for 3 years" name no period).
+
+Pure functions of the query, `at` and a candidate's time: no clock, no store.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 
+from curator.timeparse import find_all
 from graph.read.search import words
 
 SLACK_DAYS = 3
@@ -28,63 +32,33 @@ WHEN = "@when"
 """The term a candidate said within the named period holds (no word stems to it: words are
 letters and digits)."""
 
-_MONTHS = (
-    *("january", "february", "march", "april", "may", "june"),
-    *("july", "august", "september", "october", "november", "december"),
-)
-_AMBIGUOUS = frozenset({"may", "march"})
-_ORDINAL = r"(?:st|nd|rd|th)?"
-_DATE = re.compile(
-    rf"(?:\b(\d{{1,2}}){_ORDINAL}\s+)?\b({'|'.join(_MONTHS)})\b"
-    rf"(?:\s+(\d{{1,2}}){_ORDINAL}\b)?(?:,?\s+(\d{{4}})\b)?",
-    re.IGNORECASE,
-)
-
 
 @dataclass(frozen=True, slots=True)
 class Period:
     """A period a query names.
 
     Attributes:
-        month: 1-12.
-        first: its first day, or None for a month of any year.
-        last: its last day, or None for a month of any year.
+        start: its first instant, aware UTC (midnight of its first day).
+        end: the instant after it, aware UTC, exclusive.
         words: the query's words that name it (folded, as `words` gives them).
     """
 
-    month: int
-    first: date | None
-    last: date | None
+    start: datetime
+    end: datetime
     words: frozenset[str]
 
     def holds(self, at: datetime | None) -> bool:
         """Whether a time (aware UTC) falls within `SLACK_DAYS` of this period."""
         if at is None:
             return False
-        day = at.date()
         slack = timedelta(days=SLACK_DAYS)
-        if self.first is None or self.last is None:
-            return any(d.month == self.month for d in (day - slack, day, day + slack))
-        return self.first - slack <= day <= self.last + slack
+        return self.start - slack <= at < self.end + slack
 
 
-def named_period(q: str) -> Period | None:
-    """The first period `q` names (module docstring), or None."""
-    for m in _DATE.finditer(q):
-        day_text, name, year_text = m.group(1) or m.group(3), m.group(2).lower(), m.group(4)
-        if name in _AMBIGUOUS and not (day_text or year_text):
-            continue
-        month = _MONTHS.index(name) + 1
-        named = frozenset(words(m.group(0), limit=None))
-        if year_text is None:
-            return Period(month, None, None, named)
-        year = int(year_text)
-        if day_text is None:
-            last = date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)
-            return Period(month, date(year, month, 1), last, named)
-        try:
-            day = date(year, month, int(day_text))
-        except ValueError:
-            continue
-        return Period(month, day, day, named)
+def named_period(q: str, at: datetime) -> Period | None:
+    """The first bounded period `q` names, resolved against `at` (aware; the search's valid
+    time) by curator.timeparse.find_all; None when it names none."""
+    for window in find_all(q, at):
+        if window.kind == "period" and window.end is not None:
+            return Period(window.start, window.end, frozenset(words(window.text, limit=None)))
     return None
