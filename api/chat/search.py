@@ -22,7 +22,13 @@ scored on the evidence itself, not on its rank in a list:
   in its context: a word it does not hold but a message next to it in its run does (the
   one before or after, when the search found that one too: `context`) counts for
   `W_CONTEXT` of one it holds ("Did you go to the support group?" / "Yes, last
-  Friday!": the reply is about the group);
+  Friday!": the reply is about the group), and one two places away for `W_CONTEXT`
+  squared (a question, its answer, and a reply to the answer: "Where did you go?" /
+  "Thanks! It was lovely" / "Woodhaven? I want to go too"). A period the query names
+  ("on 1 February, 2023", "last weekend"; read by the curator's time words against the
+  search's valid time) is one more such word, held by a candidate said then
+  (api/chat/when.py: "what did Gina find on 1 February" is about what she said that
+  day, though no message writes the date);
 * `named` is 1 when the query names the episode's speaker ("What did Caroline
   research?" and a message Caroline said); the speaker's name then leaves the words
   `lexical` counts for it, since every message of hers "holds" it (the search text of
@@ -50,12 +56,14 @@ from __future__ import annotations
 import functools
 import math
 import threading
-from collections.abc import Set
+from collections.abc import Mapping, Set
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Literal
 
 import Stemmer  # A C extension without stubs.
 
+from api.chat.when import WHEN, named_period
 from graph.embedding import Embedder, EmbedderUnavailable
 from graph.read.episodes import EpisodeHit
 from graph.read.reader import Reader
@@ -72,7 +80,10 @@ W_SPEAKER = 0.16
 """Weight of the query naming the episode's speaker."""
 W_CONTEXT = 0.6
 """What a query word held only by a message next to an episode counts for in its lexical
-evidence, against 1 for a word it holds itself."""
+evidence, against 1 for a word it holds itself; each further place away multiplies it by
+`W_CONTEXT` again, up to `CONTEXT_REACH` places."""
+CONTEXT_REACH = 2
+"""How many places before and after an episode in its run its context reaches."""
 DECIMALS = 6
 """Scores are rounded to this many places before they are compared."""
 MAX_CANDIDATES = 200
@@ -190,18 +201,17 @@ def held(
     terms: list[str],
     have: Set[str],
     weights: dict[str, float] | None = None,
-    around: Set[str] | None = None,
+    around: Mapping[str, float] | None = None,
 ) -> float:
     """The weighed share of `terms` in the stems `have` (see `lexical`); a term only the
-    stems `around` (the context: the messages next to it) hold counts for `W_CONTEXT`."""
-    around = around or set()
+    context holds (the messages near it, `context`: stem -> what it counts for) counts for
+    its value in `around`."""
+    around = around or {}
     if not terms or not (have or around):
         return 0.0
     weight = {t: 1.0 if weights is None else weights.get(t, 1.0) for t in terms}
     total = sum(weight.values())
-    found = sum(
-        weight[t] * (1.0 if t in have else W_CONTEXT if t in around else 0.0) for t in terms
-    )
+    found = sum(weight[t] * (1.0 if t in have else around.get(t, 0.0)) for t in terms)
     return found / total if total > 0 else 0.0
 
 
@@ -258,23 +268,39 @@ def fused(semantic: float | None, lexical_share: float, hybrid: bool, named: boo
 
 
 def context(
-    rows: dict[tuple[int, str], Hit | EpisodeHit],
-) -> dict[tuple[int, str], set[str]]:
-    """The stems of what was said next to each episode candidate, among the candidates:
-    the words (not the speaker) of the candidates that are the message just before or
-    just after it in its run. A neighbour the search did not find lends nothing; the
-    candidates are the caller's own, as of the search, so nothing else is read."""
+    rows: dict[tuple[int, str], Hit | EpisodeHit], terms: list[str] | None = None
+) -> dict[tuple[int, str], dict[str, float]]:
+    """What was said near each episode candidate, among the candidates: the stems of the
+    words (not the speaker) of the candidates up to `CONTEXT_REACH` messages before or
+    after it in its run (only those in `terms`, when given), each with what it counts for
+    there, `W_CONTEXT` to the power of its distance (the nearest message holding it
+    decides). A message the search did not find lends nothing; the candidates are the
+    caller's own, as of the search, so nothing else is read."""
+    wanted = None if terms is None else set(terms)
     at: dict[tuple[str, int], list[EpisodeRecord]] = {}
     for row in rows.values():
         if isinstance(row, EpisodeHit):
             at.setdefault((row.episode.run_id, row.episode.seq), []).append(row.episode)
-    out: dict[tuple[int, str], set[str]] = {}
+    said: dict[tuple[str, int], set[str]] = {}  # the stems said at a place, read once
+
+    def stems_at(place: tuple[str, int]) -> set[str]:
+        if place not in said:
+            found = set().union(*(_stem_set(e.text) for e in at[place]))
+            said[place] = found if wanted is None else found & wanted
+        return said[place]
+
+    out: dict[tuple[int, str], dict[str, float]] = {}
     for key, row in rows.items():
-        if isinstance(row, EpisodeHit):
-            ep = row.episode
-            near = at.get((ep.run_id, ep.seq - 1), []) + at.get((ep.run_id, ep.seq + 1), [])
-            if near:
-                out[key] = set().union(*(_stem_set(n.text) for n in near))
+        if not isinstance(row, EpisodeHit):
+            continue
+        run_id, seq = row.episode.run_id, row.episode.seq
+        lent: dict[str, float] = {}
+        for distance in range(CONTEXT_REACH, 0, -1):  # the nearer message overwrites
+            for place in ((run_id, seq - distance), (run_id, seq + distance)):
+                if place in at:
+                    lent.update(dict.fromkeys(stems_at(place), W_CONTEXT**distance))
+        if lent:
+            out[key] = lent
     return out
 
 
@@ -284,6 +310,7 @@ def fuse(
     episodes: tuple[list[EpisodeHit], list[EpisodeHit]],
     limit: int,
     hybrid: bool,
+    at: datetime | None = None,
 ) -> list[Found]:
     """Score every candidate on its own evidence and keep the `limit` best, one per
     message (`said_key`: the best-scored item of a message stands for it).
@@ -294,6 +321,8 @@ def fuse(
         episodes: (semantic hits, full-text hits) among episodes.
         limit: how many results.
         hybrid: whether the search had a vector (else scores are lexical alone).
+        at: the search's valid time (aware), which a period the query names is read
+            against (api/chat/when.py); None: the query's period is not read.
 
     Returns:
         Best first; ties by kind (facts first), then id.
@@ -312,9 +341,11 @@ def fuse(
             key = (1, e.episode.id)
             seen[key] = _merged(seen.get(key), e.semantic, e.score if from_text else None, e.text)
             rows[key] = e
-    have = {key: _stem_set(text) for key, (_, _, text) in seen.items()}
+    have: dict[tuple[int, str], Set[str]] = {k: _stem_set(t) for k, (_, _, t) in seen.items()}
+    if at is not None:
+        terms = _period_term(q, at, terms, rows, have)
     weights = pool_weights(terms, list(have.values()))
-    around = context(rows)
+    around = context(rows, terms)
     out: dict[tuple[int, str], Found] = {}
     for key, (semantic, bm25, _) in seen.items():
         row = rows[key]
@@ -337,6 +368,26 @@ def fuse(
             if len(kept) == limit:
                 break
     return kept
+
+
+def _period_term(
+    q: str,
+    at: datetime,
+    terms: list[str],
+    rows: dict[tuple[int, str], Hit | EpisodeHit],
+    have: dict[tuple[int, str], Set[str]],
+) -> list[str]:
+    """`terms` with the words of the period `q` names (api/chat/when.py) replaced by the
+    one term `WHEN`, added to the stems `have` of each candidate said (an episode) or
+    true from (a fact) within it; `terms` as they are when `q` names no period."""
+    when = named_period(q, at)
+    if when is None:
+        return terms
+    named = set(stems(sorted(when.words)))
+    for key, row in rows.items():
+        if when.holds(row.episode.said_at if isinstance(row, EpisodeHit) else row.fact.valid_from):
+            have[key] = have[key] | {WHEN}
+    return [t for t in terms if t not in named] + [WHEN]
 
 
 def _merged(
@@ -392,7 +443,14 @@ def search(
         said_near: list[EpisodeHit] = []
         if vector is not None and model is not None:
             (fact_near, _), (said_near, _) = snap.nearest(scope, vector, model, as_of, n)
-    items = fuse(q, (fact_near, fact_text), (said_near, said_text), limit, vector is not None)
+    items = fuse(
+        q,
+        (fact_near, fact_text),
+        (said_near, said_text),
+        limit,
+        vector is not None,
+        as_of.valid_at,
+    )
     if embedder is None:
         return Outcome(
             items,

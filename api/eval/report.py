@@ -52,7 +52,8 @@ class FileResult:
         owner: the fresh owner it was imported into (erased afterwards unless kept).
         k: results asked of search and of each baseline.
         asked: one entry per question.
-        imported: the import's figures.
+        imported: the import's figures; None when an owner imported by an earlier run was
+            asked again (api/eval/run.py `owners`).
         unusable: questions of categories 1-4 left out for having no evidence id.
         rss_mb: resident memory of this process after the import (in-process server only).
         peak_rss_mb: its peak so far.
@@ -64,7 +65,7 @@ class FileResult:
     owner: str
     k: int
     asked: list[Asked]
-    imported: Imported
+    imported: Imported | None
     unusable: int = 0
     rss_mb: float | None = None
     peak_rss_mb: float | None = None
@@ -143,16 +144,29 @@ def report(result: FileResult) -> str:
         else ""
     )
     degraded = sum(a.prefetch_degraded for a in result.asked)
+    if imp is None:
+        head = [
+            (
+                f"== {result.name}: owner {result.owner} reused (imported by an earlier run), "
+                f"{len(result.asked)} questions of categories 1-4 ({result.unusable} without "
+                "evidence left out) =="
+            ),
+            f"import: not measured (reused){memory}",
+        ]
+    else:
+        head = [
+            (
+                f"== {result.name}: {imp.turns} turns in {imp.runs} runs, {len(result.asked)} "
+                f"questions of categories 1-4 ({result.unusable} without evidence left out) =="
+            ),
+            (
+                f"import: {imp.seconds:.1f} s to done, {imp.turns_per_second:.1f} turns/s; "
+                f"{imp.proposals} proposals, {imp.committed} committed, {imp.held} held, "
+                f"{imp.failed} runs failed{memory}"
+            ),
+        ]
     lines = [
-        (
-            f"== {result.name}: {imp.turns} turns in {imp.runs} runs, {len(result.asked)} "
-            f"questions of categories 1-4 ({result.unusable} without evidence left out) =="
-        ),
-        (
-            f"import: {imp.seconds:.1f} s to done, {imp.turns_per_second:.1f} turns/s; "
-            f"{imp.proposals} proposals, {imp.committed} committed, {imp.held} held, "
-            f"{imp.failed} runs failed{memory}"
-        ),
+        *head,
         (
             f"search modes: {json.dumps(result.search_modes, sort_keys=True)}; "
             f"prefetch degraded: {degraded}"
@@ -169,13 +183,17 @@ def pooled(results: Sequence[FileResult]) -> str:
     """The report of all files together: every question counts once."""
     asked = [a for r in results for a in r.asked]
     k = min(r.k for r in results)
-    turns = sum(r.imported.turns for r in results)
-    seconds = sum(r.imported.seconds for r in results)
+    imported = [r.imported for r in results if r.imported is not None]
+    turns = sum(i.turns for i in imported)
+    seconds = sum(i.seconds for i in imported)
     peak = [r.peak_rss_mb for r in results if r.peak_rss_mb is not None]
+    reused = len(results) - len(imported)
+    rss = f"; peak RSS {max(peak):.0f} MiB" if peak else ""
     lines = [
-        f"== all {len(results)} files: {turns} turns, {len(asked)} questions ==",
-        f"import: {seconds:.1f} s to done, {turns / seconds if seconds else 0:.1f} turns/s"
-        + (f"; peak RSS {max(peak):.0f} MiB" if peak else ""),
+        f"== all {len(results)} files: {turns} turns imported, {len(asked)} questions ==",
+        f"import: {seconds:.1f} s to done, {turns / seconds if seconds else 0:.1f} turns/s{rss}"
+        if not reused
+        else f"import: {reused} of {len(results)} files reused, not measured{rss}",
         *table(asked, k),
         "temporal (category 2):",
         *temporal_lines(asked, k),

@@ -5,13 +5,17 @@ For each file: import the conversation into a fresh owner, wait until every run 
 curated, ask each question of categories 1-4 through `GET /v1/search` and `POST
 /v1/prefetch`, rank the raw turns by the two baselines (api/eval/baselines.py), and
 report (api/eval/report.py). The fresh owner is erased afterwards unless `--keep`.
+
+An owner kept by an earlier run can be asked again without importing anything (`owners`):
+a change to the ranking needs no new import, so each experiment on it takes the questions'
+time alone. Such a file reports no import figures (`FileResult.imported` is None).
 """
 
 from __future__ import annotations
 
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -55,6 +59,7 @@ def evaluate(
     timeout: float = 1800.0,
     keep: bool = False,
     in_process: bool = True,
+    owner: str | None = None,
     say: Say = lambda _: None,
 ) -> FileResult:
     """Evaluate one conversation against the service at `base_url`.
@@ -69,20 +74,27 @@ def evaluate(
         timeout: seconds to wait for the curator to finish every run.
         keep: keep the fresh owner (and print its name) instead of erasing it.
         in_process: the service runs in this process, so its memory is this process's.
+        owner: an owner this conversation was imported into by an earlier run (kept): ask it
+            as it is, import nothing and erase nothing; None imports into a fresh owner.
         say: where progress lines go.
 
     Raises:
         EvalError: the service refused a call, or the curator did not finish in time.
     """
-    owner = f"eval-locomo-{conversation.name}-{uuid.uuid4().hex[:8]}"
-    token, _ = committer.create_token(owner, ["read", "write"])
+    reused = owner is not None
+    owner = owner or f"eval-locomo-{conversation.name}-{uuid.uuid4().hex[:8]}"
+    token, record = committer.create_token(owner, ["read", "write"])
     texts = [q.text for q in conversation.questions]
     try:
         headers = {"Authorization": f"Bearer {token}"}
         with httpx.Client(base_url=base_url, headers=headers, timeout=120.0) as http:
             client = OwnerClient(http, {run["id"] for run in conversation.runs})
-            say(f"{conversation.name}: importing {len(conversation.turns)} turns as {owner} ...")
-            imported = client.import_runs(conversation.runs, timeout)
+            imported = None
+            if reused:
+                client.check_imported(conversation.runs)
+            else:
+                say(f"{conversation.name}: importing {len(conversation.turns)} turns as {owner}")
+                imported = client.import_runs(conversation.runs, timeout)
             memory = memory_mb() if in_process else None
             say(f"{conversation.name}: asking {len(texts)} questions ...")
             modes: Counter[str] = Counter()
@@ -93,7 +105,9 @@ def evaluate(
                 searched.append(items)
                 prefetched.append(client.prefetch(text))
     finally:
-        if keep:
+        if reused:
+            committer.revoke_token(record.id)
+        elif keep:
             say(f"{conversation.name}: kept owner {owner}")
         else:
             committer.erase_owner(owner, owner)
@@ -158,6 +172,7 @@ def run(
     k: int = 10,
     timeout: float = 1800.0,
     keep: bool = False,
+    owners: Mapping[str, str] | None = None,
     say: Say = lambda _: None,
 ) -> list[FileResult]:
     """Evaluate each conversation in turn, each in a fresh owner.
@@ -171,6 +186,8 @@ def run(
         k: results asked of search and of each baseline.
         timeout: seconds to wait for the curator, per file.
         keep: keep the fresh owners.
+        owners: conversation name -> an owner an earlier run imported it into and kept; a
+            conversation named here is asked there, without an import (`evaluate`'s `owner`).
         say: where progress lines go.
 
     Raises:
@@ -189,6 +206,7 @@ def run(
                 timeout=timeout,
                 keep=keep,
                 in_process=api is None,
+                owner=(owners or {}).get(c.name),
                 say=say,
             )
             for c in conversations

@@ -174,6 +174,18 @@ class OwnerClient:
             failed=sum(s["status"] == "failed" for s in statuses),
         )
 
+    def check_imported(self, runs: list[RunPayload]) -> None:
+        """Check that this owner holds every run of `runs`, each finished (an owner reused
+        from an earlier evaluation).
+
+        Raises:
+            EvalError: a run is missing (HTTP 404) or not finished.
+        """
+        for run in runs:
+            status = self._call("GET", f"/v1/runs/{run['id']}")
+            if status["status"] not in FINISHED:
+                raise EvalError(f"run {run['id']} is {status['status']}, not finished")
+
     def search(self, q: str, limit: int) -> tuple[list[Retrieved], str]:
         """`GET /v1/search?q=&limit=`: the items best first, and the answer's `mode`."""
         body = self._call("GET", "/v1/search", params={"q": q, "limit": limit})

@@ -7,12 +7,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from api.cli.main import app as cli
 from api.eval.locomo import dated, first_hit, read_conversation
+from api.eval.report import pooled, report
 from api.eval.run import evaluate
-from api.eval.service import serve_in_process
+from api.eval.service import EvalError, serve_in_process
 from api.http.settings import Settings
 from committer.apply import Committer
 from graph.embedding import LocalEmbedder
@@ -76,3 +78,27 @@ def test_a_file_that_is_not_a_locomo_conversation_is_one_line(tmp_path: Path):
     r = CliRunner().invoke(cli, ["eval", "locomo", str(bare)])
     assert r.exit_code == 1 and "error: bare.json has no `qa` list" in r.output
     assert "Traceback" not in r.output
+
+
+def test_a_kept_owner_is_asked_again_without_an_import(neo4j_driver: Any):
+    """A ranking experiment needs no new import: an owner kept by a first run is asked again
+    (`owner=`): nothing is imported (`imported` is None, the report says it was reused),
+    the answers are the same, the owner is not erased and the run's token is revoked; an
+    owner that holds none of the runs is refused with one line."""
+    conversation = read_conversation(TINY)
+    committer = Committer(neo4j_driver)
+    embedder = LocalEmbedder()
+    with serve_in_process(Settings(curator_poll_seconds=0.1), neo4j_driver) as url:
+        first = evaluate(conversation, url, committer, embedder, k=5, timeout=120, keep=True)
+        try:
+            again = evaluate(conversation, url, committer, embedder, k=5, owner=first.owner)
+            with pytest.raises(EvalError, match="404"):
+                evaluate(conversation, url, committer, embedder, k=5, owner=first.owner + "-x")
+        finally:
+            committer.erase_owner(first.owner, first.owner)
+            committer.erase_owner(first.owner + "-x", first.owner + "-x")
+    assert first.imported is not None and again.imported is None
+    assert again.owner == first.owner
+    assert [a.ranked["search"] for a in again.asked] == [a.ranked["search"] for a in first.asked]
+    assert f"owner {first.owner} reused" in report(again)
+    assert "1 of 1 files reused, not measured" in pooled([again])

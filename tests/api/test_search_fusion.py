@@ -11,12 +11,14 @@ from datetime import UTC, datetime
 import pytest
 
 from api.chat.search import (
+    CONTEXT_REACH,
     W_CONTEXT,
     W_LEXICAL,
     W_SEMANTIC,
     W_SPEAKER,
     candidates,
     content_words,
+    context,
     fuse,
     fused,
     held,
@@ -217,19 +219,21 @@ def test_one_message_takes_one_place() -> None:
     assert [f.id for f in fuse("jazz", facts, ([], []), 10, True)] == ["f1", "f3"]
 
 
-def test_a_word_only_the_context_holds_counts_for_w_context() -> None:
-    """A term the text holds counts 1, one only the messages next to it hold W_CONTEXT,
-    weighed like any other; context alone still counts; no terms count nothing."""
-    assert held(["pottery", "class"], {"pottery"}, None, {"class"}) == (1 + W_CONTEXT) / 2
-    assert held(["pottery"], set(), None, {"pottery"}) == W_CONTEXT
-    assert held(["pottery"], {"pottery"}, None, {"pottery"}) == 1.0
-    assert held(["a", "b"], set(), {"a": 3.0, "b": 1.0}, {"a"}) == W_CONTEXT * 3 / 4
-    assert held([], {"a"}, None, {"a"}) == 0.0
+def test_a_word_only_the_context_holds_counts_for_what_the_context_says() -> None:
+    """A term the text holds counts 1, one only the messages near it hold what the context
+    gives it (W_CONTEXT next to it), weighed like any other; context alone still counts;
+    no terms count nothing."""
+    near = {"class": W_CONTEXT}
+    assert held(["pottery", "class"], {"pottery"}, None, near) == (1 + W_CONTEXT) / 2
+    assert held(["pottery"], set(), None, {"pottery": W_CONTEXT}) == W_CONTEXT
+    assert held(["pottery"], {"pottery"}, None, {"pottery": W_CONTEXT}) == 1.0
+    assert held(["a", "b"], set(), {"a": 3.0, "b": 1.0}, {"a": W_CONTEXT}) == W_CONTEXT * 3 / 4
+    assert held([], {"a"}, None, {"a": W_CONTEXT}) == 0.0
 
 
 def test_context_lifts_a_reply_found_next_to_its_question() -> None:
     """ "Yes, I loved it!" right after a question about a pottery class (both found)
-    outranks an unrelated message of the same cosine; a message two places away, or a
+    outranks an unrelated message of the same cosine; a message three places away, or a
     fact, takes nothing from it."""
     episodes = (
         [
@@ -246,6 +250,32 @@ def test_context_lifts_a_reply_found_next_to_its_question() -> None:
     assert out["r"].score > out["far"].score
     alone = ([episodes[0][1], episodes[0][2]], [])
     assert {f.id: f.lexical for f in fuse("pottery class", facts, alone, 10, True)}["r"] == 0.0
+
+
+def test_context_two_places_away_counts_w_context_squared() -> None:
+    """A question, its answer, and a reply to the answer: "Where did you go on the road
+    trip?" / "Woodhaven, lovely!" / "I want to go too": the reply after the answer is two
+    places from the question and takes its words at W_CONTEXT squared; the nearer message
+    decides when both hold a word; three places away lends nothing (CONTEXT_REACH)."""
+    assert CONTEXT_REACH == 2
+    episodes = (
+        [
+            said("q", 0.5, "Where did you go on the road trip?", 0.5, "m1", seq=1),
+            said("a", 0.5, "Woodhaven, lovely!", 0.5, "m2", seq=2),
+            said("r", 0.5, "I want to go too", 0.5, "m3", seq=3),
+            said("x", 0.5, "Sure, a road map helps", 0.5, "m4", seq=4),
+            said("z", 0.5, "Anyway, dinner?", 0.5, "m5", seq=5),
+        ],
+        [],
+    )
+    around = context({(1, e.episode.id): e for e in episodes[0]}, ["road", "trip"])
+    assert around[(1, "a")] == {"road": W_CONTEXT, "trip": W_CONTEXT}
+    assert around[(1, "r")] == {"road": W_CONTEXT, "trip": W_CONTEXT**2}
+    assert around[(1, "z")] == {"road": W_CONTEXT}
+    out = {f.id: f for f in fuse("road trip", ([], []), episodes, 10, True)}
+    assert out["a"].lexical == W_CONTEXT
+    assert W_CONTEXT**2 < out["r"].lexical < W_CONTEXT  # "road" next to it, "trip" two away
+    assert out["a"].score > out["r"].score > out["z"].score
 
 
 def test_a_text_is_stemmed_once_and_scores_do_not_move() -> None:
