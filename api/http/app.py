@@ -15,6 +15,7 @@ from neo4j import Driver
 from api.chat.prefetch.warm import Warmer
 from api.chat.routes import history, pull, search
 from api.chat.routes import prefetch as prefetch_route
+from api.chat.warm_search import start_warm_up
 from api.http import errors, health, metrics, openapi
 from api.http.abuse import AbuseLimits
 from api.http.bookmarks import BookmarkHeaders
@@ -97,6 +98,8 @@ def _get_ready(app: FastAPI, settings: Settings, driver: Driver, *, schema_ready
     warmer: Warmer = app.state.warmer
     warmer.start()
     _freeze_startup_heap()
+    # search plans its queries in the background, off the time to ready
+    app.state.search_warm_up = start_warm_up(app.state.reader, app.state.embedder)
     log.info(
         "ready in %.1f s (schema %s, embedder %.1f s, prefetch warm-up %.1f s)%s",
         time.monotonic() - began,

@@ -69,3 +69,39 @@ class RecallReads(SearchReads, EpisodeReads):
             self._fact_checked(found["facts"], facts[0], facts[1], k, as_of, base),
             self._episode_checked(found["episodes"], said[0], said[1], k, {**base, "k": k}),
         )
+
+    def plan_recall(self, owner: str, vector: list[float], model: str, as_of: AsOf) -> None:
+        """Run each query the vector cache's path of a search runs, for `owner` (one that
+        holds nothing: a warm-up's), with parameters of the shapes a real search passes:
+        both kinds' count, load and update (graph/cypher/vectors.py `QUERIES`), and the
+        check of both lists' candidates (NEAREST_OF_BOTH, with 100 ids that name nothing:
+        a one-id list left the real check to plan again, 0.6 s). Answers are empty and
+        dropped. Neo4j plans a query on first use; this moves that cost off a user's first
+        search (api/chat/warm_search.py). READ only.
+
+        Raises:
+            StoreUnavailable: Neo4j could not be reached.
+        """
+        for kind in (FACTS, EPISODES):
+            queries = vc.QUERIES[kind]
+            self._rows(queries.rows, owner=owner, limit=1)
+            self._rows(queries.load, owner=owner, model=model, limit=1)
+            self._rows(
+                queries.since,
+                owner=owner,
+                model=model,
+                since=as_of.known_at,
+                last_tx=as_of.known_at,
+            )
+        pick = [{"id": f"\x00warm-up-{i}", "score": 0.0} for i in range(100)]
+        self._rows(
+            vc.NEAREST_OF_BOTH,
+            candidates=pick,
+            episode_candidates=pick,
+            k=1,
+            vector=vector,
+            model=model,
+            valid_at=as_of.valid_at,
+            known_at=as_of.known_at,
+            **params(Scope(owner)),
+        )

@@ -134,6 +134,7 @@ CALLS: dict[str, Callable[[Reader, W], Any]] = {
     "message_episodes": lambda r, w: r.message_episodes(w["scope"], "run-none", "m0"),
     "memory_access": lambda r, w: r.memory_access(w["owner"], "c"),
     "nearest": lambda r, w: r.nearest(w["scope"], [0.1] * 384, "local:none", AsOf.at(), 5),
+    "plan_recall": lambda r, w: r.plan_recall("\x00nobody", [0.1] * 384, "local:none", AsOf.at()),
     "neighbors": lambda r, w: r.neighbors(w["scope"], w["ana"], 2, AsOf.at()),
     "notification": lambda r, w: r.notification(w["owner"], "ntf_none"),
     "notifications": lambda r, w: r.notifications(w["owner"]),

@@ -1,0 +1,64 @@
+"""Search plans its queries before a user's first search (api/chat/warm_search.py): one
+search for nobody and the vector cache's queries, in the background once start-up is done.
+A failure is logged, never raised."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from neo4j import GraphDatabase
+
+from api.chat import warm_search
+from api.chat.prefetch.warm import WARM_OWNER
+from api.http.app import create_app
+from api.http.settings import Settings
+from graph.embedding import Embedder, LocalEmbedder
+from graph.read.reader import Reader
+from graph.read.vectors import EPISODES, FACTS, VectorCache
+
+
+def test_start_up_warms_search_in_the_background(
+    neo4j_driver: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app's start-up runs the warm-up once, with its own reader and embedder; the
+    event it keeps is set once the warm-up has answered."""
+    calls: list[tuple[Any, Any, bool]] = []
+    real = warm_search.warm_up
+
+    def spy(reader: Reader, embedder: Embedder | None) -> bool:
+        calls.append((reader, embedder, real(reader, embedder)))
+        return calls[-1][2]
+
+    monkeypatch.setattr(warm_search, "warm_up", spy)
+    application = create_app(Settings(curator_in_process=False), neo4j_driver)
+    with TestClient(application):
+        assert application.state.search_warm_up.wait(120)
+    assert [(r, e, ok) for r, e, ok in calls] == [
+        (application.state.reader, application.state.embedder, True)
+    ]
+
+
+def test_the_warm_up_reads_the_cache_path_and_holds_nothing(neo4j_driver: Any) -> None:
+    """With an embedder, the warm-up also runs the vector cache's queries for nobody
+    (`plan_recall`): it answers True, and the cache holds nothing for nobody."""
+    cache = VectorCache()
+    embedder = LocalEmbedder()
+    assert warm_search.warm_up(Reader(neo4j_driver, vectors=cache), embedder) is True
+    assert cache.get(WARM_OWNER, embedder.model, FACTS) is None
+    assert cache.get(WARM_OWNER, embedder.model, EPISODES) is None
+
+
+def test_a_store_that_cannot_be_reached_is_logged_not_raised(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """With nothing listening, the warm-up answers False and logs a warning; the event is
+    set all the same."""
+    with GraphDatabase.driver("bolt://127.0.0.1:1", auth=None) as driver:
+        reader = Reader(driver, retry=False)
+        with caplog.at_level(logging.WARNING, logger="worldstate.search"):
+            assert warm_search.warm_up(reader, None) is False
+            assert warm_search.start_warm_up(reader, None).wait(60)
+    assert sum("search warm-up failed" in r.message for r in caplog.records) == 2
