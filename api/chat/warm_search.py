@@ -6,11 +6,13 @@ waited 2.3-2.8 s through `serve` on an idle machine (5.6 s without prefetch's wa
 before it), about 8 s under 50 clients (bench/load.py: the whole of search's p99 in that
 run), where later ones took 0.1-0.3 s; after this warm-up, 0.5 s (its owner's vectors
 still load into the cache, and the store's pages into memory).
+
 `start_warm_up` runs, in a daemon thread once start-up is done, one search for nobody
-(api/chat/prefetch/warm.py `WARM_OWNER`) through the API's own reader and embedder, which
-plans the full-text queries, the cache key and the semantic fallbacks, and then the
-queries of the vector cache's path, which a search for nobody never reaches
-(graph/read/recall.py `plan_recall`). It runs off the time to ready: `/readyz` waits for
+(api/chat/prefetch/warm.py `WARM_OWNER`) through the API's own reader, with a stand-in for
+its embedder (same model id and vector size, never calling it), which plans the
+full-text queries, the cache key and the semantic fallbacks, and then the queries of the
+vector cache's path, which a search for nobody never reaches (graph/read/recall.py
+`plan_recall`). It runs off the time to ready: `/readyz` waits for
 prefetch's warm-up only. Read-only.
 """
 
@@ -18,6 +20,8 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from api.chat.prefetch.warm import WARM_MESSAGE, WARM_OWNER
 from api.chat.search import search
@@ -29,18 +33,37 @@ from graph.time import AsOf
 log = logging.getLogger("worldstate.search")
 
 
+@dataclass(frozen=True, slots=True)
+class _StandIn:
+    """An embedder with the configured one's model id and size that never calls it: the
+    warm-up needs parameters of a real search's shapes, not a real vector, and an endpoint
+    (`WORLDSTATE_EMBEDDER=openai`) is not asked for one at every start."""
+
+    model: str
+    dimensions: int
+
+    def warm(self) -> None:
+        """Nothing to load."""
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """One unit vector per text (the first axis)."""
+        return [[1.0] + [0.0] * (self.dimensions - 1) for _ in texts]
+
+
 def warm_up(reader: Reader, embedder: Embedder | None) -> bool:
-    """Run one search for nobody through `reader` and `embedder`, then plan the vector
-    cache's queries (with an embedder); return True when both answered. A failure (the
-    store unreachable, the embedder failing) is logged, never raised: the first user's
-    search then plans the queries itself."""
+    """Run one search for nobody through `reader`, as a search with `embedder` would run
+    (its model id and vector size; the embedder itself is never called), then plan the
+    vector cache's queries; return True when both answered. A failure (the store
+    unreachable, say) is logged, never raised: the first user's search then plans the
+    queries itself."""
+    stand_in = None if embedder is None else _StandIn(embedder.model, embedder.dimensions)
     try:
         now = AsOf.at()
-        search(reader, embedder, Scope(WARM_OWNER), WARM_MESSAGE, now, 10)
-        if embedder is not None:
-            vector = embedder.embed([WARM_MESSAGE])[0]
+        search(reader, stand_in, Scope(WARM_OWNER), WARM_MESSAGE, now, 10)
+        if stand_in is not None:
+            vector = stand_in.embed([WARM_MESSAGE])[0]
             with reader.snapshot() as snap:
-                snap.plan_recall(WARM_OWNER, vector, embedder.model, now)
+                snap.plan_recall(WARM_OWNER, vector, stand_in.model, now)
     except Exception:
         log.warning("search warm-up failed; the first search will plan its queries", exc_info=True)
         return False

@@ -15,7 +15,7 @@ from api.chat import warm_search
 from api.chat.prefetch.warm import WARM_OWNER
 from api.http.app import create_app
 from api.http.settings import Settings
-from graph.embedding import Embedder, LocalEmbedder
+from graph.embedding import Embedder
 from graph.read.reader import Reader
 from graph.read.vectors import EPISODES, FACTS, VectorCache
 
@@ -41,14 +41,29 @@ def test_start_up_warms_search_in_the_background(
     ]
 
 
-def test_the_warm_up_reads_the_cache_path_and_holds_nothing(neo4j_driver: Any) -> None:
-    """With an embedder, the warm-up also runs the vector cache's queries for nobody
-    (`plan_recall`): it answers True, and the cache holds nothing for nobody."""
+def test_the_warm_up_never_calls_the_embedder_and_holds_nothing(neo4j_driver: Any) -> None:
+    """The warm-up searches with a stand-in of the embedder's model id and size (an
+    endpoint is never asked at start-up, found when it was: tests/api/test_search_modes.py
+    saw the warm-up's request first), runs the vector cache's queries for nobody
+    (`plan_recall`), answers True, and the cache holds nothing for nobody."""
+
+    class Counting:
+        model = "local:all-MiniLM-L6-v2"
+        dimensions = 384
+        calls = 0
+
+        def warm(self) -> None:
+            """Nothing to load."""
+
+        def embed(self, texts: Any) -> list[list[float]]:
+            Counting.calls += 1
+            return [[0.1] * 384 for _ in texts]
+
     cache = VectorCache()
-    embedder = LocalEmbedder()
-    assert warm_search.warm_up(Reader(neo4j_driver, vectors=cache), embedder) is True
-    assert cache.get(WARM_OWNER, embedder.model, FACTS) is None
-    assert cache.get(WARM_OWNER, embedder.model, EPISODES) is None
+    assert warm_search.warm_up(Reader(neo4j_driver, vectors=cache), Counting()) is True
+    assert Counting.calls == 0
+    assert cache.get(WARM_OWNER, Counting.model, FACTS) is None
+    assert cache.get(WARM_OWNER, Counting.model, EPISODES) is None
 
 
 def test_a_store_that_cannot_be_reached_is_logged_not_raised(
