@@ -8,9 +8,11 @@ import re
 
 from neo4j import Driver
 from neo4j.exceptions import ClientError
+from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_random
 
 from graph.cypher import runs as rc
 from graph.cypher.portability import OWNER_ID_INDEXES
+from graph.store_errors import Failure, classify
 
 log = logging.getLogger("worldstate.schema")
 
@@ -246,6 +248,36 @@ RETURN options.indexConfig.`vector.dimensions` AS dimensions
 
 
 def ensure_schema(
+    driver: Driver, database: str | None = None, *, vector_dimensions: int = 384
+) -> None:
+    """Create every constraint and index if missing, then wait for the indexes to come
+    online (`_ensure_schema`), again from the top when an attempt lost a race to another
+    process making the schema at the same moment (a deadlock between their statements, or
+    any failure `graph.store_errors.classify` does not call FINAL), at most
+    `SCHEMA_ATTEMPTS` times. Every
+    step is idempotent, so running it again finishes what the lost attempt left.
+
+    Args and what it does: see `_ensure_schema`.
+
+    Raises:
+        neo4j.exceptions.Neo4jError: a failure that is not contention, or contention that
+            outlived the attempts.
+    """
+    for attempt in Retrying(
+        retry=retry_if_exception(lambda exc: classify(exc) is not Failure.FINAL),
+        stop=stop_after_attempt(SCHEMA_ATTEMPTS),
+        wait=wait_random(0.1, 0.5),
+        reraise=True,
+    ):
+        with attempt:
+            _ensure_schema(driver, database, vector_dimensions=vector_dimensions)
+
+
+SCHEMA_ATTEMPTS = 5
+"""How many times start-up makes the schema when racing processes deadlock it."""
+
+
+def _ensure_schema(
     driver: Driver, database: str | None = None, *, vector_dimensions: int = 384
 ) -> None:
     """Create every constraint and index if missing, then wait for the indexes to come online.

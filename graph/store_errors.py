@@ -17,6 +17,7 @@ from neo4j.exceptions import (
     ClientError,
     ConnectionAcquisitionTimeoutError,
     IncompleteCommit,
+    ResultFailedError,
     ServiceUnavailable,
     SessionExpired,
     TransientError,
@@ -51,6 +52,10 @@ def classify(exc: BaseException) -> Failure:
     """
     if isinstance(exc, IncompleteCommit):
         return Failure.FINAL
+    if isinstance(exc, ResultFailedError) and exc.__cause__ is not None:
+        # a result read after its transaction failed: the failure itself decides (a
+        # deadlock seen first by another result of the same transaction, say)
+        return classify(exc.__cause__)
     if isinstance(
         exc, (ServiceUnavailable, SessionExpired, OSError, ConnectionAcquisitionTimeoutError)
     ):  # no pooled connection came free in time: the store is too slow to answer (load)

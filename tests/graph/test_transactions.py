@@ -10,6 +10,7 @@ from neo4j import Driver, GraphDatabase
 from neo4j.exceptions import (
     ConnectionAcquisitionTimeoutError,
     IncompleteCommit,
+    ResultFailedError,
     ServiceUnavailable,
     TransientError,
 )
@@ -86,6 +87,27 @@ def test_failures_are_classified_and_translated_in_one_place() -> None:
     assert isinstance(translate(OSError("x")), StoreUnavailable)
     bug = ValueError("a bug")
     assert translate(bug) is bug
+
+
+def deadlocked_result() -> ResultFailedError:
+    """What the driver raises on a result read after a deadlock failed its transaction."""
+    try:
+        try:
+            raise TransientError("deadlock")
+        except TransientError as cause:
+            raise ResultFailedError(None, "the result has failed") from cause
+    except ResultFailedError as failed:
+        return failed
+
+
+def test_a_failed_result_is_classified_by_its_cause() -> None:
+    """Found in CI (start-ups racing on the schema): a deadlock seen first by another result
+    of the same transaction reached the caller as ResultFailedError, which was FINAL; its
+    cause decides now. Without a cause it stays FINAL."""
+    failed = deadlocked_result()
+    assert isinstance(failed.__cause__, TransientError)
+    assert classify(failed) is classify(failed.__cause__) is not Failure.FINAL
+    assert classify(ResultFailedError(None, "no cause")) is Failure.FINAL
 
 
 def test_a_pool_with_no_connection_free_answers_unavailable(neo4j_server: Any) -> None:
