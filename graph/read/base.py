@@ -159,6 +159,20 @@ class ReadBase:
         cache.put(owner, model, fresh, kind)
         return None if fresh.rows > cache.owner_rows else fresh
 
+    @staticmethod
+    def _vector_params(
+        scope: Scope, vector: list[float], model: str, as_of: AsOf
+    ) -> dict[str, Any]:
+        """The parameters every semantic read of fact rows and episodes takes: $vector,
+        $model, $valid_at, $known_at and the scope's (graph/scope.py `params`)."""
+        return {
+            "vector": vector,
+            "model": model,
+            "valid_at": as_of.valid_at,
+            "known_at": as_of.known_at,
+            **params(scope),
+        }
+
     def _cache_picks(
         self, owner: str, model: str, kind: str, vector: list[float], as_of: AsOf, k: int
     ) -> tuple[list[dict[str, Any]], int] | None:

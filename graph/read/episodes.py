@@ -284,14 +284,7 @@ class EpisodeReads(ReadBase):
             owner's episodes were ranked exactly at once, "index" when the vector index's
             over-fetch answered, "exact" when they were ranked exactly after it did not).
         """
-        base = {
-            "vector": vector,
-            "model": model,
-            "k": k,
-            "valid_at": as_of.valid_at,
-            "known_at": as_of.known_at,
-            **params(scope),
-        }
+        base = {**self._vector_params(scope, vector, model, as_of), "k": k}
         if self._vectors is not None:
             cached = self._episode_cached(scope, vector, model, as_of, k, base)
             if cached is not None:

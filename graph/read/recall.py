@@ -16,7 +16,7 @@ from graph.cypher import vectors as vc
 from graph.read.episodes import EpisodeHit, EpisodeReads
 from graph.read.search import Hit, SearchReads
 from graph.read.vectors import EPISODES, FACTS
-from graph.scope import Scope, params
+from graph.scope import Scope
 from graph.time import AsOf
 
 
@@ -53,13 +53,7 @@ class RecallReads(SearchReads, EpisodeReads):
                 self.semantic(scope, vector, model, as_of, k),
                 self.episode_semantic(scope, vector, model, as_of, k),
             )
-        base = {
-            "vector": vector,
-            "model": model,
-            "valid_at": as_of.valid_at,
-            "known_at": as_of.known_at,
-            **params(scope),
-        }
+        base = self._vector_params(scope, vector, model, as_of)
         found: Any = {"facts": [], "episodes": []}
         if facts[0] or said[0]:
             found = self._rows(
@@ -99,9 +93,5 @@ class RecallReads(SearchReads, EpisodeReads):
             candidates=pick,
             episode_candidates=pick,
             k=1,
-            vector=vector,
-            model=model,
-            valid_at=as_of.valid_at,
-            known_at=as_of.known_at,
-            **params(Scope(owner)),
+            **self._vector_params(Scope(owner), vector, model, as_of),
         )

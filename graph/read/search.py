@@ -198,13 +198,7 @@ class SearchReads(ReadBase):
             "index" when the vector index's over-fetch answered, "exact" when the caller's
             rows were ranked exactly after it did not).
         """
-        base = {
-            "vector": vector,
-            "model": model,
-            "valid_at": as_of.valid_at,
-            "known_at": as_of.known_at,
-            **params(scope),
-        }
+        base = self._vector_params(scope, vector, model, as_of)
         if self._vectors is not None and not scope.shared:
             cached = self._semantic_cached(scope, vector, model, as_of, limit, base)
             if cached is not None:
