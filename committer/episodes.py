@@ -18,7 +18,7 @@ was forgotten too, in which case what *it* had pushed out comes back, and so on.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -344,23 +344,9 @@ def _forget(
     if messages is None or messages == []:
         trail.flush()
         return ForgetResult(tuple(ids), (), (), (), t, act)
-    whole = messages == "run"
-    parts = {(e["message_id"], e["part"]) for e in gone}
-    roles = {e["message_id"]: e["role"] for e in gone}
-
-    def forgotten(item: Sequence[Any]) -> bool:
-        """An assertion drawn from a forgotten message: any of the run's, or the part of
-        it that was forgotten (in a user message, untrusted assertions come from its
-        pasted part, the others from the person's own words)."""
-        run, mid, source = item
-        if run != run_id or (source or "").startswith("integration:"):
-            return False
-        if whole:
-            return True
-        pasted = roles.get(mid) == "user" and source == "untrusted"
-        return (mid, "pasted" if pasted else "own") in parts
-
-    candidates = w.rows_of_messages(owner, run_id, None if whole else list(messages))
+    forgotten = _Forgotten(w, owner, run_id, whole=messages == "run")
+    candidates = w.rows_of_messages(owner, run_id, None if forgotten.whole else list(messages))
+    forgotten.learn(c["evidence"] for c in candidates)
     doomed = [c for c in candidates if all(forgotten(e) for e in c["evidence"])]
     kept = tuple(c["id"] for c in candidates if c not in doomed)
     batch = Batch(w, owner, t, trail)
@@ -383,11 +369,48 @@ def _forget(
     return ForgetResult(tuple(ids), ended, tuple(standing.values()), kept, t, act)
 
 
+class _Forgotten:
+    """Whether an assertion, [run_id, message_id, source], was drawn from forgotten words:
+    any message of the run being forgotten whole, else a message part whose episode is
+    forgotten, now or earlier (in a user message, untrusted assertions come from its
+    pasted part, the others from the person's own words). An integration's observation
+    never is. Call `learn` with evidence before asking about it (one query per batch)."""
+
+    def __init__(self, w: WriteTx, owner: str, run_id: str, *, whole: bool):
+        self._w, self._owner, self._run_id, self.whole = w, owner, run_id, whole
+        self._parts: dict[tuple[str, str], dict[str, str]] = {}
+        self._asked: set[tuple[str, str]] = set()
+
+    def learn(self, evidence: Iterable[Sequence[Sequence[Any]]]) -> None:
+        """Read which parts of the messages behind `evidence` (lists of assertions) are
+        forgotten, for those not read yet."""
+        wanted = {
+            (run, mid)
+            for items in evidence
+            for run, mid, _ in items
+            if run is not None and mid is not None and (run, mid) not in self._asked
+        }
+        self._asked |= wanted
+        self._parts.update(self._w.forgotten_parts(self._owner, sorted(wanted)))
+
+    def __call__(self, item: Sequence[Any]) -> bool:
+        run, mid, source = item
+        if (source or "").startswith("integration:"):
+            return False
+        if self.whole and run == self._run_id:
+            return True
+        parts = self._parts.get((run, mid))
+        if not parts:
+            return False
+        pasted = "user" in parts.values() and source == "untrusted"
+        return ("pasted" if pasted else "own") in parts
+
+
 def _lookup(
     w: WriteTx,
     owner: str,
     undoing: str,
-    forgotten: Callable[[Sequence[Any]], bool],
+    forgotten: _Forgotten,
     ids: Sequence[str],
 ) -> list[Found]:
     """What held before the rows `ids` (`gather_predecessors`'s lookup), a row whose every
@@ -396,6 +419,7 @@ def _lookup(
     either)."""
     found = w.predecessors(owner, ids, undoing=undoing)
     evidence = w.evidence_of_rows(owner, [r.id for _, r, _, disowned in found if not disowned])
+    forgotten.learn(evidence.values())
     return [
         (
             origin,

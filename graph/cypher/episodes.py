@@ -384,11 +384,20 @@ COALESCED, MOVED_FROM, any depth) and the corroborations of all of them."""
 
 ROWS_OF_MESSAGES = (
     """
-MATCH (f:Fact)
-USING INDEX f:Fact(owner, run_id)
-WHERE f.owner = $owner AND f.run_id = $run_id AND f.retracted_at = $far
-  AND ($message_ids IS NULL OR f.message_id IN $message_ids)
-  AND NOT f.source STARTS WITH 'integration:'
+CALL {
+  MATCH (f:Fact)
+  USING INDEX f:Fact(owner, run_id)
+  WHERE f.owner = $owner AND f.run_id = $run_id AND f.retracted_at = $far
+    AND ($message_ids IS NULL OR f.message_id IN $message_ids)
+  RETURN f
+  UNION
+  MATCH (k:Corroboration)-[:CORROBORATES]->(:Fact)<-[:REPLACES|COALESCED|MOVED_FROM*0..]-(f:Fact)
+  WHERE k.owner = $owner AND k.run_id = $run_id
+    AND ($message_ids IS NULL OR k.message_id IN $message_ids)
+    AND f.retracted_at = $far
+  RETURN f
+}
+WITH f WHERE NOT f.source STARTS WITH 'integration:'
 """
     + _evidence
     + """
@@ -398,8 +407,22 @@ ORDER BY f.entity_id, f.attribute, f.valid_from DESC, f.id
 )
 """READ (inside the committer's write transaction). $owner, $run_id, $message_ids (or null:
 every message of the run), $far -> id, entity_id, attribute, evidence: the current rows
-drawn from those messages (no integration's observation), each with its evidence (see
-`_evidence`). NodeIndexSeek on `fact_owner_run`."""
+drawn from those messages, or continuing a row those messages corroborated (no
+integration's observation), each with its evidence (see `_evidence`). NodeIndexSeek on
+`fact_owner_run`; the owner's corroborations through `corroboration_owner`."""
+
+FORGOTTEN_PARTS = """
+UNWIND $messages AS m
+MATCH (ep:Episode)
+USING INDEX ep:Episode(owner, run_id)
+WHERE ep.owner = $owner AND ep.run_id = m[0] AND ep.message_id = m[1] AND ep.retracted_at <> $far
+RETURN DISTINCT ep.run_id AS run_id, ep.message_id AS message_id, ep.part AS part,
+       ep.role AS role
+"""
+"""READ (inside the committer's write transaction). $owner, $messages ([run_id, message_id]
+pairs), $far -> run_id, message_id, part, role: the parts of those messages whose episode
+is forgotten (this transaction's forgetting included). NodeIndexSeek on
+`episode_owner_run`."""
 
 EVIDENCE_OF_ROWS = (
     """

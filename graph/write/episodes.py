@@ -110,6 +110,24 @@ class EpisodeWrites(WriteBase):
         )
         return [r.data() for r in rows]
 
+    def forgotten_parts(
+        self, owner: str, messages: Sequence[tuple[str, str]]
+    ) -> dict[tuple[str, str], dict[str, str]]:
+        """Return (run id, message id) -> {part: role} of the message parts whose episode
+        is forgotten, among `messages` (graph/cypher/episodes.py FORGOTTEN_PARTS)."""
+        if not messages:
+            return {}
+        rows = self._run(
+            pc.FORGOTTEN_PARTS,
+            owner=owner,
+            messages=[list(m) for m in dict.fromkeys(messages)],
+            far=FAR_FUTURE,
+        )
+        out: dict[tuple[str, str], dict[str, str]] = {}
+        for r in rows:
+            out.setdefault((r["run_id"], r["message_id"]), {})[r["part"]] = r["role"]
+        return out
+
     def evidence_of_rows(self, owner: str, ids: Sequence[str]) -> dict[str, list[list[Any]]]:
         """Return row id -> its evidence, [[run_id, message_id, source]] (graph/cypher/
         episodes.py `_EVIDENCE`), for rows of `owner` on any axis."""

@@ -104,6 +104,27 @@ def test_forgetting_one_message_with_facts_leaves_the_others(api: Api, app: Any)
     assert values(api, "likes") == [] and values(api, "location") == ["Porto"]
 
 
+def test_forgetting_each_run_that_said_it_retracts_it_in_either_order(api: Api, app: Any) -> None:
+    """Two runs say the same thing: one row, the second run a corroboration. Forgetting
+    one run with `facts` keeps the row (the other still says it); forgetting the other
+    then retracts it, whichever run went first: evidence whose episode was forgotten
+    earlier counts as forgotten, and a run that only corroborated a row is found too
+    (found by a tester: the second forget left the row standing)."""
+    post_run(api, app, "a1", [user("I love rock climbing.")])
+    post_run(api, app, "a2", [user("I love rock climbing.")])
+    post_run(api, app, "b1", [user("I love bouldering.")])
+    post_run(api, app, "b2", [user("I love bouldering.")])
+    assert values(api, "likes") == ["bouldering", "rock climbing"]
+    for first, second, value in (("a1", "a2", "rock climbing"), ("b2", "b1", "bouldering")):
+        out = api.delete(f"/v1/runs/{first}/episodes", params={"facts": "true"}).json()
+        assert (len(out["retracted"]), len(out["kept"])) == (0, 1), out
+        assert value in values(api, "likes")
+        out = api.delete(f"/v1/runs/{second}/episodes", params={"facts": "true"}).json()
+        assert (len(out["retracted"]), len(out["kept"])) == (1, 0), out
+        assert value not in values(api, "likes")
+    assert values(api, "likes") == []
+
+
 def test_a_run_not_curated_yet_cannot_be_forgotten(api: Api) -> None:
     """Its episodes are written when it is curated: forgetting now would not hold (409)."""
     body = {"id": "r1", "chat_id": "c1", "messages": [user("Hi.", at=JAN)]}
