@@ -91,8 +91,28 @@ IntegrationName = Annotated[str, Field(min_length=1, max_length=100, pattern=INT
 AttributeName = Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[a-z][a-z0-9_]*$")]
 """An attribute: snake_case, at most 100 characters (CONTRACT §2.1 registry names)."""
 
-ChatId = Annotated[str, Field(min_length=1, max_length=200)]
-"""A chat's id as the assistant names it (1-200 characters)."""
+ChatId = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=200,
+        pattern=r"^[^/]+$",
+        description="1-200 characters, no '/' (a chat id is part of URL paths)",
+    ),
+]
+"""A chat's id as the assistant names it: 1-200 characters, no "/", since routes such as
+`/v1/chats/{chat_id}/history` name it in their path."""
+
+RunId = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=200,
+        pattern=r"^[^/]+$",
+        description="1-200 characters, no '/' (a run id is part of URL paths)",
+    ),
+]
+"""A run's id as the assistant names it: 1-200 characters, no "/" (`/v1/runs/{id}`)."""
 
 
 def _no_lone_surrogates(value: Any) -> Any:

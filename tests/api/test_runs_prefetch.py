@@ -76,6 +76,22 @@ def test_run_with_naive_time_is_422(api: Api) -> None:
     assert r.status_code == 422 and "messages.0.at" in r.json()["detail"]
 
 
+def test_ids_that_url_paths_cannot_name_are_422(api: Api) -> None:
+    """A run or chat id holding "/" could never be read back (`/v1/runs/{id}`,
+    `/v1/chats/{chat_id}/...`), so it is refused where it is made, naming the field (found
+    by a tester: `a/b` was accepted, then every route for it answered 404)."""
+    line = [("user", "I like tea.", "2024-03-10T09:00:00Z")]
+    r = api.post("/v1/runs", _run("a/b", line))
+    assert r.status_code == 422 and "id" in r.json()["detail"], r.text
+    r = api.post("/v1/runs", {**_run("run-slash", line), "chat_id": "team/general"})
+    assert r.status_code == 422 and "chat_id" in r.json()["detail"], r.text
+    r = api.post("/v1/prefetch", {"chat_id": "team/general", "message": "hi"})
+    assert r.status_code == 422 and "chat_id" in r.json()["detail"], r.text
+    assert api.get("/v1/runs/run-slash").status_code == 404
+    ok = api.post("/v1/runs", {**_run("run a?b#c", line), "chat_id": "team general"})
+    assert ok.status_code == 202, ok.text
+
+
 def test_prefetch_block(api: Api) -> None:
     """Preferences and mentioned entities appear, deterministically, within the budget."""
     me = api.entity("Me")["id"]

@@ -25,6 +25,7 @@ from graph.fields import (
     MAX_TEXT,
     ChatId,
     RequestModel,
+    RunId,
     Scalar,
     Timestamp,
     UtcDatetime,
@@ -247,7 +248,7 @@ class MessageIn(RequestModel):
 class RunCreate(RequestModel):
     """`POST /v1/runs` body (CONTRACT §4, §10)."""
 
-    id: str = Field(min_length=1, max_length=200)
+    id: RunId
     chat_id: ChatId
     surface: str | None = Field(default=None, max_length=100)
     messages: list[MessageIn] = Field(max_length=MAX_MESSAGES)
