@@ -162,6 +162,43 @@ def decode_episodes(cursor: str, query: list[Any]) -> EpisodeCursor:
     )
 
 
+ENTITIES_KIND = "entities/1"
+
+
+def _entity_query(q: str | None, kind: str | None, known_at: datetime | None) -> list[Any]:
+    return [ENTITIES_KIND, q, kind, None if known_at is None else _micros(known_at)]
+
+
+def encode_entities(
+    q: str | None, kind: str | None, known_at: datetime | None, last_id: str
+) -> str:
+    """The cursor of the page after the entity `last_id` in the entity listing with these
+    filters (`q`, `kind`, `known_at` or None for now); a cursor serves only them."""
+    body = {"q": _entity_query(q, kind, known_at), "a": last_id}
+    raw = json.dumps(body, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_entities(cursor: str, q: str | None, kind: str | None, known_at: datetime | None) -> str:
+    """The id of the last entity served, from a cursor given back for the entity listing
+    with these filters.
+
+    Raises:
+        InvalidInput: (field `cursor`) not a cursor, altered, or from another listing.
+    """
+    try:
+        body = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        if body["q"] == _entity_query(q, kind, known_at) and isinstance(body["a"], str):
+            return str(body["a"])
+    except (ValueError, TypeError, KeyError, binascii.Error):
+        pass
+    raise InvalidInput(
+        "cursor",
+        "not a cursor of this listing (other q, kind or known_at, or altered); "
+        "ask again without cursor",
+    )
+
+
 def cursor_row(find: Callable[[], T]) -> T:
     """The row a keyset cursor names, read by `find`; a cursor naming no row of the owner is
     bad input, not a missing resource (CONTRACT §9: 422 naming `cursor`).

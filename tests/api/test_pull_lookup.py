@@ -134,3 +134,26 @@ def test_shared_entity_is_read_but_not_traversed_beyond(
     assert [f["value"] for f in item["facts"]] == ["Oslo"]
     assert api.get(f"/v1/entities/{team}/neighbors?depth=3").json()["items"] == []
     assert api.get(f"/v1/entities/{secret}/neighbors").status_code == 404
+
+
+def test_entity_pages_follow_their_cursor_and_refuse_any_other(api: Api) -> None:
+    """`GET /v1/entities` pages by an opaque cursor: following `next` lists each entity
+    once; a cursor the listing did not give, or gave for another `q`, is 422 naming
+    `cursor` (found by a tester: `cursor=junk` answered 200 with an empty page)."""
+    made = {api.entity(f"Pager {i}")["id"] for i in range(5)}
+    seen: list[str] = []
+    params: dict[str, Any] = {"q": "pager", "limit": 2}
+    while True:
+        r = api.get("/v1/entities", params=params)
+        assert r.status_code == 200, r.text
+        seen += [e["id"] for e in r.json()["items"]]
+        if r.json()["next"] is None:
+            break
+        params["cursor"] = r.json()["next"]
+    assert sorted(seen) == sorted(made)
+    first = api.get("/v1/entities", params={"q": "pager", "limit": 2}).json()["next"]
+    for bad in ("junk", "A", first[:-2], sorted(made)[0]):
+        r = api.get("/v1/entities", params={"q": "pager", "cursor": bad})
+        assert r.status_code == 422 and "cursor" in r.json()["detail"], (bad, r.text)
+    r = api.get("/v1/entities", params={"q": "other", "cursor": first})
+    assert r.status_code == 422 and "cursor" in r.json()["detail"]

@@ -8,7 +8,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query
 
-from api.http.cursors import decode_history, encode_history
+from api.http.cursors import decode_entities, decode_history, encode_entities, encode_history
 from api.http.deps import AsOfDep, KnownAtDep, PathId, ReaderDep, ScopeDep, WriteOwner
 from api.http.schemas.core import (
     EntityCreate,
@@ -46,7 +46,7 @@ def list_entities(
     known_at: KnownAtDep,
     q: Annotated[str | None, Query(max_length=200)] = None,
     kind: Annotated[str | None, Query(max_length=50)] = None,
-    cursor: Annotated[str | None, Query(max_length=100)] = None,
+    cursor: Annotated[str | None, Query(max_length=1000)] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
 ) -> EntityList:
     """List the owner's entities and those shared with it through groups, ordered by id.
@@ -55,18 +55,20 @@ def list_entities(
     `kind` filters exactly. With `known_at`, the entities that existed then, as they
     were (not yet merged, with the names and aliases they had: CONTRACT §5), and the
     shares as known then. `chat_id`: the asking chat's memory access applies (403 when
-    `none`). Returns `{items, next}`; pass `next` as `cursor` for the next page. Needs
-    scope `read`.
+    `none`). Returns `{items, next}`; pass `next` as `cursor` (opaque) with the same
+    `q`, `kind` and `known_at` for the next page; 422 `cursor` for one this listing did
+    not give. Needs scope `read`.
     """
     key = search_key(q) if q else None
+    after = None if cursor is None else decode_entities(cursor, q, kind, known_at)
     if known_at is None:
-        records = reader.entities(scope, q=key, kind=kind, after=cursor, limit=limit + 1)
+        records = reader.entities(scope, q=key, kind=kind, after=after, limit=limit + 1)
     else:
         records = reader.entities_as_of(
-            scope, known_at, q=key, kind=kind, after=cursor, limit=limit + 1
+            scope, known_at, q=key, kind=kind, after=after, limit=limit + 1
         )
     page = records[:limit]
-    nxt = page[-1].id if len(records) > limit else None
+    nxt = encode_entities(q, kind, known_at, page[-1].id) if len(records) > limit else None
     return EntityList(items=[EntityPublic.of(e) for e in page], next=nxt)
 
 

@@ -38,7 +38,7 @@ def entity_list(
     reader: ReaderDep,
     q: Annotated[str | None, Query(max_length=200)] = None,
     kind: Annotated[str | None, Query(max_length=50)] = None,
-    cursor: Annotated[str | None, Query(max_length=100)] = None,
+    cursor: Annotated[str | None, Query(max_length=1000)] = None,
 ) -> HTMLResponse:
     """Entities by name or alias (`q`, case- and accent-insensitive) and kind, 50 a page;
     archived and merged ones are marked."""
