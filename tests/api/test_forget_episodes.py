@@ -174,6 +174,12 @@ def test_tags_name_who_said_it(api: Api, app: Any) -> None:
     tags = {(i.get("value"), i.get("tag"), i.get("speaker")) for i in out["items"]}
     assert ("Berlin", "told by Jon", "Jon") in tags and ("Lisbon", "told by Gina", "Gina") in tags
     assert any(t == "told by you" and s == "you" for _, t, s in tags)
+    said = api.post("/v1/prefetch", {"chat_id": "c1", "message": "Berlin or Lisbon?"}).json()
+    snippets = [i for i in said["items"] if i["kind"] == "episode"]
+    assert {(i["speaker"], i["tag"]) for i in snippets} == {
+        ("Jon", "told by Jon"),
+        ("Gina", "told by Gina"),
+    }, said["block"]
 
 
 def test_another_owners_episodes_cannot_be_forgotten(api: Api, app: Any, other: Api) -> None:

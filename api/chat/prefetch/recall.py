@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from api.chat.prefetch.text import tag
 from api.chat.search import QUESTION_WORDS
 from graph.read.prefetch import SaidRow
 from graph.read.search import words
@@ -107,7 +108,8 @@ def line(row: SaidRow, cut: str, chat_chars: int = 40) -> str:
 
 
 def item(row: SaidRow, cut: str) -> dict[str, Any]:
-    """The JSON item of a snippet's line (`kind: "episode"`)."""
+    """The JSON item of a snippet's line (`kind: "episode"`), with the provenance tag every
+    item carries ("told by you", "told by Jon": CONTRACT §12)."""
     return {
         "kind": "episode",
         "episode_id": row.id,
@@ -119,4 +121,5 @@ def item(row: SaidRow, cut: str) -> dict[str, Any]:
         "run_id": row.run_id,
         "message_id": row.message_id,
         "source": row.source,
+        "tag": tag(row.source, None if row.by_owner else who(row)),
     }
