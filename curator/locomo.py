@@ -81,7 +81,7 @@ def load_locomo(source: str | Path | dict[str, Any], stem: str | None = None) ->
         have some) is skipped, as are turns without text.
 
     Raises:
-        LocomoFormatError: a session has no date, or its date cannot be read.
+        LocomoFormatError: no session, a session has no date, or its date cannot be read.
     """
     if isinstance(source, dict):
         data, stem = source, stem or "conversation"
@@ -96,6 +96,8 @@ def load_locomo(source: str | Path | dict[str, Any], stem: str | None = None) ->
         for key, value in data.items()
         if (m := _SESSION.fullmatch(key)) and isinstance(value, list)
     )
+    if not numbers:
+        raise LocomoFormatError("no session: no key session_1, session_2, … holding turns")
     runs: list[RunPayload] = []
     for n in numbers:
         when = data.get(f"session_{n}_date_time")

@@ -99,6 +99,14 @@ def test_session_without_date_is_an_error():
         load_locomo(broken)
 
 
+def test_a_file_with_no_session_is_an_error():
+    """A file with no `session_N` list is not a conversation (found by a tester: the
+    import posted 0 runs and exited 0)."""
+    for empty in ({"speaker_a": "A", "speaker_b": "B"}, {"conversation": {}}, {"qa": []}):
+        with pytest.raises(LocomoFormatError, match="no session"):
+            load_locomo(empty)
+
+
 def test_unreadable_date_is_an_error():
     """A date that does not parse is reported, not guessed."""
     broken = {"session_1_date_time": "sometime", "session_1": []}
