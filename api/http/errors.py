@@ -148,11 +148,9 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
         if exc.status_code == HTTPStatus.BAD_REQUEST and exc.detail == UNPARSED_BODY:
+            why = "the body is not valid JSON in UTF-8, or nests deeper than it can be read"
             return problem(
-                422,
-                "Invalid request",
-                "body: the body is not valid JSON in UTF-8",
-                errors=[{"field": "body", "message": "the body is not valid JSON in UTF-8"}],
+                422, "Invalid request", f"body: {why}", errors=[{"field": "body", "message": why}]
             )
         titles = {
             401: "Unauthorized",

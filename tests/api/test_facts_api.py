@@ -310,6 +310,11 @@ def test_timestamps_must_be_rfc3339_text(api: Api) -> None:
     assert r.status_code == 422 and r.json()["detail"].startswith(
         "body: the body is not valid JSON"
     )
+    deep = "[" * 5000 + "]" * 5000
+    r = api.client.post(
+        "/v1/prefetch", content=deep, headers={**api.headers, "Content-Type": "application/json"}
+    )
+    assert r.status_code == 422 and "nests deeper" in r.json()["detail"], r.text
     assert api.get(f"/v1/entities/{me}/history/Bad-Attr").status_code == 422
 
 
