@@ -123,7 +123,16 @@ class ReadBase:
         costs one query, not two."""
         rows = self._rows(top, k=k, scan=scan, **params)
         scanned = rows[0]["scanned"] if rows else scan
-        rows = [r for r in rows if r["score"] is not None]
+        return self._or_every(
+            [r for r in rows if r["score"] is not None], scanned, every, k, scan, **params
+        )
+
+    def _or_every(
+        self, rows: list[Any], scanned: int, every: str, k: int, scan: int, **params: Any
+    ) -> list[Any]:
+        """`rows`, the visible ones of a full-text read of Lucene's `scan` best hits (of
+        which there were `scanned`), or `every`'s rows when fewer than `k` were visible
+        and Lucene had more (`_best_rows`)."""
         if len(rows) < k and scanned >= scan:
             rows = self._rows(every, k=k, **params)  # the best hits were not visible enough
         return rows
