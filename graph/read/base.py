@@ -69,6 +69,7 @@ class ReadBase:
         self._vectors = vectors
         self._tx: Any = None
         self._keys: dict[str, tuple[Any, int] | None] = {}  # VECTORS_KEY, per snapshot
+        self._groups: dict[str, tuple[str, ...]] = {}  # an owner's groups now, per snapshot
 
     @contextmanager
     def snapshot(self) -> Iterator[Self]:
