@@ -38,7 +38,7 @@ import random
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
@@ -51,11 +51,14 @@ from bench.measure import p, rss_mb
 from bench.world import FixedEmbedder, Pool, chunks, load_ours, people, pool_key, questions
 from graph.driver import connect
 from graph.embedding import LocalEmbedder, fact_text
+from graph.read.prefetch import PrefetchLimits
 from graph.read.reader import Reader
 from graph.read.recall import Recalled
+from graph.read.turn import Turn
 from graph.read.vectors import VectorCache
+from graph.records import MemoryAccess
 from graph.schema import ensure_schema
-from graph.scope import Scope
+from graph.scope import Reach, Scope
 from graph.time import AsOf, utcnow
 from graph.write.writer import Writer
 
@@ -73,7 +76,9 @@ facts, so questions about people find episodes as well as facts."""
 
 class ListByList(Reader):
     """A reader that reads search's four candidate lists one query each, as main did before
-    `Reader.recall` read them in one (the A of `--ab`; same answers, more round trips)."""
+    `Reader.recall` read them in one, and prefetch's view, notes, pointer documents and
+    groups one query each, as main did before `Reader.prefetch_turn` (the A of `--ab`; same
+    answers, more round trips)."""
 
     def recall(
         self,
@@ -92,6 +97,45 @@ class ListByList(Reader):
             return Recalled([], fact_text, [], said_text)
         (fact_near, _), (said_near, _) = self.nearest(scope, vector, model, as_of, k)
         return Recalled(fact_near, fact_text, said_near, said_text)
+
+    def reach(self, owner: str, access: MemoryAccess | None = None) -> Reach:
+        """The owner's groups read on their own, as before `prefetch_scope` read them."""
+        self._groups.clear()
+        return super().reach(owner, access)
+
+    def prefetch_turn(
+        self,
+        scope: Scope,
+        positions: Mapping[str, int],
+        as_of: AsOf,
+        *,
+        preference_attributes: Sequence[str],
+        event_attribute: str,
+        attribute_order: Mapping[str, int],
+        limits: PrefetchLimits,
+        recall: Sequence[str] = (),
+        message: str,
+        max_notes: int,
+        body_chars: int,
+        project: str | None = None,
+        reach: Reach | None = None,
+    ) -> Turn:
+        """The view, the notes and the pointer's documents, one query each (as before)."""
+        view = self.prefetch_view(
+            scope,
+            positions,
+            as_of,
+            preference_attributes=preference_attributes,
+            event_attribute=event_attribute,
+            attribute_order=attribute_order,
+            limits=limits,
+            recall=recall,
+        )
+        notes, due = self.prefetch_notes(
+            scope, message, as_of.valid_at, max_notes=max_notes, body_chars=body_chars
+        )
+        pointers = [] if reach is None else self.pointers(reach, message)
+        return Turn(view, notes, due, pointers)
 
 
 def owners(args: Any) -> dict[str, int]:
@@ -182,6 +226,7 @@ def measure(driver: Any, args: Any) -> None:
     agree: dict[str, list[float]] = {"small": [], "large": []}
     episodes: dict[str, list[int]] = {"small": [], "large": []}
     identical: dict[str, list[bool]] = {"small": [], "large": []}
+    blocks: dict[str, list[bool]] = {"small": [], "large": []}
     for i in range(per):
         for kind, owner, q in asked[i::per]:
             now = AsOf.at()
@@ -192,18 +237,29 @@ def measure(driver: Any, args: Any) -> None:
             ran = {id(r): clocked(partial(ask, r)) for r in order if r is not None}
             ms_cached, b = ran[id(cached)]
             ms_before, c = ran.get(id(before), (0.0, b))
-            ms_prefetch, _ = clocked(partial(build, plain, owner, "bench", q, utcnow(), 2000, 40))
+            at = utcnow()
+            turn = partial(build, owner=owner, chat_id="bench", message=q, at=at)
+            turn = partial(turn, max_chars=2000, max_items=40)
+            pushed = {
+                id(r): clocked(partial(turn, r))
+                for r in ([plain, before] if i % 2 == 0 else [before, plain])
+                if r is not None
+            }
+            ms_prefetch, pushed_b = pushed[id(plain)]
+            ms_prefetch_a, pushed_a = pushed.get(id(before), (0.0, pushed_b))
             if i < args.warmup:
                 continue
             identical[kind].append(
                 [(f.id, f.score) for f in c.items] == [(f.id, f.score) for f in b.items]
             )
+            blocks[kind].append(pushed_a == pushed_b)
             for name, ms in (
                 ("floor", floor),
                 ("search, no cache", ms_plain),
                 ("search, cache", ms_cached),
                 ("search, cache, list by list (A)", ms_before),
                 ("prefetch", ms_prefetch),
+                ("prefetch, query by query (A)", ms_prefetch_a),
             ):
                 if before is not None or "(A)" not in name:
                     times.setdefault(f"{kind}|{name}", []).append(ms)
@@ -220,14 +276,19 @@ def measure(driver: Any, args: Any) -> None:
                     paths[f"{kind}|{name}, episodes->{said[1]}"] += 1
     report(times, paths, agree, args, rss_before)
     if before is not None:
-        for kind, same in identical.items():
-            print(
-                f"searches identical (ids and scores), A vs cache, {kind}: {sum(same)}/{len(same)}"
-            )
+        report_ab(identical, blocks)
     for kind, counts in episodes.items():
         print(
             f"episodes among the top 10, {kind}: {sum(counts) / max(len(counts), 1):.2f} a search"
         )
+
+
+def report_ab(identical: dict[str, list[bool]], blocks: dict[str, list[bool]]) -> None:
+    """Print how many of the A/B pairs answered the same."""
+    for kind, same in identical.items():
+        print(f"searches identical (ids and scores), A vs B, {kind}: {sum(same)}/{len(same)}")
+    for kind, same in blocks.items():
+        print(f"prefetches identical (block and items), A vs B, {kind}: {sum(same)}/{len(same)}")
 
 
 def clocked(fn: Callable[[], T]) -> tuple[float, T]:
