@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from graph.cypher.episodes import EPISODES_FULLTEXT_LIST
 from graph.cypher.search import FULLTEXT_LIST
-from graph.cypher.vectors import NEAREST_OF_BOTH
+from graph.cypher.vectors import NEAREST_OF_BOTH, VECTORS_KEY
 
 RECALL_LISTS = (
     "CALL () {"
@@ -23,13 +23,19 @@ RECALL_LISTS = (
     + "}\nCALL () {\n"
     + EPISODES_FULLTEXT_LIST.replace("$lucene", "$episode_lucene")
     + """}
-RETURN facts, episodes, fact_scanned, fact_text, said_scanned, said_text
+OPTIONAL CALL () {"""
+    + VECTORS_KEY
+    + """}
+RETURN facts, episodes, fact_scanned, fact_text, said_scanned, said_text, last_tx, rev
 """
 )
 """READ. $candidates, $episode_candidates (the cache's picks, lists of {id, score}),
 $vector, $model, $k, $scan, $lucene (graph.read.search.lucene_query), $episode_lucene
 (graph.read.episodes.episode_lucene), $known_at, $valid_at, **scope params -> one row:
 facts, episodes (NEAREST_OF_BOTH's columns), fact_scanned, fact_text (FULLTEXT_LIST's),
-said_scanned, said_text (EPISODES_FULLTEXT_LIST's, with $episode_lucene for its $lucene).
+said_scanned, said_text (EPISODES_FULLTEXT_LIST's, with $episode_lucene for its $lucene),
+last_tx, rev (VECTORS_KEY's, both null for an unknown owner: the key the reader checks its
+candidates' against when it took them from the vectors it held without reading the key
+first, graph/read/recall.py).
 The reader falls back to FULLTEXT or EPISODES_FULLTEXT for a full-text list as
 `_best_rows` does, and to the exact ranking for a semantic list as `nearest` does."""

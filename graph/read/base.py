@@ -37,6 +37,16 @@ CACHE_MIN = 20
 """... and at least this many."""
 
 
+def picks_of(
+    held: OwnerVectors, vector: list[float], as_of: AsOf, k: int
+) -> tuple[list[dict[str, Any]], int]:
+    """([{id, score}] `held` proposes for `k` hits (`CACHE_FACTOR` times as many, at least
+    `CACHE_MIN`), how many of its vectors are visible at `as_of`)."""
+    count = max(k * CACHE_FACTOR, CACHE_MIN)
+    picked, visible = held.candidates(vector, as_of.known_at, as_of.valid_at, count)
+    return [{"id": i, "score": score} for i, score in picked], visible
+
+
 class ReadBase:
     """Read-only access to the store: every query runs in a Neo4j READ transaction.
 
@@ -190,11 +200,7 @@ class ReadBase:
         (`CACHE_FACTOR` times as many, at least `CACHE_MIN`), how many held ones are
         visible at `as_of`); None when they are not held. The store then checks them."""
         held = self._owner_vectors(owner, model, kind)
-        if held is None:
-            return None
-        count = max(k * CACHE_FACTOR, CACHE_MIN)
-        picked, visible = held.candidates(vector, as_of.known_at, as_of.valid_at, count)
-        return [{"id": i, "score": score} for i, score in picked], visible
+        return None if held is None else picks_of(held, vector, as_of, k)
 
     def _vectors_key(self, owner: str) -> tuple[Any, int] | None:
         """(last_tx, search_rev) of the owner (graph/cypher/vectors.py VECTORS_KEY), None

@@ -4,10 +4,12 @@ round trips as the store allows (CONTRACT §6 "Pull", §12).
 A mixin of `graph.read.reader.Reader`: READ transactions only. When this process holds the
 owner's fact and episode vectors (graph/read/vectors.py), their candidates are checked by
 the store together (graph/cypher/vectors.py NEAREST_OF_BOTH) instead of one query each,
-and `recall` reads both full-text lists in that same query (graph/cypher/recall.py
-RECALL_LISTS); the hits, their scores and their order are those of `semantic`,
-`episode_semantic`, `fulltext` and `episode_fulltext`, which answer every other case (no
-cache, shared entities, an owner too big to cache, no vector).
+and `recall` reads both full-text lists and the owner's cache key in that same query
+(graph/cypher/recall.py RECALL_LISTS): candidates taken from the vectors held are checked
+against the key there, and taken again when the store moved on. The hits, their scores
+and their order are those of `semantic`, `episode_semantic`, `fulltext` and
+`episode_fulltext`, which answer every other case (no cache, shared entities, an owner
+too big to cache, no vector).
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ from graph.cypher import episodes as pc
 from graph.cypher import search as sc
 from graph.cypher import vectors as vc
 from graph.cypher.recall import RECALL_LISTS
+from graph.read.base import picks_of
 from graph.read.episodes import EpisodeHit, EpisodeReads, episode_lucene
 from graph.read.episodes import _hit as _said
 from graph.read.search import Hit, SearchReads, _texted, fulltext_scan, lucene_query
-from graph.read.vectors import EPISODES, FACTS
+from graph.read.vectors import EPISODES, FACTS, OwnerVectors
 from graph.scope import Scope
 from graph.time import AsOf
 
@@ -87,8 +90,16 @@ class RecallReads(SearchReads, EpisodeReads):
                 [],
                 self.episode_fulltext(scope, text, as_of, k),
             )
-        picks = self._picks(scope, vector, model, as_of, k)
         lucene, said_lucene = lucene_query(text, scope), episode_lucene(text, scope.owner)
+        worded = lucene is not None and said_lucene is not None
+        held = self._held(scope, model) if worded else None
+        if held is not None:  # the key is checked in RECALL_LISTS itself
+            picks: tuple[Picks, Picks] | None = (
+                picks_of(held[1], vector, as_of, k),
+                picks_of(held[2], vector, as_of, k),
+            )
+        else:
+            picks = self._picks(scope, vector, model, as_of, k)
         if picks is None or lucene is None or said_lucene is None:
             fact_text = self.fulltext(scope, text, as_of, k, vector, model)
             said_text = self.episode_fulltext(scope, text, as_of, k, vector, model)
@@ -119,6 +130,17 @@ class RecallReads(SearchReads, EpisodeReads):
             lucene=said_lucene,
             **base,
         )
+        if held is not None:
+            key = None if found["rev"] is None else (found["last_tx"], int(found["rev"]))
+            self._keys[scope.owner] = key
+            if key != held[0]:  # the store moved on: the candidates again, as of its key
+                (fact_near, _), (said_near, _) = self.nearest(scope, vector, model, as_of, k)
+                return Recalled(
+                    fact_near,
+                    [_texted(r, as_of) for r in fact_text],
+                    said_near,
+                    [_said(r) for r in said_text],
+                )
         fact_near, _ = self._fact_checked(found["facts"], facts, fact_visible, k, as_of, base)
         said_near, _ = self._episode_checked(
             found["episodes"], said, said_visible, k, {**base, "k": k}
@@ -149,6 +171,24 @@ class RecallReads(SearchReads, EpisodeReads):
         """
         picks = self._picks(scope, vector, model, as_of, k)
         return self._nearest(picks, scope, vector, model, as_of, k)
+
+    def _held(
+        self, scope: Scope, model: str
+    ) -> tuple[tuple[Any, int], OwnerVectors, OwnerVectors] | None:
+        """(their key, fact rows, episodes) when this process holds the owner's vectors of
+        both kinds at one key, and this snapshot has not read the owner's key yet: `recall`
+        then takes its candidates from them at once and reads the key in RECALL_LISTS
+        itself (one round trip fewer), checking them against it. None otherwise (no
+        cache, no snapshot, shared entities, an owner not held or too big)."""
+        cache, owner = self._vectors, scope.owner
+        if cache is None or self._tx is None or scope.shared or owner in self._keys:
+            return None
+        if cache.too_big(owner, model, FACTS) or cache.too_big(owner, model, EPISODES):
+            return None
+        facts, said = cache.get(owner, model, FACTS), cache.get(owner, model, EPISODES)
+        if facts is None or said is None or (facts.last_tx, facts.rev) != (said.last_tx, said.rev):
+            return None
+        return (facts.last_tx, facts.rev), facts, said
 
     def _picks(
         self, scope: Scope, vector: list[float], model: str, as_of: AsOf, k: int

@@ -50,9 +50,9 @@ def test_one_query_answers_what_each_list_answers(
 ) -> None:
     """Same hits, scores and order in each list, for the owner's full scope and for one that
     keeps untrusted episodes out (the semantic list then falls back to the exact ranking);
-    with words, one RECALL_LISTS after the cache's key (then only the exact fallback, when
-    the scope's filter left too few candidates); a query of stop words only reads the
-    semantic lists (NEAREST_OF_BOTH) and no full-text list."""
+    with words, one RECALL_LISTS, which reads the cache's key too (then only the exact
+    fallback, when the scope's filter left too few candidates); a query of stop words
+    reads the key, then the semantic lists (NEAREST_OF_BOTH) and no full-text list."""
     committer = Committer(neo4j_driver, embedder=embedder)
     for i, city in enumerate(("Porto", "Lisbon", "Kyoto", "Lima")):
         entity = committer.create_entity(owner, f"Person{i}", "person")
@@ -92,8 +92,8 @@ def test_one_query_answers_what_each_list_answers(
             if text == "the the of":
                 assert ran[:2] == [vc.VECTORS_KEY, vc.NEAREST_OF_BOTH]
                 assert got.fact_text == got.said_text == []
-            else:
-                assert ran[:2] == [vc.VECTORS_KEY, RECALL_LISTS]
+            else:  # the key read with the lists: the vectors held were current
+                assert ran[0] == RECALL_LISTS and vc.VECTORS_KEY not in ran
                 filled |= {n for n in Recalled.__slots__ if getattr(got, n)}
     assert filled == set(Recalled.__slots__)  # every list answered something
     assert sc.FULLTEXT_TOP not in ran and pc.EPISODES_FULLTEXT_TOP not in ran
@@ -114,3 +114,35 @@ def test_without_a_vector_or_a_cache_the_lists_are_read_one_by_one(
     assert got.said_text[0].episode.text == "Lisbon two years ago was the best trip I have had."
     with_vector = plain.recall(Scope(owner), "a trip to Lisbon", as_of, 3, vector, MODEL)
     assert with_vector == one_by_one(plain, Scope(owner), "a trip to Lisbon", vector, as_of, 3)
+
+
+def test_vectors_held_at_an_old_key_are_checked_and_taken_again(
+    neo4j_driver: Driver, embedder: LocalEmbedder, owner: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The vectors held were read before a commit that adds the best match: RECALL_LISTS
+    reads the new key, the candidates are taken again from the vectors brought up to date,
+    and the answer is what a reader without a cache gives: the new episode first."""
+    say(neo4j_driver, embedder, owner, SAID)
+    Committer(neo4j_driver, embedder=embedder).create_entity(owner, "Ana", "person")
+    cached, plain = Reader(neo4j_driver, vectors=VectorCache()), Reader(neo4j_driver)
+    text = "a trip to Lisbon"
+    [vector] = embedder.embed([text])
+    with cached.snapshot() as snap:
+        snap.recall(Scope(owner), text, AsOf.at(), 3, vector, MODEL)  # the cache fills
+    say(neo4j_driver, embedder, owner, ("Our trip to Lisbon: a trip I loved.",), run="r2")
+    as_of = AsOf.at()
+    ran: list[str] = []
+    rows = Reader._rows
+
+    def recorded(self: Reader, q: str, **params: Any) -> list[Any]:
+        ran.append(q)
+        return rows(self, q, **params)
+
+    monkeypatch.setattr(Reader, "_rows", recorded)
+    with cached.snapshot() as snap:
+        got = snap.recall(Scope(owner), text, as_of, 3, vector, MODEL)
+    monkeypatch.undo()
+    assert ran[0] == RECALL_LISTS and vc.VECTORS_KEY not in ran
+    assert vc.EPISODE_VECTORS_SINCE in ran and ran[-1] == vc.NEAREST_OF_BOTH
+    assert got == one_by_one(plain, Scope(owner), text, vector, as_of, 3)
+    assert got.said_near[0].episode.text == "Our trip to Lisbon: a trip I loved."
