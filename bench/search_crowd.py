@@ -18,10 +18,11 @@ and episodes' vectors), and prefetch. Query embedding is EXCLUDED (questions are
 beforehand). Printed: p50/p95/p99 in ms and p50 and p99 as multiples of the floor's p50,
 the path each semantic list took (facts', episodes'), the top-10 agreement of the two
 searches, and the RSS of this process (before and after the cache filled) and of Neo4j.
-With `--ab`, each round also runs the cached search with its four candidate lists read one
-query each (`ListByList`, the A: main before `Reader.recall` read them in one), A and B
-in alternating order, and prints how many of the two's answers were identical (ids and
-scores).
+With `--ab`, each round also runs the cached search with its four candidate lists and the
+cache's key read one query each, and prefetch with its view, notes, pointer documents and
+groups read one query each (`ListByList`, the A: main before `Reader.recall` and
+`Reader.prefetch_turn`), A and B in alternating order, and prints how many of the two's
+answers were identical (search: ids and scores; prefetch: block and items).
 
     .venv/bin/python bench/search_crowd.py --uri bolt://127.0.0.1:PORT --load [--episodes 500]
     .venv/bin/python bench/search_crowd.py --uri bolt://127.0.0.1:PORT --neo4j-pid PID
