@@ -19,8 +19,8 @@ beforehand). Printed: p50/p95/p99 in ms and p50 and p99 as multiples of the floo
 the path each semantic list took (facts', episodes'), the top-10 agreement of the two
 searches, and the RSS of this process (before and after the cache filled) and of Neo4j.
 With `--ab`, each round also runs the cached search with its four candidate lists and the
-cache's key read one query each, and prefetch with its view, notes, pointer documents and
-groups read one query each (`ListByList`, the A: main before `Reader.recall` and
+cache's key read one query each, and prefetch with its view, pointer documents and groups
+read one query each (`ListByList`, the A: main before `Reader.recall` and
 `Reader.prefetch_turn`), A and B in alternating order, and prints how many of the two's
 answers were identical (search: ids and scores; prefetch: block and items).
 
@@ -77,8 +77,8 @@ facts, so questions about people find episodes as well as facts."""
 
 class ListByList(Reader):
     """A reader that reads search's four candidate lists one query each, as main did before
-    `Reader.recall` read them in one, and prefetch's view, notes, pointer documents and
-    groups one query each, as main did before `Reader.prefetch_turn` (the A of `--ab`; same
+    `Reader.recall` read them in one, and prefetch's view, pointer documents and groups one
+    query each, as main did before `Reader.prefetch_turn` (the A of `--ab`; same
     answers, more round trips)."""
 
     def recall(
@@ -116,12 +116,9 @@ class ListByList(Reader):
         limits: PrefetchLimits,
         recall: Sequence[str] = (),
         message: str,
-        max_notes: int,
-        body_chars: int,
-        project: str | None = None,
         reach: Reach | None = None,
     ) -> Turn:
-        """The view, the notes and the pointer's documents, one query each (as before)."""
+        """The view and the pointer's documents, one query each (as before)."""
         view = self.prefetch_view(
             scope,
             positions,
@@ -132,11 +129,8 @@ class ListByList(Reader):
             limits=limits,
             recall=recall,
         )
-        notes, due = self.prefetch_notes(
-            scope, message, as_of.valid_at, max_notes=max_notes, body_chars=body_chars
-        )
         pointers = [] if reach is None else self.pointers(reach, message)
-        return Turn(view, notes, due, pointers)
+        return Turn(view, pointers)
 
 
 def owners(args: Any) -> dict[str, int]:

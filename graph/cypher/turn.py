@@ -1,18 +1,18 @@
-"""Cypher for everything a prefetch reads after its scope, in one round trip (CONTRACT §6
-push, §13, §14).
+"""Cypher for a prefetch's view and pointer documents in one round trip (CONTRACT §6 push,
+§14).
 
 A prefetch reads its scope first (graph/cypher/prefetch.py PREFETCH_SCOPE: memory access,
-shared entities, the owner's groups), then three reads that depend on that scope only: the
-view (`PREFETCH`), the notes the message finds (graph/cypher/notes.py `PREFETCH_NOTES`) and
-the documents its pointer line may name (`POINTER_LIST`). On a loaded machine each round
-trip costs a wake-up of both processes, so those three are one statement here, each a
-subquery answering what it answers alone.
+shared entities, the owner's groups), then reads that depend on that scope only: the view
+(`PREFETCH`), the documents its pointer line may name (`POINTER_LIST`) and the notes the
+message finds (graph/cypher/notes.py `PREFETCH_NOTES`). On a loaded machine each round
+trip costs a wake-up of both processes, so the view and the pointer are one statement
+here, each a subquery answering what it answers alone (the notes stay apart, see
+`PREFETCH_TURN`).
 """
 
 from __future__ import annotations
 
 from graph.cypher.knowledge import POINTERS
-from graph.cypher.notes import PREFETCH_NOTES
 from graph.cypher.prefetch import PREFETCH
 
 _PLAN = "CYPHER replan=skip"
@@ -47,15 +47,16 @@ PREFETCH_TURN = (
     + "\nCALL () {\n"
     + PREFETCH.removeprefix(_PLAN)
     + "}\nCALL () {\n"
-    + PREFETCH_NOTES.removeprefix(_PLAN)
-    + "}\nCALL () {\n"
     + POINTER_LIST
     + """}
 RETURN self_id, seeds, attrs, rels, incoming, neighbours, edges, prefs, events, speakers, said,
-       notes, due, pointers
+       pointers
 """
 )
-"""READ. PREFETCH's, PREFETCH_NOTES' and POINTER_LIST's parameters -> one row of PREFETCH's
-columns, PREFETCH_NOTES' (notes, due) and POINTER_LIST's (pointers): the three reads of a
-prefetch after its scope in one round trip (graph/read/turn.py). `replan=skip` as PREFETCH:
-planned once per process (at warm-up), and kept."""
+"""READ. PREFETCH's and POINTER_LIST's parameters -> one row of PREFETCH's columns and
+POINTER_LIST's (pointers): the view and the pointer's documents of a prefetch in one round
+trip (graph/read/turn.py). `replan=skip` as PREFETCH: planned once per process (at
+warm-up), and kept. The notes (graph/cypher/notes.py PREFETCH_NOTES) stay a query of their
+own: their plan is made once per shape of the turn's project (null or a string), and
+PREFETCH's, which takes seconds, once in all; in one statement PREFETCH would be planned
+once per project shape too (a first warm-up about three times as long)."""

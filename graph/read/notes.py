@@ -139,42 +139,6 @@ def _note(row: Any) -> NoteRecord:
     return nc.note_from_record(row["n"], row["h"], row["sessions"])
 
 
-def prefetch_notes_params(
-    scope: Scope,
-    message: str,
-    as_of: AsOf,
-    max_notes: int,
-    body_chars: int,
-    project: str | None,
-    hits: int,
-) -> dict[str, Any]:
-    """The parameters of graph/cypher/notes.py PREFETCH_NOTES (`NotesReads.prefetch_notes`'s
-    arguments; graph/read/turn.py runs it beside the view)."""
-    turn = {
-        **note_params(scope),
-        "words": lucene_words(message),
-        "own": owner_clause(scope.owner),
-        "project": norm(project),
-    }
-    return {
-        "turn": turn,
-        "k": hits,
-        "max_notes": max_notes,
-        "body_chars": body_chars,
-        "valid_at": as_of.valid_at,
-        "known_at": as_of.known_at,
-    }
-
-
-def prefetch_notes_found(row: Any) -> tuple[list[PrefetchNote], int]:
-    """(notes, due) from PREFETCH_NOTES' row (its `notes` and `due` columns)."""
-    notes = [
-        PrefetchNote(i, k, t, b or "", s, src, from_micros(vf), float(sc), key)
-        for i, k, t, b, s, src, vf, sc, key in row["notes"]
-    ]
-    return notes, int(row["due"])
-
-
 class NotesReads(ReadBase):
     """Note reads."""
 
@@ -339,10 +303,26 @@ class NotesReads(ReadBase):
         Returns:
             (notes, due).
         """
-        asked = prefetch_notes_params(
-            scope, message, AsOf(at, at), max_notes, body_chars, project, hits
-        )
-        return prefetch_notes_found(self._rows(nc.PREFETCH_NOTES, **asked)[0])
+        turn = {
+            **note_params(scope),
+            "words": lucene_words(message),
+            "own": owner_clause(scope.owner),
+            "project": norm(project),
+        }
+        row = self._rows(
+            nc.PREFETCH_NOTES,
+            turn=turn,
+            k=hits,
+            max_notes=max_notes,
+            body_chars=body_chars,
+            valid_at=at,
+            known_at=at,
+        )[0]
+        notes = [
+            PrefetchNote(i, k, t, b or "", s, src, from_micros(vf), float(sc), key)
+            for i, k, t, b, s, src, vf, sc, key in row["notes"]
+        ]
+        return notes, int(row["due"])
 
     def note_why(self, scope: Scope, note_id: str, version_id: str | None = None) -> NoteWhy:
         """Walk back from a note version (default: its version now) to every event that

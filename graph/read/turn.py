@@ -1,10 +1,10 @@
-"""Everything a prefetch reads after its scope, in one round trip (CONTRACT §6 push, §13,
-§14).
+"""A prefetch's view and its pointer's documents in one round trip (CONTRACT §6 push, §14).
 
 A mixin of `graph.read.reader.Reader`: READ transactions only. `prefetch_turn` answers what
-`prefetch_view`, `prefetch_notes` and `pointers` answer, in one query (graph/cypher/turn.py
-PREFETCH_TURN) instead of three: each part is scoped as it is alone (the view and the notes
-by the chat's scope, the pointer by the reach).
+`prefetch_view` and `pointers` answer, in one query (graph/cypher/turn.py PREFETCH_TURN)
+instead of two: each part is scoped as it is alone (the view by the chat's scope, the
+pointer by the reach). The notes stay a query of their own (`prefetch_notes`; the module
+graph/cypher/turn.py says why).
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from graph.cypher.turn import PREFETCH_TURN
 from graph.read.base import ReadBase
 from graph.read.knowledge import pointer_params
-from graph.read.notes import PrefetchNote, prefetch_notes_found, prefetch_notes_params
 from graph.read.prefetch import PrefetchLimits, PrefetchView, view_found, view_params
 from graph.scope import Reach, Scope
 from graph.time import AsOf
@@ -26,23 +25,19 @@ POINTER_LIMIT = 20
 
 @dataclass(frozen=True, slots=True)
 class Turn:
-    """What a prefetch read after its scope.
+    """What `prefetch_turn` read.
 
     Attributes:
         view: as `prefetch_view` answers it.
-        notes: as `prefetch_notes` answers its first part (best first).
-        due: as `prefetch_notes` answers its second part.
         pointers: as `pointers` answers it (empty when no reach was given).
     """
 
     view: PrefetchView
-    notes: list[PrefetchNote]
-    due: int
     pointers: list[tuple[str, str, str, str]]
 
 
 class TurnReads(ReadBase):
-    """The prefetch's reads after its scope, together."""
+    """A prefetch's view and pointer documents, together."""
 
     def prefetch_turn(
         self,
@@ -56,26 +51,21 @@ class TurnReads(ReadBase):
         limits: PrefetchLimits,
         recall: Sequence[str] = (),
         message: str,
-        max_notes: int,
-        body_chars: int,
-        project: str | None = None,
         reach: Reach | None = None,
     ) -> Turn:
-        """Read the view, the notes and the pointer's documents of one prefetch, in one
-        query.
+        """Read the view and the pointer's documents of one prefetch, in one query.
 
         Args:
             scope: who may read what (`prefetch_scope`).
             positions, preference_attributes, event_attribute, attribute_order, limits,
                 recall: as `prefetch_view` takes them.
-            as_of: the point on both time axes, for the view and the notes alike.
-            message: the turn's message (the notes' and the pointer's words).
-            max_notes, body_chars, project: as `prefetch_notes` takes them (its `hits`
-                left at its default).
+            as_of: the point on both time axes (the view's; the pointer reads current
+                documents, as `pointers` does).
+            message: the turn's message (the pointer's words).
             reach: the holders the pointer may name (`reach`), or None for no pointer.
 
         Returns:
-            The three answers, each as its own method gives it.
+            Both answers, each as its own method gives it.
 
         Raises:
             StoreUnavailable: Neo4j could not be reached.
@@ -90,13 +80,12 @@ class TurnReads(ReadBase):
             limits=limits,
             recall=recall,
         )
-        notes = prefetch_notes_params(scope, message, as_of, max_notes, body_chars, project, 50)
         pointer = pointer_params(
             reach if reach is not None else Reach(scope.owner, (), False), message, POINTER_LIMIT
         )
         row = self._rows(
             PREFETCH_TURN,
-            **(view | notes),  # both read at `as_of`: the same valid_at and known_at
+            **view,
             # a string and a flag, never a null: the plan is kept for one shape (PREFETCH_TURN)
             pointer_turn={
                 "lucene": pointer["turn"]["lucene"] or "",
@@ -106,6 +95,5 @@ class TurnReads(ReadBase):
             far=pointer["far"],
             held=pointer["held"],
         )[0]
-        found, due = prefetch_notes_found(row)
         pointers = [(n, d or "", h, t or "") for n, d, h, t in row["pointers"]]
-        return Turn(view_found(row), found, due, pointers)
+        return Turn(view_found(row), pointers)

@@ -1,6 +1,7 @@
-"""Prefetch reads its scope, then the view, the notes and the pointer's documents in one query
-(graph/read/turn.py `prefetch_turn`, graph/cypher/turn.py PREFETCH_TURN): two queries in its
-snapshot instead of five, and the same block, byte for byte, as those reads one by one."""
+"""Prefetch reads its scope (with the owner's groups), then the view and the pointer's
+documents in one query (graph/read/turn.py `prefetch_turn`, graph/cypher/turn.py
+PREFETCH_TURN), then the notes: three queries in its snapshot instead of five, and the same
+block, byte for byte, as those reads one by one."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from api.chat.prefetch import block, pointer
 from api.chat.prefetch import notes as noted
 from api.chat.prefetch.mentions import mention_keys
 from api.chat.prefetch.recall import recall_words
+from graph.cypher import notes as nc
 from graph.cypher import prefetch as pc
 from graph.cypher.turn import PREFETCH_TURN
 from graph.read.reader import Reader
@@ -51,8 +53,8 @@ def world(api: Api, other: Api) -> None:
 
 
 def one_by_one(reader: Reader, owner: str, message: str, at: Any) -> block.Prefetch:
-    """The block as main composed it before `prefetch_turn`: view, notes and pointer, one
-    query each, in one snapshot."""
+    """The block as main composed it before `prefetch_turn`: view, notes, groups and pointer,
+    one query each, in one snapshot."""
     with reader.snapshot() as snap:
         scope = snap.prefetch_scope(owner, "c", at)
         snap._groups.clear()  # the reach read on its own, as before
@@ -70,10 +72,10 @@ def one_by_one(reader: Reader, owner: str, message: str, at: Any) -> block.Prefe
 def test_one_query_after_the_scope_gives_the_same_block(
     api: Api, other: Api, neo4j_driver: Driver, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`build` runs PREFETCH_SCOPE and PREFETCH_TURN and nothing else in its snapshot, and its
-    block and items equal those of the view, the notes and the pointer read one by one; the
-    block shows a fact, the note and both documents (the group's through the groups read
-    with the scope)."""
+    """`build` runs PREFETCH_SCOPE, PREFETCH_TURN and PREFETCH_NOTES and nothing else in its
+    snapshot, and its block and items equal those of the view, the notes, the groups and
+    the pointer read one by one; the block shows a fact, the note and both documents (the
+    group's through the groups read with the scope)."""
     world(api, other)
     reader = Reader(neo4j_driver)
     at = utcnow()
@@ -89,7 +91,7 @@ def test_one_query_after_the_scope_gives_the_same_block(
     for message in MESSAGES:
         ran.clear()
         got = block.build(reader, api.owner, "c", message, at, 2000, 40)
-        assert ran == [pc.PREFETCH_SCOPE, PREFETCH_TURN]
+        assert ran == [pc.PREFETCH_SCOPE, PREFETCH_TURN, nc.PREFETCH_NOTES]
         assert got == expected[message]
     first = expected[MESSAGES[0]].block
     assert "Porto" in first and "release playbook" in first

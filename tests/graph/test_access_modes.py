@@ -160,8 +160,6 @@ CALLS: dict[str, Callable[[Reader, W], Any]] = {
         attribute_order={"location": 0},
         limits=LIMITS,
         message="Porto",
-        max_notes=3,
-        body_chars=200,
         reach=Reach(w["owner"]),
     ),
     "recall": lambda r, w: r.recall(w["scope"], "Porto", AsOf.at(), 5, [0.1] * 384, "local:none"),

@@ -10,9 +10,10 @@ line carries a date and a short provenance tag naming who said it ("told by you"
 owner's own words, "told by Jon" for another speaker's).
 
 No model call, read-only (a `Reader` only: one READ transaction, the read's scope then
-one query for the view, the notes and the pointer), deterministic: every list is ordered by stable
-keys, scores are rounded before they are compared, and no clock is read except through
-`at`, so the same store state and input give a byte-identical block, in any process.
+one query for the view and the pointer, and the notes' own small query), deterministic:
+every list is ordered by stable keys, scores are rounded before they are compared, and no
+clock is read except through `at`, so the same store state and input give a
+byte-identical block, in any process.
 Capped in characters and items: lines are ranked once, globally, and the block keeps the
 longest prefix of that ranking that fits both budgets; a line is never cut.
 """
@@ -160,8 +161,8 @@ def read_turn(
     message: str,
     project: str | None = None,
 ) -> tuple[PrefetchView, noted.NotesView, str | None]:
-    """The store's part of a prefetch after its scope, in one query (graph/read/turn.py):
-    what `read_view`, `noted.read` and `pointer.read_pointer` read, at `at`."""
+    """The store's part of a prefetch after its scope, at `at`: the view and the pointer's
+    documents in one query (graph/read/turn.py), then the notes (`noted.read`)."""
     reach = pointer.reach_of(reader, scope)
     turn = reader.prefetch_turn(
         scope,
@@ -173,13 +174,11 @@ def read_turn(
         limits=LIMITS,
         recall=recall_words,
         message=message,
-        max_notes=noted.MAX_NOTES * 3,
-        body_chars=noted.BODY_CHARS,
-        project=project,
         reach=reach,
     )
+    notes = noted.read(reader, scope, message, at, project)
     line = pointer.line_for(turn.pointers, message) if reach is not None else None
-    return turn.view, noted.NotesView(tuple(turn.notes), turn.due), line
+    return turn.view, notes, line
 
 
 def read_view(
