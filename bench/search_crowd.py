@@ -18,6 +18,11 @@ and episodes' vectors), and prefetch. Query embedding is EXCLUDED (questions are
 beforehand). Printed: p50/p95/p99 in ms and p50 and p99 as multiples of the floor's p50,
 the path each semantic list took (facts', episodes'), the top-10 agreement of the two
 searches, and the RSS of this process (before and after the cache filled) and of Neo4j.
+With `--ab`, each round also runs the cached search with its four candidate lists and the
+cache's key read one query each, and prefetch with its view, pointer documents and groups
+read one query each (`ListByList`, the A: main before `Reader.recall` and
+`Reader.prefetch_turn`), A and B in alternating order, and prints how many of the two's
+answers were identical (search: ids and scores; prefetch: block and items).
 
     .venv/bin/python bench/search_crowd.py --uri bolt://127.0.0.1:PORT --load [--episodes 500]
     .venv/bin/python bench/search_crowd.py --uri bolt://127.0.0.1:PORT --neo4j-pid PID
@@ -34,8 +39,10 @@ import random
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -45,12 +52,18 @@ from bench.measure import p, rss_mb
 from bench.world import FixedEmbedder, Pool, chunks, load_ours, people, pool_key, questions
 from graph.driver import connect
 from graph.embedding import LocalEmbedder, fact_text
+from graph.read.prefetch import PrefetchLimits
 from graph.read.reader import Reader
+from graph.read.recall import Recalled
+from graph.read.turn import Turn
 from graph.read.vectors import VectorCache
+from graph.records import MemoryAccess
 from graph.schema import ensure_schema
-from graph.scope import Scope
+from graph.scope import Reach, Scope
 from graph.time import AsOf, utcnow
 from graph.write.writer import Writer
+
+T = TypeVar("T")
 
 SAID = (
     "Caught up with {name} today, and we talked about the {value} thing.",
@@ -60,6 +73,64 @@ SAID = (
 )
 """What the owners said: sentences naming one of their people and a value of that person's
 facts, so questions about people find episodes as well as facts."""
+
+
+class ListByList(Reader):
+    """A reader that reads search's four candidate lists one query each, as main did before
+    `Reader.recall` read them in one, and prefetch's view, pointer documents and groups one
+    query each, as main did before `Reader.prefetch_turn` (the A of `--ab`; same
+    answers, more round trips)."""
+
+    def recall(
+        self,
+        scope: Scope,
+        text: str,
+        as_of: AsOf,
+        k: int,
+        vector: list[float] | None = None,
+        model: str | None = None,
+    ) -> Recalled:
+        """The four lists, one query each (fact rows' and episodes' full-text, then both
+        semantic lists)."""
+        fact_text = self.fulltext(scope, text, as_of, k, vector, model)
+        said_text = self.episode_fulltext(scope, text, as_of, k, vector, model)
+        if vector is None or model is None:
+            return Recalled([], fact_text, [], said_text)
+        (fact_near, _), (said_near, _) = self.nearest(scope, vector, model, as_of, k)
+        return Recalled(fact_near, fact_text, said_near, said_text)
+
+    def reach(self, owner: str, access: MemoryAccess | None = None) -> Reach:
+        """The owner's groups read on their own, as before `prefetch_scope` read them."""
+        self._groups.clear()
+        return super().reach(owner, access)
+
+    def prefetch_turn(
+        self,
+        scope: Scope,
+        positions: Mapping[str, int],
+        as_of: AsOf,
+        *,
+        preference_attributes: Sequence[str],
+        event_attribute: str,
+        attribute_order: Mapping[str, int],
+        limits: PrefetchLimits,
+        recall: Sequence[str] = (),
+        message: str,
+        reach: Reach | None = None,
+    ) -> Turn:
+        """The view and the pointer's documents, one query each (as before)."""
+        view = self.prefetch_view(
+            scope,
+            positions,
+            as_of,
+            preference_attributes=preference_attributes,
+            event_attribute=event_attribute,
+            attribute_order=attribute_order,
+            limits=limits,
+            recall=recall,
+        )
+        pointers = [] if reach is None else self.pointers(reach, message)
+        return Turn(view, pointers)
 
 
 def owners(args: Any) -> dict[str, int]:
@@ -132,6 +203,7 @@ def measure(driver: Any, args: Any) -> None:
     """Interleave floor, search without and with the cache, and prefetch; print tables."""
     cache = VectorCache()
     plain, cached = Reader(driver), Reader(driver, vectors=cache)
+    before = ListByList(driver, vectors=cache) if args.ab else None
     targets = {"small": [f"small-{k}" for k in range(args.small)], "large": ["large-0"]}
     asked: list[tuple[str, str, str]] = []
     per = args.queries + args.warmup
@@ -148,30 +220,44 @@ def measure(driver: Any, args: Any) -> None:
     paths: Counter[str] = Counter()
     agree: dict[str, list[float]] = {"small": [], "large": []}
     episodes: dict[str, list[int]] = {"small": [], "large": []}
+    identical: dict[str, list[bool]] = {"small": [], "large": []}
+    blocks: dict[str, list[bool]] = {"small": [], "large": []}
     for i in range(per):
         for kind, owner, q in asked[i::per]:
             now = AsOf.at()
-            began = time.perf_counter()
-            plain.ping()
-            floor = (time.perf_counter() - began) * 1000
-            began = time.perf_counter()
-            a = search(plain, embedder, Scope(owner), q, now, 10)
-            ms_plain = (time.perf_counter() - began) * 1000
-            began = time.perf_counter()
-            b = search(cached, embedder, Scope(owner), q, now, 10)
-            ms_cached = (time.perf_counter() - began) * 1000
-            began = time.perf_counter()
-            build(plain, owner, "bench", q, utcnow(), 2000, 40)
-            ms_prefetch = (time.perf_counter() - began) * 1000
+            floor, _ = clocked(plain.ping)
+            ask = partial(search, embedder=embedder, scope=Scope(owner), q=q, as_of=now, limit=10)
+            ms_plain, a = clocked(partial(ask, plain))
+            order = [cached, before] if i % 2 == 0 else [before, cached]  # A B, then B A
+            ran = {id(r): clocked(partial(ask, r)) for r in order if r is not None}
+            ms_cached, b = ran[id(cached)]
+            ms_before, c = ran.get(id(before), (0.0, b))
+            at = utcnow()
+            turn = partial(build, owner=owner, chat_id="bench", message=q, at=at)
+            turn = partial(turn, max_chars=2000, max_items=40)
+            pushed = {
+                id(r): clocked(partial(turn, r))
+                for r in ([plain, before] if i % 2 == 0 else [before, plain])
+                if r is not None
+            }
+            ms_prefetch, pushed_b = pushed[id(plain)]
+            ms_prefetch_a, pushed_a = pushed.get(id(before), (0.0, pushed_b))
             if i < args.warmup:
                 continue
+            identical[kind].append(
+                [(f.id, f.score) for f in c.items] == [(f.id, f.score) for f in b.items]
+            )
+            blocks[kind].append(pushed_a == pushed_b)
             for name, ms in (
                 ("floor", floor),
                 ("search, no cache", ms_plain),
                 ("search, cache", ms_cached),
+                ("search, cache, list by list (A)", ms_before),
                 ("prefetch", ms_prefetch),
+                ("prefetch, query by query (A)", ms_prefetch_a),
             ):
-                times.setdefault(f"{kind}|{name}", []).append(ms)
+                if before is not None or "(A)" not in name:
+                    times.setdefault(f"{kind}|{name}", []).append(ms)
             ids_a, ids_b = {item_id(f) for f in a.items}, {item_id(f) for f in b.items}
             episodes[kind].append(sum(f.kind == "episode" for f in b.items))
             agree[kind].append(len(ids_a & ids_b) / max(len(ids_a), 1))
@@ -184,10 +270,27 @@ def measure(driver: Any, args: Any) -> None:
                     said = reader.episode_semantic(Scope(owner), vector, embedder.model, now, n)
                     paths[f"{kind}|{name}, episodes->{said[1]}"] += 1
     report(times, paths, agree, args, rss_before)
+    if before is not None:
+        report_ab(identical, blocks)
     for kind, counts in episodes.items():
         print(
             f"episodes among the top 10, {kind}: {sum(counts) / max(len(counts), 1):.2f} a search"
         )
+
+
+def report_ab(identical: dict[str, list[bool]], blocks: dict[str, list[bool]]) -> None:
+    """Print how many of the A/B pairs answered the same."""
+    for kind, same in identical.items():
+        print(f"searches identical (ids and scores), A vs B, {kind}: {sum(same)}/{len(same)}")
+    for kind, same in blocks.items():
+        print(f"prefetches identical (block and items), A vs B, {kind}: {sum(same)}/{len(same)}")
+
+
+def clocked(fn: Callable[[], T]) -> tuple[float, T]:
+    """(milliseconds `fn` took, what it returned)."""
+    began = time.perf_counter()
+    out = fn()
+    return (time.perf_counter() - began) * 1000, out
 
 
 def item_id(found: Any) -> str:
@@ -237,6 +340,9 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=30)
     parser.add_argument("--cache", default="bench/results/cache", help="pool vectors dir")
     parser.add_argument("--neo4j-pid", type=int, default=0)
+    parser.add_argument(
+        "--ab", action="store_true", help="also time search with its lists read one by one (A)"
+    )
     args = parser.parse_args()
     driver = connect(args.uri)
     try:

@@ -423,7 +423,8 @@ def search(
         limit: how many results.
 
     The query is embedded first (outside any transaction); the four lists are then read
-    in one READ transaction, so they see the same store state.
+    in one READ transaction (`Reader.recall`: one query when the owner's vectors are held
+    in this process), so they see the same store state.
 
     Raises:
         StoreUnavailable: Neo4j could not be reached.
@@ -437,16 +438,11 @@ def search(
             failure = exc
     model = embedder.model if embedder is not None else None
     with reader.snapshot() as snap:  # every list from one consistent view
-        fact_text = snap.fulltext(scope, q, as_of, n, vector, model)
-        said_text = snap.episode_fulltext(scope, q, as_of, n, vector, model)
-        fact_near: list[Hit] = []
-        said_near: list[EpisodeHit] = []
-        if vector is not None and model is not None:
-            (fact_near, _), (said_near, _) = snap.nearest(scope, vector, model, as_of, n)
+        found = snap.recall(scope, q, as_of, n, vector, model)
     items = fuse(
         q,
-        (fact_near, fact_text),
-        (said_near, said_text),
+        (found.fact_near, found.fact_text),
+        (found.said_near, found.said_text),
         limit,
         vector is not None,
         as_of.valid_at,

@@ -277,6 +277,21 @@ least: when none is visible, one row of `scanned` and nulls (`score` null). The 
 EPISODES_FULLTEXT's when $k come back or `scanned` < $scan (graph.read.base `_best_rows`
 falls back otherwise)."""
 
+EPISODES_FULLTEXT_LIST = (
+    "CALL () {\n"
+    + top_hits(TEXT_INDEX, "ep", _fulltext_body, "episode, speaker, score, text, semantic")
+    + """}
+WITH * ORDER BY score DESC, episode.id
+RETURN max(scanned) AS said_scanned,
+       collect(CASE WHEN score IS NOT NULL THEN {episode: episode, speaker: speaker,
+               score: score, text: text, semantic: semantic} END) AS said_text
+"""
+)
+"""READ. EPISODES_FULLTEXT_TOP's rows as one row, so another query can run it as a
+subquery (graph/cypher/recall.py): same params -> said_scanned (its `scanned`), said_text
+(maps of its columns episode, speaker, score, text, semantic; the visible hits only, best
+first, ties by id)."""
+
 EPISODES_NEAREST = (
     """
 CALL db.index.vector.queryNodes('"""

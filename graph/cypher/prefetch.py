@@ -373,11 +373,19 @@ CALL () {"""
 CALL () {"""
     + scope.SHARED_ENTITY_IDS
     + """}
-RETURN profile, chat, ids
+CALL () {
+CALL () {"""
+    + scope.GROUPS_OF
+    + """}
+RETURN ids AS groups
+}
+RETURN profile, chat, ids, groups
 """,
 )
-"""READ. $who: {owner, chat_key}, $known_at -> profile, chat, ids: `Reader.scope`'s two reads
-(graph/cypher/memory_access.py MEMORY_ACCESS and graph/scope.py SHARED_ENTITY_IDS, the same
-text) in one statement, so prefetch resolves its scope in one round trip. Unique and
-range index seeks only, so its plan is kept like `PREFETCH`'s (`replan=skip`).
+"""READ. $who: {owner, chat_key}, $known_at, $far -> profile, chat, ids, groups: `Reader.scope`'s
+two reads (graph/cypher/memory_access.py MEMORY_ACCESS and graph/scope.py SHARED_ENTITY_IDS,
+the same text) and the groups of the owner's reach (graph/scope.py GROUPS_OF, which the
+pointer line reads) in one statement, so prefetch resolves its scope and reach in one round
+trip. Unique and range index seeks only, so its plan is kept like `PREFETCH`'s
+(`replan=skip`).
 tests/graph/test_prefetch_reads.py checks it resolves exactly what `Reader.scope` does."""

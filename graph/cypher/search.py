@@ -132,6 +132,21 @@ there were). Always one row at least: when none is visible, one row of `scanned`
 nulls (`score` null). The rows are FULLTEXT's when $k of them come back or `scanned` <
 $scan (graph.read.base `_best_rows` falls back to FULLTEXT otherwise)."""
 
+FULLTEXT_LIST = (
+    "CALL () {\n"
+    + top_hits("fact_text", "f", _fulltext_body, "row, e, score, text, semantic")
+    + """}
+WITH * ORDER BY score DESC, row.id
+RETURN max(scanned) AS fact_scanned,
+       collect(CASE WHEN score IS NOT NULL
+               THEN {row: row, e: e, score: score, text: text, semantic: semantic} END) AS fact_text
+"""
+)
+"""READ. FULLTEXT_TOP's rows as one row, so another query can run it as a subquery
+(graph/cypher/recall.py): same params -> fact_scanned (FULLTEXT_TOP's `scanned`),
+fact_text (maps of its columns row, e, score, text, semantic; the visible hits only,
+best first, ties by id)."""
+
 SEMANTIC_SMALL = (
     """
 CALL () {

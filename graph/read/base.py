@@ -37,6 +37,16 @@ CACHE_MIN = 20
 """... and at least this many."""
 
 
+def picks_of(
+    held: OwnerVectors, vector: list[float], as_of: AsOf, k: int
+) -> tuple[list[dict[str, Any]], int]:
+    """([{id, score}] `held` proposes for `k` hits (`CACHE_FACTOR` times as many, at least
+    `CACHE_MIN`), how many of its vectors are visible at `as_of`)."""
+    count = max(k * CACHE_FACTOR, CACHE_MIN)
+    picked, visible = held.candidates(vector, as_of.known_at, as_of.valid_at, count)
+    return [{"id": i, "score": score} for i, score in picked], visible
+
+
 class ReadBase:
     """Read-only access to the store: every query runs in a Neo4j READ transaction.
 
@@ -69,6 +79,7 @@ class ReadBase:
         self._vectors = vectors
         self._tx: Any = None
         self._keys: dict[str, tuple[Any, int] | None] = {}  # VECTORS_KEY, per snapshot
+        self._groups: dict[str, tuple[str, ...]] = {}  # an owner's groups now, per snapshot
 
     @contextmanager
     def snapshot(self) -> Iterator[Self]:
@@ -123,7 +134,16 @@ class ReadBase:
         costs one query, not two."""
         rows = self._rows(top, k=k, scan=scan, **params)
         scanned = rows[0]["scanned"] if rows else scan
-        rows = [r for r in rows if r["score"] is not None]
+        return self._or_every(
+            [r for r in rows if r["score"] is not None], scanned, every, k, scan, **params
+        )
+
+    def _or_every(
+        self, rows: list[Any], scanned: int, every: str, k: int, scan: int, **params: Any
+    ) -> list[Any]:
+        """`rows`, the visible ones of a full-text read of Lucene's `scan` best hits (of
+        which there were `scanned`), or `every`'s rows when fewer than `k` were visible
+        and Lucene had more (`_best_rows`)."""
         if len(rows) < k and scanned >= scan:
             rows = self._rows(every, k=k, **params)  # the best hits were not visible enough
         return rows
@@ -180,11 +200,7 @@ class ReadBase:
         (`CACHE_FACTOR` times as many, at least `CACHE_MIN`), how many held ones are
         visible at `as_of`); None when they are not held. The store then checks them."""
         held = self._owner_vectors(owner, model, kind)
-        if held is None:
-            return None
-        count = max(k * CACHE_FACTOR, CACHE_MIN)
-        picked, visible = held.candidates(vector, as_of.known_at, as_of.valid_at, count)
-        return [{"id": i, "score": score} for i, score in picked], visible
+        return None if held is None else picks_of(held, vector, as_of, k)
 
     def _vectors_key(self, owner: str) -> tuple[Any, int] | None:
         """(last_tx, search_rev) of the owner (graph/cypher/vectors.py VECTORS_KEY), None

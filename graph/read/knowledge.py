@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from typing import Any
 
 from graph.cypher import access_log as lc
 from graph.cypher import holders as hc
@@ -45,18 +46,35 @@ def pointer_lucene(terms: list[str], reach: Reach) -> str:
     return query
 
 
+def pointer_params(reach: Reach, message: str, limit: int) -> dict[str, Any]:
+    """The parameters of graph/cypher/knowledge.py POINTERS for `KnowledgeReads.pointers`'s
+    arguments; `turn.lucene` is None when nothing is to be read (no word, or knowledge kept
+    out of the reach)."""
+    terms = words(message)[:MAX_POINTER_TERMS]
+    wanted = bool(terms) and reach.readable
+    return {
+        "turn": {"lucene": pointer_lucene(terms, reach) if wanted else None},
+        "far": FAR_FUTURE,
+        "limit": limit,
+        **reach_params(reach),
+    }
+
+
 class KnowledgeReads(ReadBase):
     """Knowledge documents and the access log, as the caller may see them."""
 
     def reach(self, owner: str, access: MemoryAccess | None = None) -> Reach:
-        """Resolve the holders `owner` may read now: its own and its groups' (one read).
+        """Resolve the holders `owner` may read now: its own and its groups' (one read; none
+        in a snapshot where `prefetch_scope` read them already, in the same transaction).
 
         Args:
             owner: the caller's owner id.
             access: the chat's memory access, or None (no chat: full).
         """
-        rows = self._rows(GROUPS_OF, who={"owner": owner}, far=FAR_FUTURE)
-        groups = tuple(sorted(rows[0]["ids"])) if rows else ()
+        groups = self._groups.get(owner) if self._tx is not None else None
+        if groups is None:
+            rows = self._rows(GROUPS_OF, who={"owner": owner}, far=FAR_FUTURE)
+            groups = tuple(sorted(rows[0]["ids"])) if rows else ()
         readable = access is None or knowledge_allowed(access)
         return Reach(owner, groups, readable)
 
@@ -195,16 +213,10 @@ class KnowledgeReads(ReadBase):
         (CONTRACT §14). Current, whatever the prefetch's `at`: the pointer tells the
         assistant to read a document now (`read_knowledge`), and only current versions
         are in the index, so a document's history never slows prefetch."""
-        terms = words(message)[:MAX_POINTER_TERMS]
-        if not terms or not reach.readable:
+        asked = pointer_params(reach, message, limit)
+        if asked["turn"]["lucene"] is None:
             return []
-        rows = self._rows(
-            kc.POINTERS,
-            turn={"lucene": pointer_lucene(terms, reach)},
-            far=FAR_FUTURE,
-            limit=limit,
-            **reach_params(reach),
-        )
+        rows = self._rows(kc.POINTERS, **asked)
         return [(r["name"], r["description"] or "", r["holder"], r["text"] or "") for r in rows]
 
     def group_creator(self, group_id: str) -> str | None:

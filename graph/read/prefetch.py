@@ -18,7 +18,7 @@ from graph.read.base import ReadBase
 from graph.read.episodes import episode_lucene
 from graph.records import chat_key
 from graph.scope import Scope, params
-from graph.time import AsOf, from_micros
+from graph.time import FAR_FUTURE, AsOf, from_micros
 
 SAID_SCAN = 3
 """Best-scored full-text hits Lucene hands over per episode prefetch keeps (the rest of an
@@ -229,18 +229,78 @@ def _row(raw: Sequence[Any]) -> Row:
     )
 
 
+def view_params(
+    scope: Scope,
+    positions: Mapping[str, int],
+    as_of: AsOf,
+    *,
+    preference_attributes: Sequence[str],
+    event_attribute: str,
+    attribute_order: Mapping[str, int],
+    limits: PrefetchLimits,
+    recall: Sequence[str] = (),
+) -> dict[str, Any]:
+    """The parameters of graph/cypher/prefetch.py PREFETCH for `PrefetchReads.prefetch_view`'s
+    arguments (graph/read/turn.py runs it beside the notes and the pointer)."""
+    keys = sorted(positions, key=lambda k: (positions[k], k))
+    return {
+        "scope": params(scope),
+        "mentions": {
+            "lucene": lucene_queries(scope.owner, keys),
+            "positions": dict(positions),
+            "attribute_order": dict(attribute_order),
+        },
+        "valid_at": as_of.valid_at,
+        "known_at": as_of.known_at,
+        "max_entities": limits.entities,
+        "max_facts": limits.facts,
+        "max_rows": limits.rows,
+        "max_neighbours": limits.neighbours,
+        "max_expand": limits.expand,
+        "preference_attributes": list(preference_attributes),
+        "max_preferences": limits.preferences,
+        "event_attribute": event_attribute,
+        "max_events": limits.events,
+        "recall": {"lucene": [q for q in [episode_lucene(" ".join(recall), scope.owner)] if q]},
+        "max_said": limits.said,
+        "said_scan": limits.said * SAID_SCAN,
+        "said_chars": limits.said_chars,
+    }
+
+
+def view_found(r: Any) -> PrefetchView:
+    """The view from PREFETCH's row (its columns self_id ... said)."""
+    return PrefetchView(
+        self_id=r["self_id"] or None,
+        mentioned=tuple(Mentioned(*s) for s in r["seeds"]),
+        facts=tuple(_row(x) for x in r["attrs"]),
+        relations=tuple(_row(x) for x in r["rels"]),
+        incoming=tuple(_row(x) for x in r["incoming"]),
+        neighbours=tuple(Neighbour(i, n, k, bool(s)) for i, n, k, s in r["neighbours"]),
+        edges=tuple((a, b) for a, b in r["edges"]),
+        preferences=tuple(_row(x) for x in r["prefs"]),
+        events=tuple(_row(x) for x in r["events"]),
+        speakers={i: n for i, n in r["speakers"]},
+        said=tuple(SaidRow(*x) for x in r["said"]),
+    )
+
+
 class PrefetchReads(ReadBase):
     """The prefetch read."""
 
     def prefetch_scope(self, owner: str, chat_id: str, known_at: datetime) -> Scope:
         """What prefetch may read (CONTRACT §7), as `Reader.scope(owner, chat_id,
-        known_at)` resolves it, in one query instead of two (`PREFETCH_SCOPE`).
+        known_at)` resolves it, in one query instead of two (`PREFETCH_SCOPE`). In a
+        snapshot it also keeps the owner's groups for `reach` (graph/read/knowledge.py),
+        which then reads nothing.
 
         Raises:
             StoreUnavailable: Neo4j could not be reached.
         """
         who = {"owner": owner, "chat_key": chat_key(owner, chat_id)}
-        row = self._rows(pc.PREFETCH_SCOPE, who=who, known_at=known_at)[0]
+        row = self._rows(pc.PREFETCH_SCOPE, who=who, known_at=known_at, far=FAR_FUTURE)[0]
+        if self._tx is not None:  # the pointer's reach, read in the same transaction
+            self._groups[owner] = tuple(sorted(row["groups"]))
         return Scope(
             owner, access_from_record(row["profile"], row["chat"]), tuple(sorted(row["ids"]))
         )
@@ -278,42 +338,14 @@ class PrefetchReads(ReadBase):
         Raises:
             StoreUnavailable: Neo4j could not be reached.
         """
-        keys = sorted(positions, key=lambda k: (positions[k], k))
-        rows = self._rows(
-            pc.PREFETCH,
-            scope=params(scope),
-            mentions={
-                "lucene": lucene_queries(scope.owner, keys),
-                "positions": dict(positions),
-                "attribute_order": dict(attribute_order),
-            },
-            valid_at=as_of.valid_at,
-            known_at=as_of.known_at,
-            max_entities=limits.entities,
-            max_facts=limits.facts,
-            max_rows=limits.rows,
-            max_neighbours=limits.neighbours,
-            max_expand=limits.expand,
-            preference_attributes=list(preference_attributes),
-            max_preferences=limits.preferences,
+        asked = view_params(
+            scope,
+            positions,
+            as_of,
+            preference_attributes=preference_attributes,
             event_attribute=event_attribute,
-            max_events=limits.events,
-            recall={"lucene": [q for q in [episode_lucene(" ".join(recall), scope.owner)] if q]},
-            max_said=limits.said,
-            said_scan=limits.said * SAID_SCAN,
-            said_chars=limits.said_chars,
+            attribute_order=attribute_order,
+            limits=limits,
+            recall=recall,
         )
-        r = rows[0]
-        return PrefetchView(
-            self_id=r["self_id"] or None,
-            mentioned=tuple(Mentioned(*s) for s in r["seeds"]),
-            facts=tuple(_row(x) for x in r["attrs"]),
-            relations=tuple(_row(x) for x in r["rels"]),
-            incoming=tuple(_row(x) for x in r["incoming"]),
-            neighbours=tuple(Neighbour(i, n, k, bool(s)) for i, n, k, s in r["neighbours"]),
-            edges=tuple((a, b) for a, b in r["edges"]),
-            preferences=tuple(_row(x) for x in r["prefs"]),
-            events=tuple(_row(x) for x in r["events"]),
-            speakers={i: n for i, n in r["speakers"]},
-            said=tuple(SaidRow(*x) for x in r["said"]),
-        )
+        return view_found(self._rows(pc.PREFETCH, **asked)[0])

@@ -31,6 +31,7 @@ from graph.read.pull import PullReads
 from graph.read.recall import RecallReads
 from graph.read.search import SearchReads
 from graph.read.state import StateReads
+from graph.read.turn import TurnReads
 from graph.records import (
     EntityRecord,
     FactRecord,
@@ -47,6 +48,7 @@ T = TypeVar("T")
 
 class Reader(
     RecallReads,
+    TurnReads,
     ProposalReads,
     GroupReads,
     LifecycleReads,

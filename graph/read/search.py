@@ -286,7 +286,12 @@ class SearchReads(ReadBase):
             model=model,
             **params(scope),
         )
-        return [_hit(r["row"], r["e"], r["score"], as_of, r["text"], r["semantic"]) for r in rows]
+        return [_texted(r, as_of) for r in rows]
+
+
+def _texted(r: Any, as_of: AsOf) -> Hit:
+    """A hit of a full-text query of fact rows (FULLTEXT's columns)."""
+    return _hit(r["row"], r["e"], r["score"], as_of, r["text"], r["semantic"])
 
 
 def _scored(r: Any, as_of: AsOf) -> Hit:

@@ -10,9 +10,10 @@ line carries a date and a short provenance tag naming who said it ("told by you"
 owner's own words, "told by Jon" for another speaker's).
 
 No model call, read-only (a `Reader` only: one READ transaction, the read's scope then
-one query, and the notes' own small query), deterministic: every list is ordered by stable
-keys, scores are rounded before they are compared, and no clock is read except through
-`at`, so the same store state and input give a byte-identical block, in any process.
+one query for the view and the pointer, and the notes' own small query), deterministic:
+every list is ordered by stable keys, scores are rounded before they are compared, and no
+clock is read except through `at`, so the same store state and input give a
+byte-identical block, in any process.
 Capped in characters and items: lines are ranked once, globally, and the block keeps the
 longest prefix of that ranking that fits both budgets; a line is never cut.
 """
@@ -135,9 +136,7 @@ def build(
         scope = snap.prefetch_scope(owner, chat_id, at)
         if scope.closed:
             return Prefetch("")
-        view = read_view(snap, scope, positions, at, words_said)
-        notes = noted.read(snap, scope, message, at, project)
-        line = pointer.read_pointer(snap, scope, message)
+        view, notes, line = read_turn(snap, scope, positions, at, words_said, message, project)
     chars, items = pointer.reserve(line)
     restricted = scope.access.mode == "restricted"
     out = compose(
@@ -151,6 +150,35 @@ def build(
         message=message,
     )
     return pointer.attach(out, line)
+
+
+def read_turn(
+    reader: Reader,
+    scope: Scope,
+    positions: dict[str, int],
+    at: datetime,
+    recall_words: list[str],
+    message: str,
+    project: str | None = None,
+) -> tuple[PrefetchView, noted.NotesView, str | None]:
+    """The store's part of a prefetch after its scope, at `at`: the view and the pointer's
+    documents in one query (graph/read/turn.py), then the notes (`noted.read`)."""
+    reach = pointer.reach_of(reader, scope)
+    turn = reader.prefetch_turn(
+        scope,
+        positions,
+        AsOf(at, at),
+        preference_attributes=PREFERENCE_ATTRIBUTES,
+        event_attribute=EVENT_ATTRIBUTE,
+        attribute_order=ATTRIBUTE_ORDER,
+        limits=LIMITS,
+        recall=recall_words,
+        message=message,
+        reach=reach,
+    )
+    notes = noted.read(reader, scope, message, at, project)
+    line = pointer.line_for(turn.pointers, message) if reach is not None else None
+    return turn.view, notes, line
 
 
 def read_view(

@@ -2,8 +2,9 @@
 billing/edge-cases", naming up to three documents whose name or description the message
 matches. Never a body: the assistant reads one with `read_knowledge`.
 
-One small READ in the prefetch's snapshot transaction (the caller's groups, then a full-text
-lookup of the message's words, graph/read/knowledge.py `pointers`), then a pure choice:
+Read in the prefetch's snapshot transaction (the caller's groups with its scope, then a
+full-text lookup of the message's words with the view, graph/read/turn.py; alone,
+graph/read/knowledge.py `pointers`), then a pure choice:
 
 * a document matches when every word of its name is in the message (`billing/edge-cases`:
   billing, edge, cases), or when at least two content words of its description are;
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from graph.held import doc_words
 from graph.read.reader import Reader
 from graph.read.search import words
-from graph.scope import Scope, knowledge_allowed
+from graph.scope import Reach, Scope, knowledge_allowed
 
 if TYPE_CHECKING:
     from api.chat.prefetch.block import Prefetch
@@ -56,10 +57,24 @@ def choose(candidates: list[tuple[str, str, str, str]], message: str) -> list[st
 
 def read_pointer(snap: Reader, scope: Scope, message: str) -> str | None:
     """The pointer line for `message`, or None (no match, or knowledge kept out)."""
+    reach = reach_of(snap, scope)
+    if reach is None:
+        return None
+    return line_for(snap.pointers(reach, message), message)
+
+
+def reach_of(snap: Reader, scope: Scope) -> Reach | None:
+    """The holders the pointer may name, or None when the chat's memory access keeps
+    knowledge out (no read then; in prefetch's snapshot the groups were read with its
+    scope, graph/read/prefetch.py `prefetch_scope`)."""
     if not knowledge_allowed(scope.access):
         return None
-    reach = snap.reach(scope.owner, scope.access)
-    names = choose(snap.pointers(reach, message), message)
+    return snap.reach(scope.owner, scope.access)
+
+
+def line_for(candidates: list[tuple[str, str, str, str]], message: str) -> str | None:
+    """The pointer line naming the `choose`n documents of `candidates`, or None."""
+    names = choose(candidates, message)
     return PREFIX + ", ".join(names) if names else None
 
 

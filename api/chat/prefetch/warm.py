@@ -33,7 +33,7 @@ from datetime import datetime
 
 from api.chat.prefetch import block as prefetch
 from api.chat.prefetch import notes as noted
-from api.chat.prefetch import pointer, recall
+from api.chat.prefetch import recall
 from api.chat.prefetch.mentions import mention_keys
 from graph.read.reader import Reader
 from graph.time import utcnow
@@ -161,8 +161,9 @@ class Warmer:
 
 def plan_parts(reader: Reader) -> None:
     """Run each of prefetch's queries for nobody once, each in its own thread and
-    snapshot, so Neo4j plans them concurrently: the view (graph/read/prefetch.py), the
-    notes for each of `WARM_PROJECTS`, and the pointer line. Read-only.
+    snapshot, so Neo4j plans them concurrently: the view with the pointer's documents
+    (graph/read/turn.py; the notes of `WARM_PROJECTS[0]` follow it in its snapshot) and
+    the notes for each of `WARM_PROJECTS`. Read-only.
 
     Raises:
         StoreUnavailable: Neo4j could not be reached (the first failure is raised).
@@ -179,15 +180,19 @@ def plan_parts(reader: Reader) -> None:
 
     parts = [
         scoped(
-            lambda snap, scope: prefetch.read_view(
-                snap, scope, mention_keys(WARM_MESSAGE), at, recall.recall_words(WARM_MESSAGE)
+            lambda snap, scope: prefetch.read_turn(
+                snap,
+                scope,
+                mention_keys(WARM_MESSAGE),
+                at,
+                recall.recall_words(WARM_MESSAGE),
+                WARM_MESSAGE,
             )
         ),
         *(
             scoped(lambda snap, scope, p=project: noted.read(snap, scope, WARM_MESSAGE, at, p))
             for project in WARM_PROJECTS
         ),
-        scoped(lambda snap, scope: pointer.read_pointer(snap, scope, WARM_MESSAGE)),
     ]
     with ThreadPoolExecutor(max_workers=len(parts), thread_name_prefix="prefetch-plan") as pool:
         for future in [pool.submit(part) for part in parts]:
