@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from committer.proposals import Proposal
-from curator.secrets import looks_secret
+from committer.secrets import proposal_secret
 from graph import attributes as registry
 from graph.names import search_key
 
@@ -120,21 +120,9 @@ class RiskRule:
     applies: Callable[[Proposal, Context], bool]
 
 
-def _text(p: Proposal) -> str:
-    return " ".join(
-        str(x)
-        for x in (
-            p.value,
-            p.object.name if p.object else None,
-            p.subject.name,
-            p.provenance.evidence,
-        )
-        if x is not None
-    )
-
-
 def _secret(p: Proposal, ctx: Context) -> bool:
-    return p.attribute in CATEGORY_ATTRIBUTES["credentials"] or looks_secret(_text(p))
+    # The committer's own check (it drops such a proposal too), plus credential attributes.
+    return p.attribute in CATEGORY_ATTRIBUTES["credentials"] or proposal_secret(p) is not None
 
 
 def category(p: Proposal) -> str | None:
