@@ -77,7 +77,16 @@ CATEGORY_WORDS: dict[str, re.Pattern[str]] = {
     "health": re.compile(
         r"\b(?:diabet\w*|cancer|tumou?r|depress\w*|anxiety|adhd|autis\w*|hiv|aids|asthma"
         r"|epilep\w*|bipolar|schizo\w*|chemo\w*|therap\w*|medication|antidepressant\w*"
-        r"|diagnos\w*|pregnan\w*|miscarriage|surgery|rehab|addict\w*|ptsd|eating disorder)\b",
+        r"|diagnos\w*|pregnan\w*|miscarriage|surgery|rehab|addict\w*|ptsd|eating disorder"
+        # medications and treatments: "I take insulin every day" is a habit, and health
+        r"|insulin|meds|medications?|prescriptions?|pills?|antibiotics?|antihistamines?"
+        r"|painkillers?|opioids?|steroids?|statins?|blood thinners?|beta[ -]blockers?"
+        r"|metformin|methadone|inhalers?|nebuli[sz]ers?|epipens?|dialysis|radiotherapy"
+        r"|physio\w*|psychiatr\w*|counsell?ing|ivf|transplant|hormone replacement|hrt"
+        # conditions curator/rules/health.py names, beyond those above
+        r"|migraines?|arthritis|hypertension|high blood pressure|insomnia|sleep apnea"
+        r"|celiac|coeliac|crohn's|lupus|multiple sclerosis|fibromyalgia|dementia"
+        r"|alzheimer'?s|parkinson'?s|endometriosis|pcos|hypothyroidism)\b",
         re.IGNORECASE,
     ),
     "finances": re.compile(

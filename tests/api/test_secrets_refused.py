@@ -18,7 +18,7 @@ from neo4j import Driver
 from tests.api.conftest import Api
 from tests.api.test_episodes import episodes, owned_texts, post_run
 from tests.api.test_groups import group_of
-from tests.api.test_mcp import call, error, mcp_url, token
+from tests.api.test_mcp import call, error, mcp_url, ok, token
 from tests.api.test_proposals_api import me
 from tests.api.test_remember_gate import log
 
@@ -178,7 +178,7 @@ def test_the_mcp_write_tools_refuse_a_secret(
     mcp_url: str, api: Api, neo4j_driver: Driver, owner: str
 ) -> None:
     """`remember` (a credential attribute's value), `write_context` and `memory_store`
-    answer a tool error and store nothing."""
+    answer a tool error and store nothing; ordinary health facts still go through."""
     rw = token(neo4j_driver, owner, "read", "write")
     pin = call(mcp_url, rw, "remember", {"attribute": "bank_pin", "value": PIN})
     assert "looks like a secret" in error(pin)
@@ -188,6 +188,8 @@ def test_the_mcp_write_tools_refuse_a_secret(
     assert "never stores secrets" in error(stored)
     assert api.get("/v1/proposals").json()["items"] == []
     assert leaked(neo4j_driver, api.owner) == []
+    held = ok(call(mcp_url, rw, "remember", {"text": "I take insulin every day."}))
+    assert [(p["attribute"], p["status"]) for p in held["proposals"]] == [("habit", "pending")]
 
 
 @pytest.mark.parametrize(
