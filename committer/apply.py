@@ -28,6 +28,7 @@ from committer.remember import RememberCommands
 from committer.rules.plan import plan_end
 from committer.rules.retract import gather_predecessors, plan_retract
 from committer.runs import RunCommands
+from committer.secrets import refuse_secrets
 from committer.state import StateCommands
 from committer.trail import Trail
 from committer.usage import UsageCommands
@@ -147,6 +148,7 @@ class Committer(
             NotFound: the entity (or object entity) is not the owner's.
             InvalidInterval: valid_to is not after valid_from.
             InvalidInput: neither or both of value and object_id are given.
+            SecretRefused: the value, evidence or reason carries a credential.
         """
 
         return self.assert_facts(owner, [assertion], by)[0]
@@ -164,7 +166,13 @@ class Committer(
             NotFound: an entity (or object entity) is not the owner's.
             InvalidInterval: a valid_to is not after its valid_from.
             InvalidInput: neither or both of value and object_id are given.
+            SecretRefused: a value (read under its attribute), evidence or reason carries a
+                credential: nothing is written (CONTRACT §3, `committer.secrets`).
         """
+        for a in assertions:
+            p = a.provenance
+            fields = {"value": a.value, "evidence": p.evidence, "reason": p.reason}
+            refuse_secrets(fields, {"value": a.attribute})
 
         def work(w: WriteTx) -> list[CommitResult]:
             t = w.begin_commit(owner, utcnow())

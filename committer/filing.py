@@ -5,8 +5,9 @@ clear, low-risk ones are committed at once (status `committed`), the rest wait a
 `pending`, invisible to every read path, with a notification in the run's chat.
 Keep writes a pending proposal; discard records a suppression on its normalized
 assertion, so it is never proposed again in any chat of that owner (suppressed
-proposals are dropped before they are stored). Every function runs inside the caller's
-write transaction, after `begin_commit` (the owner is locked).
+proposals are dropped before they are stored, and so is a proposal that carries a
+credential: `committer.secrets.proposal_secret`, CONTRACT §3). Every function runs inside
+the caller's write transaction, after `begin_commit` (the owner is locked).
 
 Normalization of a suppression (CONTRACT §3): the subject is the entity's canonical id
 (or, for an entity not known yet, "name:<kind>:<search key>", the name NFKD-stripped
@@ -36,6 +37,7 @@ from committer.proposals import (
     Said,
 )
 from committer.rules.normalize import value_norm
+from committer.secrets import proposal_secret
 from committer.trail import Trail
 from graph.errors import Conflict, NotFound
 from graph.records import ProposalRecord, RunRecord
@@ -247,8 +249,11 @@ def store_reviewed(
         note_limit: notes one owner may hold (CONTRACT §13).
 
     A committed note proposal's one-line answer (what was kept and where) is kept on the
-    proposal (`reply`, shown with the run) and said in a `note` notification.
+    proposal (`reply`, shown with the run) and said in a `note` notification. A proposal
+    that carries a credential is dropped, never stored (CONTRACT §3): the curator's policy
+    drops it first; this holds for every caller of the committer.
     """
+    reviewed = [r for r in reviewed if proposal_secret(r.proposal) is None]
     keys = [_keys(w, owner, self_id, r.proposal) for r in reviewed]
     probe = [
         {

@@ -20,7 +20,8 @@ from typing import Any
 
 from committer.base import CommitterBase
 from committer.holders import Author, Opened, open_holder, record_cause
-from graph.errors import Conflict, InvalidInput, NotFound
+from committer.secrets import refuse_secrets, secret_field
+from graph.errors import Conflict, InvalidInput, NotFound, SecretRefused
 from graph.held import (
     MAX_DOC_BODY,
     MAX_DOC_DESCRIPTION,
@@ -179,10 +180,12 @@ class KnowledgeCommands(CommitterBase):
 
         Raises:
             InvalidInput: out of bounds (field named).
+            SecretRefused: the description, body or reason carries a credential.
             NotFound: `group_id` is not a group the author belongs to.
             Conflict: a new document past the 1,000 bound.
         """
         check_document(name, description, body)
+        refuse_secrets({"description": description, "body": body, "reason": reason})
 
         def work(w: WriteTx) -> tuple[DocumentRecord, bool]:
             opened = open_holder(w, author.owner, group_id)
@@ -286,12 +289,17 @@ class KnowledgeCommands(CommitterBase):
 
         Raises:
             InvalidInput: a file out of bounds, or two files with one name (field `name`).
+            SecretRefused: a file's description or body carries a credential (field
+                "body of <path>"): nothing is synced.
             NotFound: `group_id` names no group `author` belongs to.
             Conflict: the holder would pass 1,000 live documents.
         """
         seen: dict[str, str] = {}
         for f in files:
             check_document(f.name, f.description, f.body)
+            found = secret_field({"description": f.description, "body": f.body})
+            if found is not None:
+                raise SecretRefused(f"{found} of {f.path}")
             if f.name in seen:
                 raise InvalidInput("name", f"{f.path} and {seen[f.name]} both name {f.name!r}")
             seen[f.name] = f.path

@@ -21,6 +21,7 @@ from committer.base import CommitterBase
 from committer.owners import ensure_owner
 from committer.proposals import Reviewed
 from committer.rules import notes as rules
+from committer.secrets import refuse_secrets
 from committer.trail import Trail
 from graph.errors import Conflict, InvalidInput, LimitExceeded, NotFound
 from graph.notes import SHORT_LIFE, NoteDraft, NoteRecord, norm
@@ -93,9 +94,11 @@ class NoteCommands(CommitterBase):
 
         Raises:
             InvalidInput: a rule of committer/rules/notes.py (422 naming the field).
+            SecretRefused: the title, body or evidence carries a credential (never stored).
             NotFound: `draft.group_id` is no group of the writer.
             LimitExceeded: a new note past the owner's limit (409).
         """
+        refuse_secrets({"title": draft.title, "body": draft.body, "evidence": draft.evidence})
 
         def work(w: WriteTx, t: datetime) -> ops.NoteResult:
             trail = Trail(w, owner, t)
@@ -133,7 +136,9 @@ class NoteCommands(CommitterBase):
 
         Raises:
             NotFound: no such note for this owner. Conflict: retired already.
+            SecretRefused: the reason carries a credential.
         """
+        refuse_secrets({"reason": reason})
         return self._change(
             owner, note_id, "retire", by, lambda w, n, t, tr: ops.retire(w, owner, n, t, tr, reason)
         )
@@ -146,8 +151,9 @@ class NoteCommands(CommitterBase):
 
         Raises:
             NotFound: no such note. InvalidInput: another status, no reason.
-            Conflict: not an open claim.
+            Conflict: not an open claim. SecretRefused: the reason carries a credential.
         """
+        refuse_secrets({"reason": reason})
         return self._change(
             owner,
             note_id,
@@ -248,7 +254,12 @@ class NoteCommands(CommitterBase):
 
         Returns:
             (the owner's session count now, the proposals stored for the key facts).
+
+        Raises:
+            SecretRefused: the summary or a key fact carries a credential (the tool's
+                fields `summary`, `keyFacts`); nothing is written.
         """
+        refuse_secrets({"summary": summary, "keyFacts": list(facts)})
 
         def work(w: WriteTx) -> tuple[int, list[ProposalRecord]]:
             self_id, _ = ensure_owner(w, owner)
@@ -284,7 +295,12 @@ class NoteCommands(CommitterBase):
         duration_ms: int | None,
         session_id: str | None,
     ) -> tuple[str, datetime]:
-        """Log one task's outcome (issue 15, `task_log`); return (its id, when)."""
+        """Log one task's outcome (issue 15, `task_log`); return (its id, when).
+
+        Raises:
+            SecretRefused: the task or its summary carries a credential.
+        """
+        refuse_secrets({"task": task, "summary": summary})
 
         def work(w: WriteTx) -> tuple[str, datetime]:
             ensure_owner(w, owner)

@@ -30,7 +30,15 @@ from committer.base import CommitterBase
 from committer.holders import Author, Opened
 from committer.knowledge import room_for_one, version_map, write_versions
 from committer.owners import ensure_owner
-from graph.errors import Conflict, Forbidden, InvalidInput, NotFound, WorldstateError
+from committer.secrets import REDACTED, looks_secret, secret_field
+from graph.errors import (
+    Conflict,
+    Forbidden,
+    InvalidInput,
+    NotFound,
+    SecretRefused,
+    WorldstateError,
+)
 from graph.held import (
     MAX_DOC_BODY,
     MAX_DOC_NAME,
@@ -138,6 +146,11 @@ def _precheck(call: RememberCall, policy: SurfacePolicy) -> tuple[str, Worldstat
         )
     if not call.content.strip() or len(call.content) > MAX_DOC_BODY:
         return "invalid", InvalidInput("content", f"1 to {MAX_DOC_BODY} characters")
+    found = secret_field(
+        {"topic": call.topic, "content": call.content, "description": call.description}
+    )
+    if found is not None:  # logged as `invalid`, its topic redacted when it holds the secret
+        return "invalid", SecretRefused(found)
     return None
 
 
@@ -155,7 +168,9 @@ class RememberCommands(CommitterBase):
         Raises:
             Forbidden: refused for `scope`, `surface` or `no_curator` (logged).
             NotFound: `not_member` (logged; an unknown group looks the same).
-            InvalidInput: `invalid` (logged), naming `topic`, `content` or `group`.
+            InvalidInput: `invalid` (logged), naming `topic`, `content` or `group`; a
+                `SecretRefused` for a credential in the topic, content or description
+                (logged without it: a topic that holds it is logged as `[redacted]`).
             Conflict: `limit` (logged).
         """
         early = _precheck(call, policy)
@@ -222,7 +237,7 @@ class RememberCommands(CommitterBase):
                 token_id=call.token_id,
                 surface=call.surface,
                 group_id=group_id,
-                topic=call.topic[:MAX_TOPIC],
+                topic=REDACTED if looks_secret(call.topic) else call.topic[:MAX_TOPIC],
                 outcome="refused" if failed else "allowed",
                 reason=failed[0] if failed else "ok",
                 document=None if failed else name,

@@ -26,6 +26,7 @@ from typing import Any
 
 from committer.base import CommitterBase
 from committer.holders import Author, open_holder, record_cause
+from committer.secrets import refuse_secrets
 from graph.errors import Conflict, InvalidInput, NotFound, PreconditionFailed
 from graph.held import MAX_STATE_BYTES, MAX_STATE_KEY, StateRecord
 from graph.write.writer import WriteTx, new_id
@@ -181,11 +182,15 @@ class StateCommands(CommitterBase):
 
         Raises:
             InvalidInput: out of bounds (field named).
+            SecretRefused: a string in the value, or a scalar under its key (`{"pin":
+                4821}`), carries a credential (field `value`; nothing written).
             PreconditionFailed: a condition does not hold (412; nothing written).
             Conflict: the idempotency key was used for another request (409).
             NotFound: `group_id` is not a group the author belongs to.
         """
-        return self._write(author, workflow, key, group_id, conditions, compact(value))
+        packed = compact(value)  # bounds first: the scan reads a value of at most 64 KB
+        refuse_secrets({"value": value})
+        return self._write(author, workflow, key, group_id, conditions, packed)
 
     def delete_state(
         self,

@@ -8,7 +8,7 @@ episode, under the curator's own rules (CONTRACT §3):
   source `untrusted`;
 * assistant, tool, document and system messages are `untrusted`.
 
-Secrets never reach the committer: every sentence `curator.secrets.looks_secret` flags is
+Secrets never reach the committer: every sentence `committer.secrets.looks_secret` flags is
 replaced by `[redacted]` (`redact`), and so is a pair of neighbouring sentences that
 carries a credential only together ("my PIN is" / "4821"); text that still looks like a
 secret after that is redacted whole. The API redacts a run's messages the same way when
@@ -23,13 +23,10 @@ from datetime import datetime
 from typing import Any
 
 from committer.proposals import Said
+from committer.secrets import REDACTED, looks_secret
 from curator.extract import split_sentences
-from curator.secrets import looks_secret
 from curator.untrusted import split_pasted
 from graph.records import RunRecord
-
-REDACTED = "[redacted]"
-"""What stands in the text for a sentence that carried a credential."""
 
 
 def redact(text: str) -> str:

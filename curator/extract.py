@@ -19,7 +19,7 @@ earlier fact), changes ("I switched to the night shift"), statements about other
 people ("my sister Ana lives in Porto": a fact about Ana), explicit memory requests
 ("remember that ...", "forget that ...": the inner clause is mined as if stated plainly,
 see `curator.rules.memory`) and preferences about the assistant. A sentence that carries
-a credential (`curator.secrets.looks_secret`: "remember that my PIN is 1234") gives
+a credential (`committer.secrets.looks_secret`: "remember that my PIN is 1234") gives
 nothing at all (CONTRACT §3).
 
 Relative times resolve against the message timestamp (`curator.timeparse`). Each rule
@@ -39,11 +39,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from committer.proposals import EntityRef, Proposal, Provenance
+from committer.secrets import looks_secret
 from curator.lexicon import REL_ATTR
 from curator.rules import RULES, Found, Sentence, speaks_for_self
 from curator.rules.memory import MemoryRequest, find_request, note_value
 from curator.rules.notes import as_note_proposal, find_note_request, request_proposal
-from curator.secrets import looks_secret
 from curator.timeparse import day_window, find_all
 from graph.time import to_utc
 

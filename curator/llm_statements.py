@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from committer.proposals import EntityRef, Proposal, Provenance
-from curator.secrets import looks_secret
+from committer.secrets import looks_secret
 from graph.attributes import REGISTRY
 from graph.errors import InvalidInput
 from graph.time import to_utc

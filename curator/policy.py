@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from committer.proposals import Proposal
-from curator.secrets import looks_secret
+from committer.secrets import proposal_secret
 from graph import attributes as registry
 from graph.names import search_key
 
@@ -77,7 +77,16 @@ CATEGORY_WORDS: dict[str, re.Pattern[str]] = {
     "health": re.compile(
         r"\b(?:diabet\w*|cancer|tumou?r|depress\w*|anxiety|adhd|autis\w*|hiv|aids|asthma"
         r"|epilep\w*|bipolar|schizo\w*|chemo\w*|therap\w*|medication|antidepressant\w*"
-        r"|diagnos\w*|pregnan\w*|miscarriage|surgery|rehab|addict\w*|ptsd|eating disorder)\b",
+        r"|diagnos\w*|pregnan\w*|miscarriage|surgery|rehab|addict\w*|ptsd|eating disorder"
+        # medications and treatments: "I take insulin every day" is a habit, and health
+        r"|insulin|meds|medications?|prescriptions?|pills?|antibiotics?|antihistamines?"
+        r"|painkillers?|opioids?|steroids?|statins?|blood thinners?|beta[ -]blockers?"
+        r"|metformin|methadone|inhalers?|nebuli[sz]ers?|epipens?|dialysis|radiotherapy"
+        r"|physio\w*|psychiatr\w*|counsell?ing|ivf|transplant|hormone replacement|hrt"
+        # conditions curator/rules/health.py names, beyond those above
+        r"|migraines?|arthritis|hypertension|high blood pressure|insomnia|sleep apnea"
+        r"|celiac|coeliac|crohn's|lupus|multiple sclerosis|fibromyalgia|dementia"
+        r"|alzheimer'?s|parkinson'?s|endometriosis|pcos|hypothyroidism)\b",
         re.IGNORECASE,
     ),
     "finances": re.compile(
@@ -120,21 +129,9 @@ class RiskRule:
     applies: Callable[[Proposal, Context], bool]
 
 
-def _text(p: Proposal) -> str:
-    return " ".join(
-        str(x)
-        for x in (
-            p.value,
-            p.object.name if p.object else None,
-            p.subject.name,
-            p.provenance.evidence,
-        )
-        if x is not None
-    )
-
-
 def _secret(p: Proposal, ctx: Context) -> bool:
-    return p.attribute in CATEGORY_ATTRIBUTES["credentials"] or looks_secret(_text(p))
+    # The committer's own check (it drops such a proposal too), plus credential attributes.
+    return p.attribute in CATEGORY_ATTRIBUTES["credentials"] or proposal_secret(p) is not None
 
 
 def category(p: Proposal) -> str | None:

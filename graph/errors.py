@@ -38,6 +38,22 @@ class InvalidInput(WorldstateError):
         self.detail = detail
 
 
+class SecretRefused(InvalidInput):
+    """Client text that carries a credential: worldstate never stores secrets (CONTRACT §3,
+    §12; `committer.secrets`). Maps to 422 naming `field`; nothing was written.
+
+    Args:
+        field: the request field that holds it, e.g. "value".
+    """
+
+    def __init__(self, field: str) -> None:
+        super().__init__(
+            field,
+            "holds what looks like a secret (a password, PIN, key, token or card number); "
+            "worldstate never stores secrets",
+        )
+
+
 class InvalidInterval(InvalidInput):
     """A valid-time window whose end is not after its start (CONTRACT §2: intervals are
     half-open)."""

@@ -57,6 +57,15 @@ DESCRIPTIONS = {
     503: "The memory store cannot be reached; retry shortly.",
 }
 WRITES = {"post", "put", "patch", "delete"}
+SECRET_REFUSED: dict[int | str, dict[str, str]] = {
+    422: {
+        "description": DESCRIPTIONS[422]
+        + " Text that carries a secret (a password, PIN, passcode, API key, token, card"
+        " number ...) is refused naming its field: worldstate never stores secrets"
+        " (committer/secrets.py)."
+    }
+}
+"""The 422 of a route that keeps a client's text, for its `responses=`."""
 
 
 def problem_statuses(path: str, method: str, operation: dict[str, Any]) -> list[int]:

@@ -226,12 +226,9 @@ def _keep_preference(
         raise InvalidInput("key", "snake_case, 1 to 100 characters, e.g. answer_style")
     self_id = reader.self_entity_id(caller.owner) or committer.ensure_owner(caller.owner)
     known = key in PREFERENCES and key != FREE
-    if not known:  # a key holds one value: the earlier value of the key stops holding now
-        rows = reader.owner_attributes(caller.owner, [FREE], AsOf.at(), limit=MAX_ITEMS)
-        for row in rows:
-            same_key = row.entity_id == self_id and str(row.value).startswith(f"{key}: ")
-            if same_key and row.value != f"{key}: {body.value}":
-                committer.forget(caller.owner, row.id)
+    earlier = (
+        [] if known else reader.owner_attributes(caller.owner, [FREE], AsOf.at(), limit=MAX_ITEMS)
+    )
     assertion = Assertion(
         entity_id=self_id,
         attribute=key if known else FREE,
@@ -239,5 +236,10 @@ def _keep_preference(
         cardinality="one" if known else "many",
         provenance=Provenance(source="user_edit", reason="a preference, via /v1/memory"),
     )
+    # Asserted first: a value the committer refuses (a secret, CONTRACT §3) changes nothing.
     result = committer.assert_fact(caller.owner, assertion)
+    for row in earlier:  # a key holds one value: its earlier value stops holding now
+        same_key = row.entity_id == self_id and str(row.value).startswith(f"{key}: ")
+        if same_key and row.value != f"{key}: {body.value}":
+            committer.forget(caller.owner, row.id)
     return {**_preference(result.fact.attribute, result.fact.value), "id": result.fact.id}

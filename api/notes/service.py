@@ -5,7 +5,7 @@ api/notes/schemas.py, shared by REST (api/http/routes/notes.py) and MCP (api/mcp
 Reads resolve the caller's scope at their `known_at` (api.chat.tools.scope_for: a `none`
 chat is refused, a restricted one sees notes only when it lists area `notes`). Reads that
 serve note bodies are charged against the token's hourly ceilings (api/notes/limits.py).
-Writes go through the committer; a note never holds a secret (curator.secrets).
+Writes go through the committer, which refuses a secret in a note (committer/secrets.py).
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ from api.notes.schemas import (
 )
 from committer.apply import Committer
 from committer.note_ops import NoteResult
-from curator.secrets import looks_secret
 from graph.embedding import Embedder, EmbedderUnavailable
 from graph.errors import InvalidInput
 from graph.notes import NoteDraft, NoteRecord, recency, source_of
@@ -67,16 +66,8 @@ def scope_of(reader: Reader, caller: NoteCaller, known_at: datetime | None = Non
 def draft_of(body: NoteCreate, via: str = "rest") -> NoteDraft:
     """The committer's draft of a `NoteCreate` (source from `known_by`, graph/notes.py).
 
-    Raises:
-        InvalidInput: the note holds what looks like a secret (never stored).
+    A secret in it is refused by the committer (`Committer.write_note`, committer/secrets.py).
     """
-    for field in ("title", "body", "evidence"):
-        if looks_secret(getattr(body, field) or ""):
-            raise InvalidInput(
-                field,
-                "holds what looks like a secret (a password, key, token or card number); "
-                "worldstate never stores secrets",
-            )
     return NoteDraft(
         kind=body.kind,
         title=body.title,

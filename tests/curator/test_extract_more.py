@@ -12,8 +12,8 @@ from datetime import UTC, datetime
 import pytest
 
 from committer.proposals import EntityRef, Proposal
+from committer.secrets import looks_secret
 from curator.extract import extract_message
-from curator.secrets import looks_secret
 
 # Wednesday 2024-07-03 12:00 UTC.
 AT = datetime(2024, 7, 3, 12, 0, tzinfo=UTC)

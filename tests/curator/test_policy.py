@@ -8,6 +8,7 @@ import pytest
 
 from committer.proposals import EntityRef, Proposal, Provenance
 from curator.policy import RULES, Context, decide
+from curator.statements import Policy, review_statement
 
 AT = datetime(2024, 3, 10, 9, tzinfo=UTC)
 CTX = Context(
@@ -135,3 +136,28 @@ def test_table_order_is_the_documented_one() -> None:
         "unknown source",
         "clear and low-risk",
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "I'm allergic to shellfish and I use my inhaler every morning.",
+            {("allergy", "shellfish", "hold"), ("habit", "using inhaler", "hold")},
+        ),
+        ("I take insulin every evening.", {("habit", "taking insulin", "hold")}),
+        ("I go to dialysis every Tuesday.", {("habit", "going to dialysis", "hold")}),
+        ("I take my meds every night before bed.", {("habit", "taking meds", "hold")}),
+        ("I swim every morning before work.", {("habit", "swimming", "commit")}),
+    ],
+)
+def test_a_habit_naming_a_treatment_is_health_and_held(
+    text: str, expected: set[tuple[str, str, str]]
+) -> None:
+    """A value that names a medication or treatment puts any attribute in `health`, so a
+    habit such as "taking insulin" waits for the person's yes (CONTRACT §3 privileged);
+    a habit that names none still commits."""
+    policy = Policy(0.8, ("health", "finances", "credentials"))
+    reviewed = review_statement("dana", policy, AT, text=text)
+    got = {(r.proposal.attribute, str(r.proposal.value), r.action) for r in reviewed}
+    assert got == expected

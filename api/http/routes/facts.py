@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query
 from api.chat import tools
 from api.chat.routes.pull import CallerDep
 from api.http.deps import AsOfDep, CurateOwner, PathId, ReaderDep, ScopeDep, WriteOwner
+from api.http.openapi import SECRET_REFUSED
 from api.http.schemas.core import (
     CorroborationPublic,
     FactCreate,
@@ -24,7 +25,12 @@ from committer.proposals import Assertion, Provenance
 router = APIRouter(prefix="/v1", tags=["facts"])
 
 
-@router.post("/entities/{entity_id}/facts", status_code=201, response_model=FactCreated)
+@router.post(
+    "/entities/{entity_id}/facts",
+    status_code=201,
+    response_model=FactCreated,
+    responses=SECRET_REFUSED,
+)
 def assert_fact(
     entity_id: PathId, body: FactCreate, owner: WriteOwner, committer: CommitterDep
 ) -> FactCreated:
@@ -33,8 +39,9 @@ def assert_fact(
     Body: `{attribute, value | object_id, valid_from?, valid_to?, cardinality?, evidence?,
     reason?}`; `valid_from` defaults to the commit time, `valid_to` to open.
     Returns 201 `{fact, effect: created|duplicate|superseded, superseded: [id]}`.
-    Errors: 404 unknown entity or object; 422 naive timestamp, empty window, or not
-    exactly one of value/object_id. Needs scope `write`.
+    Errors: 404 unknown entity or object; 422 naive timestamp, empty window, not
+    exactly one of value/object_id, or a secret in the value (read under its attribute:
+    `bank_pin` 4821), evidence or reason (never stored). Needs scope `write`.
     """
     assertion = Assertion(
         entity_id=entity_id,

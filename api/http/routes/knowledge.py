@@ -30,6 +30,7 @@ from api.http.deps import (
     ReadOwner,
     WriteOwner,
 )
+from api.http.openapi import SECRET_REFUSED
 from api.http.schemas.knowledge import (
     AccessLogList,
     AccessLogPublic,
@@ -100,7 +101,7 @@ def list_documents(
 @router.post(
     "/knowledge/remember",
     response_model=RememberOut,
-    responses={404: {"description": "not a member of the group"}},
+    responses={404: {"description": "not a member of the group"}, **SECRET_REFUSED},
 )
 def remember(
     body: RememberIn, request: Request, principal: PrincipalDep, committer: CommitterDep
@@ -115,7 +116,8 @@ def remember(
     access log (`GET /v1/access-log`), allowed or refused, never with a refused call's
     content. Returns `{document, access}`. Errors: 403 refused (scope, surface,
     no_curator), 404 not a member of the group, 409 the group holds 1,000 documents, 422
-    topic or content out of bounds, or no group named.
+    topic or content out of bounds, a secret in topic, content or description (logged
+    as `invalid`, never with the secret), or no group named.
     """
     settings = request.app.state.settings
     policy = SurfacePolicy.of(
@@ -213,7 +215,7 @@ def get_document(
     )
 
 
-@router.put("/knowledge/{name:path}", response_model=DocumentWrite)
+@router.put("/knowledge/{name:path}", response_model=DocumentWrite, responses=SECRET_REFUSED)
 def put_document(
     name: Name,
     body: DocumentPut,
@@ -225,7 +227,8 @@ def put_document(
     """Create or edit a document: a new version in transaction time (the one before stays
     readable with `known_at`). Body: `{description, body, reason?}`. Returns `{document,
     changed}` (`changed: false`, nothing written, when it already read exactly so).
-    Errors: 422 name, description (1,000) or body (100,000 characters) out of bounds; 409
+    Errors: 422 name, description (1,000) or body (100,000 characters) out of bounds, or
+    a secret in the description, body or reason (never stored); 409
     past 1,000 documents; 404 `group` not yours. Needs `write` (and `curate` for a
     group's).
     """

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query
 
 from api.http.deps import ReaderDep
+from api.http.openapi import SECRET_REFUSED
 from api.http.routes.notes import LimitsDep, ReadCaller, WriteCaller
 from api.http.write_deps import CommitterDep
 from api.notes import hubify
@@ -35,7 +36,7 @@ def read_memory(
     return hubify.read(reader, committer, limits, caller, layer, limit)
 
 
-@router.post("", status_code=201)
+@router.post("", status_code=201, responses=SECRET_REFUSED)
 def write_memory(
     body: hubify.MemoryIn,
     caller: WriteCaller,
@@ -46,5 +47,5 @@ def write_memory(
     """Keep one item of a layer: `{layer, item}`. Preferences need key and value,
     learnings content, decisions title and rationale: a missing one is a 422 naming it,
     as is a field of another layer; the messages layer is kept from runs (POST /v1/runs),
-    a 422 here. Needs scope `write`."""
+    a 422 here, and so is a secret in any field (never stored). Needs scope `write`."""
     return hubify.write(reader, committer, limits, caller, body)

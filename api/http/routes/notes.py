@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Query, Request
 
 from api.http.deps import AsOfDep, ChatIdQuery, KnownAtDep, PathId, PrincipalDep, ReaderDep
+from api.http.openapi import SECRET_REFUSED
 from api.http.write_deps import CommitterDep
 from api.notes import service
 from api.notes.limits import NoteLimits
@@ -85,7 +86,7 @@ Kind = Annotated[str | None, Query(max_length=50)]
     "",
     status_code=201,
     response_model=NoteWritten,
-    responses={404: {"description": "`group_id` names no group of the caller."}},
+    responses={404: {"description": "`group_id` names no group of the caller."}, **SECRET_REFUSED},
 )
 def write_note(
     body: NoteCreate, caller: WriteCaller, committer: CommitterDep, limits: LimitsDep
@@ -97,7 +98,8 @@ def write_note(
     Open hypotheses and questions need `review_at` 1-365 days out; a title naming a
     moment ("run-2026-09-14") is refused; `group_id` writes a group's note (the caller a
     member). From 240 notes the answer carries a `warning`; past 600 a new note is a 409.
-    Errors: 404 unknown group; 409 the limit; 422 naming the field. Needs scope `write`.
+    Errors: 404 unknown group; 409 the limit; 422 naming the field (a secret in the title,
+    body or evidence among them: never stored). Needs scope `write`.
     """
     return service.write(committer, limits, caller, body)
 
@@ -237,7 +239,7 @@ def note_why(
     return service.why(reader, caller, note_id, version_id)
 
 
-@router.post("/{note_id}/retire", response_model=NoteWritten)
+@router.post("/{note_id}/retire", response_model=NoteWritten, responses=SECRET_REFUSED)
 def retire_note(
     note_id: PathId,
     caller: WriteCaller,
@@ -250,7 +252,7 @@ def retire_note(
     return service.retire(committer, limits, caller, note_id, None if body is None else body.reason)
 
 
-@router.post("/{note_id}/close", response_model=NoteWritten)
+@router.post("/{note_id}/close", response_model=NoteWritten, responses=SECRET_REFUSED)
 def close_note(
     note_id: PathId, body: CloseIn, caller: WriteCaller, committer: CommitterDep, limits: LimitsDep
 ) -> Any:

@@ -17,7 +17,7 @@ from typing import Annotated
 from fastapi import APIRouter, Header, Path, Response
 
 from api.http.deps import KnownAtDep, Principal, PrincipalDep, ReaderDep, ReadOwner, WriteOwner
-from api.http.openapi import DESCRIPTIONS
+from api.http.openapi import DESCRIPTIONS, SECRET_REFUSED
 from api.http.schemas.state import StateDeleted, StatePublic, StatePut
 from api.http.write_deps import CommitterDep
 from committer.holders import Author
@@ -37,6 +37,7 @@ IdempotencyKey = Annotated[
     Header(min_length=1, max_length=MAX_STATE_KEY, description="a retried write applies once"),
 ]
 WRITE_PROBLEMS: dict[int | str, dict[str, str]] = {412: {"description": DESCRIPTIONS[412]}}
+PUT_PROBLEMS = {**WRITE_PROBLEMS, **SECRET_REFUSED, 201: {"description": "the value was created"}}
 MAX_VERSION_DIGITS = 12
 """An `If-Match` version longer than this is not one we gave."""
 
@@ -137,7 +138,7 @@ def get_state(
     "/state/{workflow}/{key}",
     response_model=StatePublic,
     status_code=200,
-    responses={**WRITE_PROBLEMS, 201: {"description": "the value was created"}},
+    responses=PUT_PROBLEMS,
 )
 def put_state(
     workflow: Segment,
@@ -154,8 +155,9 @@ def put_state(
     """Set your value of (workflow, key): body `{value}` (any JSON, at most 64 KB).
     Headers `If-Match`, `If-None-Match: *`, `Idempotency-Key` (see the module). Errors: 412
     the value is not at the version named (body `current`); 409 an idempotency key reused
-    for another request; 422 a value over 64 KB or names over 200 characters. Needs
-    `write`."""
+    for another request; 422 a value over 64 KB, names over 200 characters, or a secret
+    in the value (a string, or a scalar under its key: `{"pin": 4821}`; never stored).
+    Needs `write`."""
     conditions = _conditions(if_match, if_none_match, idempotency_key)
     return _put(principal, committer, None, workflow, key, body, conditions, response)
 
@@ -200,7 +202,7 @@ def get_shared_state(
     "/shared-state/{group_id}/{workflow}/{key}",
     response_model=StatePublic,
     status_code=200,
-    responses={**WRITE_PROBLEMS, 201: {"description": "the value was created"}},
+    responses=PUT_PROBLEMS,
 )
 def put_shared_state(
     group_id: GroupId,
