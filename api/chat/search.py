@@ -43,6 +43,14 @@ are broken by kind (facts first) and id: the same store state and query give the
 answer, in any process. The raw signals are returned with each item (`semantic_score`,
 `fulltext_score`, `lexical_score`).
 
+The messages next to the best results are candidates too: an answer often holds none of
+the question's words ("Where did you go on the road trip?" / "Woodhaven, a small town in
+the Midwest"), and its cosine alone may not make a list's cut. So the first `NEARBY_TOP`
+results of that ranking have the messages up to `CONTEXT_REACH` places before and after
+them read as well, when no list found them (`nearby`; one more query in the same
+transaction, graph/read/episodes.py `episodes_at`), and every candidate is scored again
+with them (they lend and borrow context like any other).
+
 Ten results cover ten things said: a fact row and the episode of the message it was drawn
 from (or two rows drawn from one message) are one message; only the better-scored of them
 is kept (`said_key`), and the page goes on to the next message.
@@ -91,6 +99,9 @@ MAX_CANDIDATES = 200
 MIN_CANDIDATES = 50
 """At least this many candidates from each list (a deeper list costs little: every candidate
 is scored on its own evidence, and the lists' own orders decide nothing)."""
+NEARBY_TOP = 5
+"""The best this many results have the messages next to them (up to `CONTEXT_REACH` places
+each way) read and scored too, when the lists did not find them (`nearby`)."""
 
 _QUESTIONS = """what when where who whom whose which why how does do did done am is are was were be
     been being has have had i me my mine myself you your yours we us our ours he him his
@@ -304,6 +315,25 @@ def context(
     return out
 
 
+def nearby(best: list[Found], found: Set[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The places (run id, seq) up to `CONTEXT_REACH` messages before and after each episode
+    among the first `NEARBY_TOP` of `best` (facts have no place) that are not in `found`
+    (the places the lists found), each once: the best result's first, nearer first,
+    before then after. "Where did you go on the road trip?" is found by its words; the
+    answer after it ("Woodhaven, a small town") holds none of them, and its cosine alone
+    may not make the lists' cut."""
+    out: dict[tuple[str, int], None] = {}
+    for item in best[:NEARBY_TOP]:
+        if item.episode is None:
+            continue
+        run_id, seq = item.episode.run_id, item.episode.seq
+        for distance in range(1, CONTEXT_REACH + 1):
+            for place in ((run_id, seq - distance), (run_id, seq + distance)):
+                if place[1] >= 0 and place not in found:
+                    out[place] = None
+    return list(out)
+
+
 def fuse(
     q: str,
     facts: tuple[list[Hit], list[Hit]],
@@ -422,8 +452,9 @@ def search(
         as_of: the point on both axes (CONTRACT §2, §12).
         limit: how many results.
 
-    The query is embedded first (outside any transaction); the four lists are then read
-    in one READ transaction, so they see the same store state.
+    The query is embedded first (outside any transaction); the four lists, and then the
+    messages next to the best results (`nearby`), are read in one READ transaction, so
+    they see the same store state.
 
     Raises:
         StoreUnavailable: Neo4j could not be reached.
@@ -436,6 +467,7 @@ def search(
         except EmbedderUnavailable as exc:
             failure = exc
     model = embedder.model if embedder is not None else None
+    hybrid = vector is not None
     with reader.snapshot() as snap:  # every list from one consistent view
         fact_text = snap.fulltext(scope, q, as_of, n, vector, model)
         said_text = snap.episode_fulltext(scope, q, as_of, n, vector, model)
@@ -443,14 +475,13 @@ def search(
         said_near: list[EpisodeHit] = []
         if vector is not None and model is not None:
             (fact_near, _), (said_near, _) = snap.nearest(scope, vector, model, as_of, n)
-    items = fuse(
-        q,
-        (fact_near, fact_text),
-        (said_near, said_text),
-        limit,
-        vector is not None,
-        as_of.valid_at,
-    )
+        facts, episodes = (fact_near, fact_text), (said_near, said_text)
+        best = fuse(q, facts, episodes, max(limit, NEARBY_TOP), hybrid, as_of.valid_at)
+        found = {(e.episode.run_id, e.episode.seq) for e in said_near + said_text}
+        beside = snap.episodes_at(scope, nearby(best, found), as_of, vector, model)
+    if beside:  # scored with the rest: they change which words are rare among them
+        best = fuse(q, facts, (said_near + beside, said_text), limit, hybrid, as_of.valid_at)
+    items = best[:limit]
     if embedder is None:
         return Outcome(
             items,

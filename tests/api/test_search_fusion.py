@@ -12,6 +12,7 @@ import pytest
 
 from api.chat.search import (
     CONTEXT_REACH,
+    NEARBY_TOP,
     W_CONTEXT,
     W_LEXICAL,
     W_SEMANTIC,
@@ -23,6 +24,7 @@ from api.chat.search import (
     fused,
     held,
     lexical,
+    nearby,
     pool_weights,
     text_stems,
 )
@@ -291,3 +293,25 @@ def test_a_text_is_stemmed_once_and_scores_do_not_move() -> None:
     assert text_stems.cache_info().misses == misses and text_stems.cache_info().hits >= 3
     assert again == first
     assert text_stems("Ana researched jazz concerts") == {"ana", "research", "jazz", "concert"}
+
+
+def test_nearby_names_the_places_next_to_the_best_results_not_found_yet() -> None:
+    """The places up to CONTEXT_REACH before and after each of the first NEARBY_TOP
+    results (episodes only: a fact has no place), best result first, nearer first, each
+    once, none before a run's first message, none the lists found already."""
+    assert (CONTEXT_REACH, NEARBY_TOP) == (2, 5)
+    episodes = (
+        [
+            said("q", 0.9, "road trip", 0.9, "m1", seq=0),
+            said("p", 0.8, "pottery class", 0.8, "m7", seq=7),
+        ],
+        [],
+    )
+    facts = ([hit("f1", 0.95, "Ana likes road trips", 0.95, ("r1", "m9"))], [])
+    best = fuse("road trip", facts, episodes, 10, True)
+    assert [f.id for f in best] == ["f1", "q", "p"]
+    found = {("r1", 0), ("r1", 7), ("r1", 8)}
+    assert nearby(best, found) == [("r1", 1), ("r1", 2), ("r1", 6), ("r1", 5), ("r1", 9)]
+    many = [said(f"e{i}", 0.9 - i / 100, "road trip", 0.9, f"m{i}", seq=10 * i) for i in range(7)]
+    best = fuse("road trip", ([], []), (many, []), 10, True)
+    assert {p[1] // 10 for p in nearby(best, set())} == set(range(NEARBY_TOP))
