@@ -379,7 +379,7 @@ def fuse(
     out: dict[tuple[int, str], Found] = {}
     for key, (semantic, bm25, _) in seen.items():
         row = rows[key]
-        who = speaker_stems(row.episode.speaker) if isinstance(row, EpisodeHit) else set()
+        who = speaker_stems(row.episode.speaker) if isinstance(row, EpisodeHit) else frozenset()
         named = bool(who) and any(t in who for t in terms)
         counted = [t for t in terms if t not in who] or terms
         share = held(counted, have[key], weights, around.get(key))
@@ -433,10 +433,12 @@ def _merged(
     )
 
 
-def speaker_stems(name: str | None) -> set[str]:
+@functools.lru_cache(maxsize=10_000)
+def speaker_stems(name: str | None) -> frozenset[str]:
     """The stems of a speaker's name, as `content_words` gives a query's ("Caroline" ->
-    {"carolin"}); empty for none."""
-    return set(stems(words(name))) if name else set()
+    {"carolin"}); empty for none. Cached: a search asks it of every candidate, and their
+    speakers are few."""
+    return frozenset(stems(words(name))) if name else frozenset()
 
 
 def search(
