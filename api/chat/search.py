@@ -12,7 +12,11 @@ scored on the evidence itself, not on its rank in a list:
     score = (1 - W_SPEAKER) * lexical + W_SPEAKER * named                  (full-text only)
 
 * `cosine` is the candidate's cosine similarity to the query, computed for every
-  candidate, whichever list found it (a full-text hit's too, in the same query);
+  candidate, whichever list found it (a full-text hit's too, in the same query). An
+  episode is read in its context here too (`semantic_context`): a message up to
+  `CONTEXT_REACH` places away that is nearer to the query lends `W_CONTEXT` to the
+  power of its distance of the difference ("Did you go to the support group?" / "Yes,
+  last Friday!");
 * `lexical` is the share of the query's content words (its words less stop words and
   question words, `content_words`) that the candidate's text holds, accents and case
   folded and each word reduced to its English stem ("researched" holds "research"; a
@@ -334,6 +338,42 @@ def nearby(best: list[Found], found: Set[tuple[str, int]]) -> list[tuple[str, in
     return list(out)
 
 
+def semantic_context(
+    rows: dict[tuple[int, str], Hit | EpisodeHit], seen: dict[tuple[int, str], Evidence]
+) -> dict[tuple[int, str], float]:
+    """The semantic evidence of each episode candidate read in its context, as `context`
+    reads its words: a candidate up to `CONTEXT_REACH` messages before or after it in its
+    run whose cosine to the query is higher lends `W_CONTEXT` to the power of its distance
+    of the difference (the largest lent counts). "Did you go to the support group?" is
+    near a query about the group; "Yes, last Friday!" is near it through the question.
+    Cosines are clipped at 0, as in `fused`; returned as (1 + cosine) / 2, for the
+    episodes lent something only (the others keep their own)."""
+    best: dict[tuple[str, int], float] = {}  # the highest cosine said at a place
+    for key, row in rows.items():
+        if isinstance(row, EpisodeHit) and seen[key][0] is not None:
+            place = (row.episode.run_id, row.episode.seq)
+            best[place] = max(best.get(place, 0.0), 2 * seen[key][0] - 1)
+    out: dict[tuple[int, str], float] = {}
+    for key, row in rows.items():
+        semantic = seen[key][0]
+        if not isinstance(row, EpisodeHit) or semantic is None:
+            continue
+        own = max(2 * semantic - 1, 0.0)
+        run_id, seq = row.episode.run_id, row.episode.seq
+        lent = max(
+            (
+                W_CONTEXT**distance * (best[place] - own)
+                for distance in range(1, CONTEXT_REACH + 1)
+                for place in ((run_id, seq - distance), (run_id, seq + distance))
+                if place in best
+            ),
+            default=0.0,
+        )
+        if lent > 0:
+            out[key] = (1 + own + lent) / 2
+    return out
+
+
 def fuse(
     q: str,
     facts: tuple[list[Hit], list[Hit]],
@@ -376,6 +416,7 @@ def fuse(
         terms = _period_term(q, at, terms, rows, have)
     weights = pool_weights(terms, list(have.values()))
     around = context(rows, terms)
+    nearer = semantic_context(rows, seen)
     out: dict[tuple[int, str], Found] = {}
     for key, (semantic, bm25, _) in seen.items():
         row = rows[key]
@@ -383,7 +424,7 @@ def fuse(
         named = bool(who) and any(t in who for t in terms)
         counted = [t for t in terms if t not in who] or terms
         share = held(counted, have[key], weights, around.get(key))
-        score = fused(semantic, share, hybrid, named)
+        score = fused(nearer.get(key, semantic), share, hybrid, named)
         if isinstance(row, EpisodeHit):
             out[key] = Found("episode", score, semantic, bm25, share, episode=row.episode)
         else:
