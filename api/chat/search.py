@@ -5,7 +5,8 @@ A chat read path: it embeds the query (never a row) and never imports the commit
 
 Candidates come from four lists read in one READ transaction: the full-text and the
 semantic hits among fact rows, and the same among episodes (graph/read/search.py,
-graph/read/episodes.py), at least `MIN_CANDIDATES` from each. Every candidate is then
+graph/read/episodes.py), at least `MIN_CANDIDATES` from each; the full-text lists are
+asked the query's words less the words every question carries (`asked`). Every candidate is then
 scored on the evidence itself, not on its rank in a list:
 
     score = W_SEMANTIC * max(cosine, 0) + W_LEXICAL * lexical + W_SPEAKER * named  (hybrid)
@@ -67,6 +68,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 import threading
 from collections.abc import Mapping, Set
 from dataclasses import dataclass
@@ -115,6 +117,7 @@ QUESTION_WORDS = frozenset(_QUESTIONS.split())
 """Words a question carries whatever it asks about: left out of the lexical evidence (the
 full-text candidates still match them; BM25 weighs them down)."""
 
+_TOKEN = re.compile(r"\w+")
 Kind = Literal["fact", "episode"]
 Evidence = tuple[float | None, float | None, str | None]
 """A candidate's (semantic, BM25, search text), as the lists found it."""
@@ -203,6 +206,16 @@ def content_words(q: str) -> list[str]:
     (of all of `words(q)` when nothing else is left)."""
     found = words(q)
     return stems([w for w in found if w not in QUESTION_WORDS] or found)
+
+
+def asked(q: str) -> str:
+    """What the full-text lists are asked for: the words of `q` as written (the episode
+    index asks accented words in both forms) less stop words and `QUESTION_WORDS`, or `q`
+    itself when nothing else is left ("Who are you?"). BM25 weighs a question's "what
+    did" down but still counts it, so a message holding them and not the question's
+    subject could take a candidate's place."""
+    kept = [w for w in _TOKEN.findall(q) if any(f not in QUESTION_WORDS for f in words(w))]
+    return " ".join(kept) or q
 
 
 def lexical(terms: list[str], text: str | None, weights: dict[str, float] | None = None) -> float:
@@ -350,9 +363,10 @@ def semantic_context(
     episodes lent something only (the others keep their own)."""
     best: dict[tuple[str, int], float] = {}  # the highest cosine said at a place
     for key, row in rows.items():
-        if isinstance(row, EpisodeHit) and seen[key][0] is not None:
+        semantic = seen[key][0]
+        if isinstance(row, EpisodeHit) and semantic is not None:
             place = (row.episode.run_id, row.episode.seq)
-            best[place] = max(best.get(place, 0.0), 2 * seen[key][0] - 1)
+            best[place] = max(best.get(place, 0.0), 2 * semantic - 1)
     out: dict[tuple[int, str], float] = {}
     for key, row in rows.items():
         semantic = seen[key][0]
@@ -512,8 +526,8 @@ def search(
     model = embedder.model if embedder is not None else None
     hybrid = vector is not None
     with reader.snapshot() as snap:  # every list from one consistent view
-        fact_text = snap.fulltext(scope, q, as_of, n, vector, model)
-        said_text = snap.episode_fulltext(scope, q, as_of, n, vector, model)
+        fact_text = snap.fulltext(scope, asked(q), as_of, n, vector, model)
+        said_text = snap.episode_fulltext(scope, asked(q), as_of, n, vector, model)
         fact_near: list[Hit] = []
         said_near: list[EpisodeHit] = []
         if vector is not None and model is not None:

@@ -17,6 +17,7 @@ from api.chat.search import (
     W_LEXICAL,
     W_SEMANTIC,
     W_SPEAKER,
+    asked,
     candidates,
     content_words,
     context,
@@ -346,3 +347,13 @@ def test_a_reply_is_nearer_to_the_query_through_the_question_before_it() -> None
     assert out["r"].score == pytest.approx(W_SEMANTIC * (0.2 + W_CONTEXT * 0.6), abs=1e-6)
     assert out["r"].score > out["far"].score == out["f1"].score == round(W_SEMANTIC * 0.2, 6)
     assert out["r"].semantic == 0.6
+
+
+def test_the_full_text_lists_are_asked_the_words_of_the_subject() -> None:
+    """A question's own words (what, did, you, ...) and stop words are not asked of the
+    full-text lists; the rest is asked as written (accents kept, for the episode index's
+    both forms); a query of nothing else is asked whole."""
+    assert asked("What did Ana say about Zürich?") == "Ana say Zürich"
+    assert asked("When did you start the pottery class?") == "start pottery class"
+    assert asked("new job") == "new job"
+    assert asked("Who are you?") == "Who are you?"
