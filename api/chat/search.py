@@ -237,9 +237,11 @@ def held(
     around = around or {}
     if not terms or not (have or around):
         return 0.0
-    weight = {t: 1.0 if weights is None else weights.get(t, 1.0) for t in terms}
-    total = sum(weight.values())
-    found = sum(weight[t] * (1.0 if t in have else around.get(t, 0.0)) for t in terms)
+    total = found = 0.0
+    for t in terms:  # one pass, no dict per call: a search asks this of every candidate
+        weight = 1.0 if weights is None else weights.get(t, 1.0)
+        total += weight
+        found += weight * (1.0 if t in have else around.get(t, 0.0))
     return found / total if total > 0 else 0.0
 
 
