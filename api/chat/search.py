@@ -6,8 +6,8 @@ A chat read path: it embeds the query (never a row) and never imports the commit
 Candidates come from four lists read in one READ transaction: the full-text and the
 semantic hits among fact rows, and the same among episodes (graph/read/search.py,
 graph/read/episodes.py), at least `MIN_CANDIDATES` from each; the full-text lists are
-asked the query's words less the words every question carries (`asked`). Every candidate is then
-scored on the evidence itself, not on its rank in a list:
+asked the query's words less the words every question carries (`asked`). Every candidate
+is then scored on the evidence itself, not on its rank in a list:
 
     score = W_SEMANTIC * max(cosine, 0) + W_LEXICAL * lexical + W_SPEAKER * named  (hybrid)
     score = (1 - W_SPEAKER) * lexical + W_SPEAKER * named                  (full-text only)
@@ -114,8 +114,8 @@ _QUESTIONS = """what when where who whom whose which why how does do did done am
     she her hers they them their theirs can could would should shall will may might must
     tell know remember about any some please"""
 QUESTION_WORDS = frozenset(_QUESTIONS.split())
-"""Words a question carries whatever it asks about: left out of the lexical evidence (the
-full-text candidates still match them; BM25 weighs them down)."""
+"""Words a question carries whatever it asks about: left out of the lexical evidence and
+of what the full-text lists are asked (`asked`)."""
 
 _TOKEN = re.compile(r"\w+")
 Kind = Literal["fact", "episode"]
