@@ -5,14 +5,19 @@ A chat read path: it embeds the query (never a row) and never imports the commit
 
 Candidates come from four lists read in one READ transaction: the full-text and the
 semantic hits among fact rows, and the same among episodes (graph/read/search.py,
-graph/read/episodes.py), at least `MIN_CANDIDATES` from each. Every candidate is then
-scored on the evidence itself, not on its rank in a list:
+graph/read/episodes.py), at least `MIN_CANDIDATES` from each; the full-text lists are
+asked the query's words less the words every question carries (`asked`). Every candidate
+is then scored on the evidence itself, not on its rank in a list:
 
     score = W_SEMANTIC * max(cosine, 0) + W_LEXICAL * lexical + W_SPEAKER * named  (hybrid)
     score = (1 - W_SPEAKER) * lexical + W_SPEAKER * named                  (full-text only)
 
 * `cosine` is the candidate's cosine similarity to the query, computed for every
-  candidate, whichever list found it (a full-text hit's too, in the same query);
+  candidate, whichever list found it (a full-text hit's too, in the same query). An
+  episode is read in its context here too (`semantic_context`): a message up to
+  `CONTEXT_REACH` places away that is nearer to the query lends `W_CONTEXT` to the
+  power of its distance of the difference ("Did you go to the support group?" / "Yes,
+  last Friday!");
 * `lexical` is the share of the query's content words (its words less stop words and
   question words, `content_words`) that the candidate's text holds, accents and case
   folded and each word reduced to its English stem ("researched" holds "research"; a
@@ -43,6 +48,14 @@ are broken by kind (facts first) and id: the same store state and query give the
 answer, in any process. The raw signals are returned with each item (`semantic_score`,
 `fulltext_score`, `lexical_score`).
 
+The messages next to the best results are candidates too: an answer often holds none of
+the question's words ("Where did you go on the road trip?" / "Woodhaven, a small town in
+the Midwest"), and its cosine alone may not make a list's cut. So the first `NEARBY_TOP`
+results of that ranking have the messages up to `CONTEXT_REACH` places before and after
+them read as well, when no list found them (`nearby`; one more query in the same
+transaction, graph/read/episodes.py `episodes_at`), and every candidate is scored again
+with them (they lend and borrow context like any other).
+
 Ten results cover ten things said: a fact row and the episode of the message it was drawn
 from (or two rows drawn from one message) are one message; only the better-scored of them
 is kept (`said_key`), and the page goes on to the next message.
@@ -55,6 +68,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 import threading
 from collections.abc import Mapping, Set
 from dataclasses import dataclass
@@ -91,15 +105,19 @@ MAX_CANDIDATES = 200
 MIN_CANDIDATES = 50
 """At least this many candidates from each list (a deeper list costs little: every candidate
 is scored on its own evidence, and the lists' own orders decide nothing)."""
+NEARBY_TOP = 5
+"""The best this many results have the messages next to them (up to `CONTEXT_REACH` places
+each way) read and scored too, when the lists did not find them (`nearby`)."""
 
 _QUESTIONS = """what when where who whom whose which why how does do did done am is are was were be
     been being has have had i me my mine myself you your yours we us our ours he him his
     she her hers they them their theirs can could would should shall will may might must
     tell know remember about any some please"""
 QUESTION_WORDS = frozenset(_QUESTIONS.split())
-"""Words a question carries whatever it asks about: left out of the lexical evidence (the
-full-text candidates still match them; BM25 weighs them down)."""
+"""Words a question carries whatever it asks about: left out of the lexical evidence and
+of what the full-text lists are asked (`asked`)."""
 
+_TOKEN = re.compile(r"\w+")
 Kind = Literal["fact", "episode"]
 Evidence = tuple[float | None, float | None, str | None]
 """A candidate's (semantic, BM25, search text), as the lists found it."""
@@ -190,6 +208,16 @@ def content_words(q: str) -> list[str]:
     return stems([w for w in found if w not in QUESTION_WORDS] or found)
 
 
+def asked(q: str) -> str:
+    """What the full-text lists are asked for: the words of `q` as written (the episode
+    index asks accented words in both forms) less stop words and `QUESTION_WORDS`, or `q`
+    itself when nothing else is left ("Who are you?"). BM25 weighs a question's "what
+    did" down but still counts it, so a message holding them and not the question's
+    subject could take a candidate's place."""
+    kept = [w for w in _TOKEN.findall(q) if any(f not in QUESTION_WORDS for f in words(w))]
+    return " ".join(kept) or q
+
+
 def lexical(terms: list[str], text: str | None, weights: dict[str, float] | None = None) -> float:
     """The share of `terms` (`content_words` of a query) that `text` holds, every word of
     `text` however long, as its stem; each term counted by its weight in `weights` (1 for
@@ -209,9 +237,11 @@ def held(
     around = around or {}
     if not terms or not (have or around):
         return 0.0
-    weight = {t: 1.0 if weights is None else weights.get(t, 1.0) for t in terms}
-    total = sum(weight.values())
-    found = sum(weight[t] * (1.0 if t in have else around.get(t, 0.0)) for t in terms)
+    total = found = 0.0
+    for t in terms:  # one pass, no dict per call: a search asks this of every candidate
+        weight = 1.0 if weights is None else weights.get(t, 1.0)
+        total += weight
+        found += weight * (1.0 if t in have else around.get(t, 0.0))
     return found / total if total > 0 else 0.0
 
 
@@ -304,6 +334,62 @@ def context(
     return out
 
 
+def nearby(best: list[Found], found: Set[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The places (run id, seq) up to `CONTEXT_REACH` messages before and after each episode
+    among the first `NEARBY_TOP` of `best` (facts have no place) that are not in `found`
+    (the places the lists found), each once: the best result's first, nearer first,
+    before then after. "Where did you go on the road trip?" is found by its words; the
+    answer after it ("Woodhaven, a small town") holds none of them, and its cosine alone
+    may not make the lists' cut."""
+    out: dict[tuple[str, int], None] = {}
+    for item in best[:NEARBY_TOP]:
+        if item.episode is None:
+            continue
+        run_id, seq = item.episode.run_id, item.episode.seq
+        for distance in range(1, CONTEXT_REACH + 1):
+            for place in ((run_id, seq - distance), (run_id, seq + distance)):
+                if place[1] >= 0 and place not in found:
+                    out[place] = None
+    return list(out)
+
+
+def semantic_context(
+    rows: dict[tuple[int, str], Hit | EpisodeHit], seen: dict[tuple[int, str], Evidence]
+) -> dict[tuple[int, str], float]:
+    """The semantic evidence of each episode candidate read in its context, as `context`
+    reads its words: a candidate up to `CONTEXT_REACH` messages before or after it in its
+    run whose cosine to the query is higher lends `W_CONTEXT` to the power of its distance
+    of the difference (the largest lent counts). "Did you go to the support group?" is
+    near a query about the group; "Yes, last Friday!" is near it through the question.
+    Cosines are clipped at 0, as in `fused`; returned as (1 + cosine) / 2, for the
+    episodes lent something only (the others keep their own)."""
+    best: dict[tuple[str, int], float] = {}  # the highest cosine said at a place
+    for key, row in rows.items():
+        semantic = seen[key][0]
+        if isinstance(row, EpisodeHit) and semantic is not None:
+            place = (row.episode.run_id, row.episode.seq)
+            best[place] = max(best.get(place, 0.0), 2 * semantic - 1)
+    out: dict[tuple[int, str], float] = {}
+    for key, row in rows.items():
+        semantic = seen[key][0]
+        if not isinstance(row, EpisodeHit) or semantic is None:
+            continue
+        own = max(2 * semantic - 1, 0.0)
+        run_id, seq = row.episode.run_id, row.episode.seq
+        lent = max(
+            (
+                W_CONTEXT**distance * (best[place] - own)
+                for distance in range(1, CONTEXT_REACH + 1)
+                for place in ((run_id, seq - distance), (run_id, seq + distance))
+                if place in best
+            ),
+            default=0.0,
+        )
+        if lent > 0:
+            out[key] = (1 + own + lent) / 2
+    return out
+
+
 def fuse(
     q: str,
     facts: tuple[list[Hit], list[Hit]],
@@ -346,14 +432,15 @@ def fuse(
         terms = _period_term(q, at, terms, rows, have)
     weights = pool_weights(terms, list(have.values()))
     around = context(rows, terms)
+    nearer = semantic_context(rows, seen)
     out: dict[tuple[int, str], Found] = {}
     for key, (semantic, bm25, _) in seen.items():
         row = rows[key]
-        who = speaker_stems(row.episode.speaker) if isinstance(row, EpisodeHit) else set()
+        who = speaker_stems(row.episode.speaker) if isinstance(row, EpisodeHit) else frozenset()
         named = bool(who) and any(t in who for t in terms)
         counted = [t for t in terms if t not in who] or terms
         share = held(counted, have[key], weights, around.get(key))
-        score = fused(semantic, share, hybrid, named)
+        score = fused(nearer.get(key, semantic), share, hybrid, named)
         if isinstance(row, EpisodeHit):
             out[key] = Found("episode", score, semantic, bm25, share, episode=row.episode)
         else:
@@ -403,10 +490,12 @@ def _merged(
     )
 
 
-def speaker_stems(name: str | None) -> set[str]:
+@functools.lru_cache(maxsize=10_000)
+def speaker_stems(name: str | None) -> frozenset[str]:
     """The stems of a speaker's name, as `content_words` gives a query's ("Caroline" ->
-    {"carolin"}); empty for none."""
-    return set(stems(words(name))) if name else set()
+    {"carolin"}); empty for none. Cached: a search asks it of every candidate, and their
+    speakers are few."""
+    return frozenset(stems(words(name))) if name else frozenset()
 
 
 def search(
@@ -422,9 +511,10 @@ def search(
         as_of: the point on both axes (CONTRACT §2, §12).
         limit: how many results.
 
-    The query is embedded first (outside any transaction); the four lists are then read
-    in one READ transaction (`Reader.recall`: one query when the owner's vectors are held
-    in this process), so they see the same store state.
+    The query is embedded first (outside any transaction); the four lists (`Reader.recall`:
+    one query when the owner's vectors are held in this process), and then the messages
+    next to the best results (`nearby`), are read in one READ transaction, so they see the
+    same store state.
 
     Raises:
         StoreUnavailable: Neo4j could not be reached.
@@ -437,16 +527,17 @@ def search(
         except EmbedderUnavailable as exc:
             failure = exc
     model = embedder.model if embedder is not None else None
+    hybrid = vector is not None
     with reader.snapshot() as snap:  # every list from one consistent view
-        found = snap.recall(scope, q, as_of, n, vector, model)
-    items = fuse(
-        q,
-        (found.fact_near, found.fact_text),
-        (found.said_near, found.said_text),
-        limit,
-        vector is not None,
-        as_of.valid_at,
-    )
+        lists = snap.recall(scope, asked(q), as_of, n, vector, model)
+        said_near, said_text = lists.said_near, lists.said_text
+        facts, episodes = (lists.fact_near, lists.fact_text), (said_near, said_text)
+        best = fuse(q, facts, episodes, max(limit, NEARBY_TOP), hybrid, as_of.valid_at)
+        found = {(e.episode.run_id, e.episode.seq) for e in said_near + said_text}
+        beside = snap.episodes_at(scope, nearby(best, found), as_of, vector, model)
+    if beside:  # scored with the rest: they change which words are rare among them
+        best = fuse(q, facts, (said_near + beside, said_text), limit, hybrid, as_of.valid_at)
+    items = best[:limit]
     if embedder is None:
         return Outcome(
             items,

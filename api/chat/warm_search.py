@@ -53,16 +53,20 @@ class _StandIn:
 def warm_up(reader: Reader, embedder: Embedder | None) -> bool:
     """Run one search for nobody through `reader`, as a search with `embedder` would run
     (its model id and vector size; the embedder itself is never called), then plan the
-    vector cache's queries; return True when both answered. A failure (the store
+    read of the messages next to a search's best results (`Reader.episodes_at`: nobody
+    has any) and the vector cache's queries; return True when all answered. A failure (the store
     unreachable, say) is logged, never raised: the first user's search then plans the
     queries itself."""
     stand_in = None if embedder is None else _StandIn(embedder.model, embedder.dimensions)
     try:
         now = AsOf.at()
         search(reader, stand_in, Scope(WARM_OWNER), WARM_MESSAGE, now, 10)
-        if stand_in is not None:
-            vector = stand_in.embed([WARM_MESSAGE])[0]
-            with reader.snapshot() as snap:
+        vector = None if stand_in is None else stand_in.embed([WARM_MESSAGE])[0]
+        model = None if stand_in is None else stand_in.model
+        with reader.snapshot() as snap:
+            # nobody's search has no best results, so it never read the messages next to them
+            snap.episodes_at(Scope(WARM_OWNER), [(WARM_OWNER, 0)], now, vector, model)
+            if stand_in is not None and vector is not None:
                 snap.plan_recall(WARM_OWNER, vector, stand_in.model, now)
     except Exception:
         log.warning("search warm-up failed; the first search will plan its queries", exc_info=True)

@@ -214,6 +214,36 @@ WHERE ep.owner = $owner AND ep.run_id = $run_id
 )
 """READ. As EPISODES_PAGE, of one run ($run_id). NodeIndexSeek on `episode_owner_run`."""
 
+EPISODES_AT = (
+    """
+UNWIND $places AS place
+MATCH (ep:Episode)
+USING INDEX ep:Episode(owner, run_id)
+WHERE ep.owner = $owner AND ep.run_id = place.run_id AND ep.seq = place.seq
+  AND """
+    + _as_of("ep")
+    + """ AND """
+    + _visible
+    + """
+WITH DISTINCT ep
+WITH ep, CASE WHEN $vector IS NULL OR ep.embedding_model IS NULL
+              OR ep.embedding_model <> $model THEN null
+            ELSE vector.similarity.cosine(ep.embedding, $vector) END AS score
+"""
+    + _speaker
+    + """RETURN """
+    + _project("ep")
+    + """ AS episode, sp.name AS speaker, score, ep.search_text AS text, score AS semantic
+ORDER BY episode.run_id, episode.seq, episode.id
+"""
+)
+"""READ. $owner, $places (maps {run_id, seq}: places in runs), $vector (the query's
+embedding, or null), $model, $valid_at, $known_at, **scope params -> episode, speaker,
+score and semantic (both (1 + cosine) / 2 against $vector, null without one or for an
+episode of another model), text (search_text): the episodes said at those places (every
+part) that the scope sees at the as-of point, in run order. NodeIndexSeek on
+`episode_owner_run` per place; its cost follows the places asked, never the store."""
+
 EPISODES_MATCHING = (
     """
 CALL db.index.fulltext.queryNodes('"""

@@ -226,6 +226,44 @@ class EpisodeReads(ReadBase):
         )
         return [_episode(r) for r in rows]
 
+    def episodes_at(
+        self,
+        scope: Scope,
+        places: list[tuple[str, int]],
+        as_of: AsOf,
+        vector: list[float] | None = None,
+        model: str | None = None,
+    ) -> list[EpisodeHit]:
+        """Return the episodes said at `places` that `scope` sees at `as_of`, as search
+        hits: search reads the messages next to its best results with it (api/chat/search.py).
+
+        Args:
+            scope: who reads.
+            places: (run id, seq) of each message wanted (every part of it comes back).
+            as_of: the point on both axes (CONTRACT §12).
+            vector: the query's embedding, or None: each hit's `score` and `semantic` are
+                (1 + cosine) / 2 against it (None without it, or for another `model`).
+            model: the embedder that made `vector`.
+
+        Returns:
+            Hits in run order (run id, seq), none for a place nothing visible was said at.
+        """
+        if not places:
+            return []
+        rows = self._rows(
+            pc.EPISODES_AT,
+            places=[{"run_id": run_id, "seq": seq} for run_id, seq in places],
+            vector=vector,
+            model=model,
+            valid_at=as_of.valid_at,
+            known_at=as_of.known_at,
+            **params(scope),
+        )
+        return [
+            EpisodeHit(_episode(r), float(r["score"] or 0.0), r["text"] or "", r["semantic"])
+            for r in rows
+        ]
+
     def episode_fulltext(
         self,
         scope: Scope,

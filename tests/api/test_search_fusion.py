@@ -12,10 +12,12 @@ import pytest
 
 from api.chat.search import (
     CONTEXT_REACH,
+    NEARBY_TOP,
     W_CONTEXT,
     W_LEXICAL,
     W_SEMANTIC,
     W_SPEAKER,
+    asked,
     candidates,
     content_words,
     context,
@@ -23,7 +25,9 @@ from api.chat.search import (
     fused,
     held,
     lexical,
+    nearby,
     pool_weights,
+    semantic_context,
     text_stems,
 )
 from graph.read.episodes import EpisodeHit
@@ -291,3 +295,65 @@ def test_a_text_is_stemmed_once_and_scores_do_not_move() -> None:
     assert text_stems.cache_info().misses == misses and text_stems.cache_info().hits >= 3
     assert again == first
     assert text_stems("Ana researched jazz concerts") == {"ana", "research", "jazz", "concert"}
+
+
+def test_nearby_names_the_places_next_to_the_best_results_not_found_yet() -> None:
+    """The places up to CONTEXT_REACH before and after each of the first NEARBY_TOP
+    results (episodes only: a fact has no place), best result first, nearer first, each
+    once, none before a run's first message, none the lists found already."""
+    assert (CONTEXT_REACH, NEARBY_TOP) == (2, 5)
+    episodes = (
+        [
+            said("q", 0.9, "road trip", 0.9, "m1", seq=0),
+            said("p", 0.8, "pottery class", 0.8, "m7", seq=7),
+        ],
+        [],
+    )
+    facts = ([hit("f1", 0.95, "Ana likes road trips", 0.95, ("r1", "m9"))], [])
+    best = fuse("road trip", facts, episodes, 10, True)
+    assert [f.id for f in best] == ["f1", "q", "p"]
+    found = {("r1", 0), ("r1", 7), ("r1", 8)}
+    assert nearby(best, found) == [("r1", 1), ("r1", 2), ("r1", 6), ("r1", 5), ("r1", 9)]
+    many = [said(f"e{i}", 0.9 - i / 100, "road trip", 0.9, f"m{i}", seq=10 * i) for i in range(7)]
+    best = fuse("road trip", ([], []), (many, []), 10, True)
+    assert {p[1] // 10 for p in nearby(best, set())} == set(range(NEARBY_TOP))
+
+
+def test_a_reply_is_nearer_to_the_query_through_the_question_before_it() -> None:
+    """Cosines are read in context too: the question (cosine 0.8) lends the reply after
+    it (cosine 0.2) W_CONTEXT of the difference, and the message two places away
+    W_CONTEXT squared of its own difference; a message nearer to the query than all
+    around it keeps its own, as do facts and what is three places away; the item still
+    reports its own `semantic`."""
+    episodes = (
+        [
+            said("q", 0.9, "Did you go to the support group?", 0.9, "m1", seq=4),
+            said("r", 0.6, "Yes, last Friday!", 0.6, "m2", seq=5),
+            said("s", 0.55, "Glad to hear.", 0.55, "m3", seq=6),
+            said("far", 0.6, "Cold today", 0.6, "m4", seq=7),
+        ],
+        [],
+    )
+    facts = ([hit("f1", 0.6, "Ana likes tea", 0.6, ("r1", "m9"))], [])
+    rows = {(1, e.episode.id): e for e in episodes[0]}
+    seen = {k: (e.semantic, None, e.text) for k, e in rows.items()}
+    lifted = semantic_context(rows, seen)
+    assert lifted.keys() == {(1, "r"), (1, "s")}  # q is the nearest; far is 3 from q
+    assert lifted[(1, "r")] == pytest.approx((1 + 0.2 + W_CONTEXT * (0.8 - 0.2)) / 2)
+    r_lends = W_CONTEXT * (0.2 - 0.1)  # r is 1 away from s, q is 2 away
+    q_lends = W_CONTEXT**2 * (0.8 - 0.1)
+    assert lifted[(1, "s")] == pytest.approx((1 + 0.1 + max(r_lends, q_lends)) / 2)
+    out = {f.id: f for f in fuse("zzz", facts, episodes, 10, True)}
+    assert out["r"].score == pytest.approx(W_SEMANTIC * (0.2 + W_CONTEXT * 0.6), abs=1e-6)
+    assert out["r"].score > out["far"].score == out["f1"].score == round(W_SEMANTIC * 0.2, 6)
+    assert out["r"].semantic == 0.6
+
+
+def test_the_full_text_lists_are_asked_the_words_of_the_subject() -> None:
+    """A question's own words (what, did, you, ...) and stop words are not asked of the
+    full-text lists; the rest is asked as written (accents kept, for the episode index's
+    both forms); a query of nothing else is asked whole."""
+    assert asked("What did Ana say about Zürich?") == "Ana say Zürich"
+    assert asked("When did you start the pottery class?") == "start pottery class"
+    assert asked("new job") == "new job"
+    assert asked("Who are you?") == "Who are you?"

@@ -15,6 +15,7 @@ from api.chat import warm_search
 from api.chat.prefetch.warm import WARM_OWNER
 from api.http.app import create_app
 from api.http.settings import Settings
+from graph.cypher import episodes as pc
 from graph.embedding import Embedder
 from graph.read.reader import Reader
 from graph.read.vectors import EPISODES, FACTS, VectorCache
@@ -77,3 +78,21 @@ def test_a_store_that_cannot_be_reached_is_logged_not_raised(
             assert warm_search.warm_up(reader, None) is False
             assert warm_search.start_warm_up(reader, None).wait(60)
     assert sum("search warm-up failed" in r.message for r in caplog.records) == 2
+
+
+def test_the_warm_up_plans_the_read_of_the_messages_next_to_the_best(
+    neo4j_driver: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nobody's search has no best results, so the warm-up asks for the messages next to
+    one itself (EPISODES_AT; here without an embedder), and still answers True."""
+    asked: list[str] = []
+    real = Reader._rows
+
+    def spy(self: Reader, query: str, **params: Any) -> list[Any]:
+        if params.get("owner") == WARM_OWNER:
+            asked.append(query)
+        return real(self, query, **params)
+
+    monkeypatch.setattr(Reader, "_rows", spy)
+    assert warm_search.warm_up(Reader(neo4j_driver), None) is True
+    assert asked.count(pc.EPISODES_AT) == 1
