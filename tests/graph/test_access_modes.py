@@ -120,6 +120,7 @@ CALLS: dict[str, Callable[[Reader, W], Any]] = {
         w["scope"], [0.1] * 384, "local:none", AsOf.at(), 5
     ),
     "episodes": lambda r, w: r.episodes(w["scope"], AsOf.at()),
+    "episodes_at": lambda r, w: r.episodes_at(w["scope"], [("r1", 0)], AsOf.at()),
     "event": lambda r, w: r.event(w["owner"], "run-none"),
     "export_page": lambda r, w: r.export_page(w["owner"], "Entity", "", 10),
     "export_relations": lambda r, w: r.export_relations(w["owner"], _ANY_RELATION, "", 10),
