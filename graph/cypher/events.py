@@ -64,7 +64,7 @@ EVENT_FIELDS = (
 
 RECORD_TRAIL = """
 CALL () {
-  UNWIND $events AS ev
+  UNWIND $trail.events AS ev
   MERGE (e:Event {key: ev.key})
   ON CREATE SET e.id = ev.id, e.owner = $owner, e.kind = ev.kind, e.at = ev.at,
     e.actor = ev.actor, e.chat_id = ev.chat_id, e.run_id = ev.run_id,
@@ -76,63 +76,66 @@ CALL () {
     e.episode_id = ev.episode_id
 }
 CALL () {
-  UNWIND $links AS l
+  UNWIND $trail.links AS l
   MATCH (a:Event {key: l.from}), (b:Event {key: l.to})
   WHERE a.owner = $owner AND b.owner = $owner
   MERGE (a)-[:CAUSED]->(b)
 }
 CALL () {
-  UNWIND $wrote AS x
-  MATCH (c:Event {key: $commit}), (f:Fact {id: x.fact_id})
+  UNWIND $trail.wrote AS x
+  MATCH (c:Event {key: $trail.commit}), (f:Fact {id: x.fact_id})
   WHERE c.owner = $owner AND f.owner = $owner
   CREATE (c)-[:WROTE {op: x.op, cause: x.cause}]->(f)
 }
 CALL () {
-  UNWIND $ended AS x
-  MATCH (c:Event {key: $commit}), (f:Fact {id: x.fact_id})
+  UNWIND $trail.ended AS x
+  MATCH (c:Event {key: $trail.commit}), (f:Fact {id: x.fact_id})
   WHERE c.owner = $owner AND f.owner = $owner
   CREATE (c)-[:ENDED {op: x.op, cause: x.cause}]->(f)
 }
 CALL () {
-  UNWIND $moved AS m
+  UNWIND $trail.moved AS m
   MATCH (a:Fact {id: m.from}), (b:Fact {id: m.to})
   WHERE a.owner = $owner AND b.owner = $owner
   CREATE (a)-[:MOVED_FROM]->(b)
 }
 CALL () {
-  UNWIND $noted AS x
+  UNWIND $trail.noted AS x
   WITH x WHERE x.rel = 'WROTE'
-  MATCH (c:Event {key: $commit}), (n:Note {id: x.note_id})
+  MATCH (c:Event {key: $trail.commit}), (n:Note {id: x.note_id})
   WHERE c.owner = $owner AND n.owner = x.owner
   CREATE (c)-[:WROTE_NOTE {op: x.op, cause: x.cause}]->(n)
 }
 CALL () {
-  UNWIND $noted AS x
+  UNWIND $trail.noted AS x
   WITH x WHERE x.rel = 'ENDED'
-  MATCH (c:Event {key: $commit}), (n:Note {id: x.note_id})
+  MATCH (c:Event {key: $trail.commit}), (n:Note {id: x.note_id})
   WHERE c.owner = $owner AND n.owner = x.owner
   CREATE (c)-[:ENDED_NOTE {op: x.op, cause: x.cause}]->(n)
 }
 CALL () {
-  UNWIND $changed AS x
-  MATCH (c:Event {key: $commit}), (n:Entity {id: x.entity_id})
+  UNWIND $trail.changed AS x
+  MATCH (c:Event {key: $trail.commit}), (n:Entity {id: x.entity_id})
   WHERE c.owner = $owner AND n.owner = $owner
   CREATE (c)-[:CHANGED {op: x.op, cause: x.cause}]->(n)
 }
 CALL () {
-  UNWIND $forgot AS x
-  MATCH (c:Event {key: $commit}), (ep:Episode {id: x.episode_id})
+  UNWIND $trail.forgot AS x
+  MATCH (c:Event {key: $trail.commit}), (ep:Episode {id: x.episode_id})
   WHERE c.owner = $owner AND ep.owner = $owner
   CREATE (c)-[:ENDED {op: x.op, cause: x.cause}]->(ep)
 }
 """
-"""WRITE. $owner; $events (maps: key, id, kind, at, actor and every EVENT_FIELDS entry,
-null when unset); $links (maps: from, to: event keys); $commit (the commit event's key,
-or null when nothing changed); $wrote, $ended (maps: fact_id, op, cause); $changed
-(maps: entity_id, op, cause); $moved (maps: from, to: the row a merge or split recorded
-and the row it moved); $noted (maps: note_id (a note row's id), owner (the row's owner: a
+"""WRITE. $owner; $trail, one map (its lists' lengths, unlike those of list parameters, are
+not part of the key of Neo4j's plan cache: one plan serves every trail, where separate list
+parameters made a plan of this long statement, 0.3-0.5 s of Neo4j's CPU, for each combination
+of their sizes; issue 12) of: events (maps: key, id, kind, at, actor and every EVENT_FIELDS
+entry, null when unset); links (maps: from, to: event keys); commit (the commit event's key,
+or null when nothing changed); wrote, ended (maps: fact_id, op, cause); changed
+(maps: entity_id, op, cause); moved (maps: from, to: the row a merge or split recorded
+and the row it moved); noted (maps: note_id (a note row's id), owner (the row's owner: a
 group note's row may be another member's), rel (WROTE|ENDED: created as WROTE_NOTE and
-ENDED_NOTE), op, cause); $forgot (maps: episode_id, op, cause: episodes the commit forgot,
+ENDED_NOTE), op, cause); forgot (maps: episode_id, op, cause: episodes the commit forgot,
 CONTRACT §12). Events are idempotent on key (a run's or a kept
 proposal's event is made once and linked to later); links are merged; effect edges are
 created once per commit. Unique-constraint seeks on Event.key, Fact.id, Entity.id."""

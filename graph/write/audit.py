@@ -53,19 +53,19 @@ class AuditWrites(WriteBase):
         """
         if not (events or links or wrote or ended or changed or moved or noted or forgot):
             return
-        self._run(
-            vc.RECORD_TRAIL,
-            owner=owner,
-            events=list(events),
-            links=list(links),
-            commit=commit,
-            wrote=list(wrote),
-            ended=list(ended),
-            changed=list(changed),
-            moved=list(moved),
-            noted=list(noted),
-            forgot=list(forgot),
-        )
+        trail = {
+            "events": list(events),
+            "links": list(links),
+            "commit": commit,
+            "wrote": list(wrote),
+            "ended": list(ended),
+            "changed": list(changed),
+            "moved": list(moved),
+            "noted": list(noted),
+            "forgot": list(forgot),
+        }
+        # One map parameter: one cached plan whatever the lists' lengths (RECORD_TRAIL).
+        self._run(vc.RECORD_TRAIL, owner=owner, trail=trail)
 
     def event(self, owner: str, event_id: str) -> EventRecord | None:
         """Return an event of `owner`, or None."""

@@ -96,6 +96,19 @@ def test_provisioned_server_is_neo4j_5_26_community(detached: LocalNeo4j) -> Non
     assert kernel["versions"][0].startswith("5.26.")
 
 
+@pytest.mark.slow
+def test_provisioned_server_plans_again_at_most_once_a_minute(detached: LocalNeo4j) -> None:
+    """Issue 12: a store growing fast from small (an import) had every cached plan made
+    again every 10 s (Neo4j's default), a third of its CPU; the launcher sets the minimum
+    replan interval to a minute."""
+    with GraphDatabase.driver(detached.uri, auth=None) as driver:
+        records, _, _ = driver.execute_query(
+            "SHOW SETTINGS YIELD name, value WHERE name = 'dbms.cypher.min_replan_interval' "
+            "RETURN value"
+        )
+    assert [r["value"] for r in records] == ["1m"]
+
+
 def _disk_bytes(root: Path) -> int:
     """Bytes `root` holds on disk (allocated blocks, so preallocated space counts)."""
     return sum(p.stat().st_blocks * 512 for p in root.rglob("*") if p.is_file())

@@ -18,6 +18,9 @@ import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 import org.neo4j.io.ByteUnit;
 
 public final class Launcher {
+    /** dbms.cypher.min_replan_interval, in seconds (see below). */
+    static final long REPLAN_SECONDS = 60;
+
     public static void main(String[] args) throws Exception {
         Path home = null;
         String host = "127.0.0.1";
@@ -53,6 +56,12 @@ public final class Launcher {
                 // internal.server.bolt.connection_shutdown_wait_time.
                 .setConfig(BoltConnectorInternalSettings.thread_pool_shutdown_wait_time, Duration.ofSeconds(1))
                 .setConfig(BoltConnectorInternalSettings.connection_shutdown_wait_time, Duration.ofSeconds(1))
+                // dbms.cypher.min_replan_interval (Neo4j's default: 10 s): a cached plan whose
+                // statistics moved is planned again at most once a minute. A store that grows
+                // fast from small (an import: every label count doubles again and again) had
+                // every statement planned again every 10 s, at 50-500 ms of CPU each; that
+                // was a third of Neo4j's CPU in an import (issue 12, bench/import_bench.py).
+                .setConfig(GraphDatabaseSettings.cypher_min_replan_interval, Duration.ofSeconds(REPLAN_SECONDS))
                 .build();
         // Touch the default database so the ready line means "queries will run".
         dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME).executeTransactionally("RETURN 1");
