@@ -148,6 +148,18 @@ def test_history_paginates_and_shows_retracted_rows(web: Page, rest: Any) -> Non
     assert f"{len(rest_rows)} rows" in audit and 'class="retracted"' in audit
 
 
+def test_entity_list_pages_by_the_rest_cursor(web: Page, rest: Any) -> None:
+    """The entity list's Next page link carries the REST listing's opaque cursor, bound to
+    its name filter: following it lists the rest, each entity once."""
+    for i in range(51):
+        rest.entity(f"Pager {i:02d}")
+    first = web.get("/memory/entities?q=pager").text
+    nxt = re.search(r'href="([^"]+cursor=[^"]+)"', first).group(1).replace("&amp;", "&")  # type: ignore[union-attr]
+    second = web.get(nxt).text
+    shown = re.findall(r"Pager \d\d", first) + re.findall(r"Pager \d\d", second)
+    assert sorted(shown) == [f"Pager {i:02d}" for i in range(51)]
+
+
 def test_proposals_keep_discard_and_notes(app: Any, web: Page, rest: Any) -> None:
     """Held proposals are listed newest first with their evidence; keep writes, discard
     suppresses; a conflict note is acknowledged away."""
