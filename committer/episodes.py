@@ -18,7 +18,7 @@ was forgotten too, in which case what *it* had pushed out comes back, and so on.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -144,6 +144,7 @@ def record_episodes(
     said: Sequence[Said],
     t: datetime,
     embedded: Embedded | None = None,
+    withheld: Set[str] = frozenset(),
 ) -> Filed:
     """Write a curated run's messages as episodes at commit time `t` (CONTRACT §12).
 
@@ -160,6 +161,11 @@ def record_episodes(
         t: the commit time.
         embedded: their search texts and vectors (`embed_said`, before the transaction);
             None embeds them here, with the transaction's embedder.
+        withheld: ids of the messages a held privileged statement was drawn from
+            (committer.proposals `PRIVILEGED`): their episodes (every part) are filed
+            withheld, never pushed by prefetch nor found by search (CONTRACT §3: a
+            statement waiting for a yes is invisible to those reads; the person's own
+            listing and the chat's history still show it).
     """
     if not said:
         return Filed({}, {})
@@ -194,6 +200,7 @@ def record_episodes(
                 "source": s.source,
                 "search_text": text,
                 "embedding": None if vectors is None else vectors[i],
+                "withheld": s.message_id is not None and s.message_id in withheld,
             }
         )
     w.create_episodes(owner, items, t, embedded.model)

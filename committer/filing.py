@@ -29,6 +29,7 @@ from committer.curation import Applied, apply_proposals, lookup, name_form
 from committer.episodes import Embedded, record_episodes, said_by, spoken_by
 from committer.note_ops import MAX_NOTES, note_notices
 from committer.proposals import (
+    PRIVILEGED,
     EntityRef,
     NoteProposal,
     Proposal,
@@ -168,7 +169,8 @@ def record_run(
 
     The messages (`said`, already redacted by the curator; `embedded`: their vectors,
     made before the transaction) become episodes first (committer/episodes.py), so each
-    proposal's row names who said it (`speaker_id`).
+    proposal's row names who said it (`speaker_id`); a message a privileged statement was
+    drawn from and held (`PRIVILEGED`) is filed withheld.
     Suppressed proposals are dropped. Held ones get a `proposal` notification in the
     run's chat. Idempotent on proposal and episode id. Recorded as the chain run ->
     message (naming its episode) -> proposal, run -> curation (by `worker`) -> proposal
@@ -178,7 +180,12 @@ def record_run(
         "run", event_id=run.id, at=run.created_at, chat_id=run.chat_id, surface=run.surface
     )
     curation = trail.event("curation", actor=worker, run_id=run.id, causes=[run_event])
-    filed = record_episodes(w, owner, self_id, run, said, t, embedded)
+    withheld = {
+        r.proposal.provenance.message_id
+        for r in reviewed
+        if r.action == "hold" and r.policy == PRIVILEGED and r.proposal.provenance.message_id
+    }
+    filed = record_episodes(w, owner, self_id, run, said, t, embedded, withheld)
     reviewed = [spoken_by(r, filed.speakers) for r in reviewed]
     messages = _messages(run)
 

@@ -117,6 +117,13 @@ NOTE_OPS = ("note", "retire_note")
 """Proposal ops that keep or retire notes instead of facts."""
 
 
+PRIVILEGED = "privileged category"
+"""The risk rule (curator/policy.py) that holds a privileged statement (health, finances,
+credentials: CONTRACT §3). The message it was drawn from is filed withheld: what was said
+there is not pushed or found (prefetch, search) while the statement waits for a yes, nor
+after (committer/episodes.py)."""
+
+
 class Reviewed(BaseModel):
     """A proposal with the curator's risk decision (CONTRACT §3).
 

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from committer.proposals import Proposal
+from committer.proposals import PRIVILEGED, Proposal
 from committer.secrets import proposal_secret
 from graph import attributes as registry
 from graph.names import search_key
@@ -177,7 +177,7 @@ RULES: tuple[RiskRule, ...] = (
     RiskRule("secret", "drop", _secret),
     RiskRule("untrusted source", "hold", lambda p, ctx: p.provenance.source == "untrusted"),
     RiskRule("inferred", "hold", lambda p, ctx: p.provenance.source == "inferred"),
-    RiskRule("privileged category", "hold", _privileged),
+    RiskRule(PRIVILEGED, "hold", _privileged),
     RiskRule("another person's private detail", "hold", _about_someone_else),
     RiskRule("low confidence", "hold", lambda p, ctx: p.provenance.confidence < ctx.threshold),
     RiskRule("unknown source", "hold", lambda p, ctx: not _known_source(p, ctx)),

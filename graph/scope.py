@@ -128,6 +128,18 @@ def episode_visible(var: str) -> str:
     return EPISODE_VISIBLE.replace("ep.", var + ".")
 
 
+EPISODE_FINDABLE = "(" + EPISODE_VISIBLE + " AND ep.withheld IS NULL)"
+"""`EPISODE_VISIBLE` less the episodes filed withheld (a message a held privileged
+statement was drawn from: committer/episodes.py, CONTRACT §3): the predicate of the reads
+that push or find what was said (search's lists, prefetch's "From earlier conversations"),
+never of the person's own listing, a chat's history or an audit view."""
+
+
+def episode_findable(var: str) -> str:
+    """`EPISODE_FINDABLE` for an episode bound to `var` (a literal chosen by the query module)."""
+    return EPISODE_FINDABLE.replace("ep.", var + ".")
+
+
 def fact_visible(var: str) -> str:
     """`FACT_VISIBLE` for a fact bound to `var` (a literal chosen by the query module)."""
     return FACT_VISIBLE.replace("f.", var + ".")

@@ -21,7 +21,7 @@ from typing import Any
 
 from graph.cypher._fragments import SAID_AS_OF, micros, on, top_hits, valid_micros
 from graph.records import EpisodeRecord
-from graph.scope import EPISODE_VISIBLE
+from graph.scope import EPISODE_FINDABLE, EPISODE_VISIBLE
 from graph.time import from_micros
 
 TEXT_INDEX = "episode_text"
@@ -58,6 +58,7 @@ def _as_of(var: str) -> str:
 
 
 _visible = EPISODE_VISIBLE
+_findable = EPISODE_FINDABLE
 _speaker = "OPTIONAL MATCH (sp:Entity {id: ep.speaker_id})\n"
 
 CREATE_EPISODES = """
@@ -77,7 +78,8 @@ ON CREATE SET ep.owner = $owner,
     ep.source = x.source,
     ep.recorded_at = $t,
     ep.retracted_at = $far,
-    ep.search_text = x.search_text
+    ep.search_text = x.search_text,
+    ep.withheld = CASE WHEN x.withheld THEN true END
 WITH ep, x
 WHERE ep.owner = $owner AND ep.recorded_at = $t
 CALL (ep, x) {
@@ -92,7 +94,8 @@ RETURN ep.id AS id
 """WRITE. $owner, $t (the commit time), $far, $model (the embedder's id, or null), $episodes
 (maps: id, chat_id, run_id, message_id, seq, part, surface, role, speaker_id, text,
 said_at_s/_ns (graph.time.epoch_parts), source, search_text, embedding (floats or
-null)) -> id of each episode this call created. Idempotent on id (unique constraint
+null), withheld (true: set on the node, else left unset)) -> id of each episode this call
+created. Idempotent on id (unique constraint
 `episode_id`): an episode that exists is left as it is (a run filed twice never
 duplicates what was said). A vector is stored as 32-bit floats, with the model's id."""
 
@@ -223,7 +226,7 @@ WHERE ep.owner = $owner AND ep.run_id = place.run_id AND ep.seq = place.seq
   AND """
     + _as_of("ep")
     + """ AND """
-    + _visible
+    + _findable
     + """
 WITH DISTINCT ep
 WITH ep, CASE WHEN $vector IS NULL OR ep.embedding_model IS NULL
@@ -276,7 +279,7 @@ _fulltext_body = (
     "WHERE "
     + _as_of("ep")
     + " AND "
-    + _visible
+    + _findable
     + "\nWITH ep, score ORDER BY score DESC, ep.id LIMIT $k\n"
     + _columns
 )
@@ -331,7 +334,7 @@ WITH ep, score
 WHERE ep.embedding_model = $model AND """
     + _as_of("ep")
     + """ AND """
-    + _visible
+    + _findable
     + """
 WITH ep, score ORDER BY score DESC, ep.id LIMIT $k
 """
@@ -355,7 +358,7 @@ CALL (eps) {
   UNWIND CASE WHEN size(eps) < $cap THEN eps ELSE [] END AS ep
   WITH ep
   WHERE ep.embedding_model = $model AND ep.recorded_at <= $known_at AND """
-    + _visible
+    + _findable
     + """
   WITH ep, vector.similarity.cosine(ep.embedding, $vector) AS score
   ORDER BY score DESC, ep.id LIMIT $k

@@ -102,9 +102,9 @@ def entity_visible(var: str) -> str:
     return _in_map(scope.entity_visible(var))
 
 
-def episode_visible(var: str) -> str:
-    """`graph.scope.episode_visible` over `$scope` (see `_in_map`)."""
-    return _in_map(scope.episode_visible(var))
+def episode_findable(var: str) -> str:
+    """`graph.scope.episode_findable` over `$scope` (see `_in_map`)."""
+    return _in_map(scope.episode_findable(var))
 
 
 def _row(var: str, extra: str = "") -> str:
@@ -288,7 +288,7 @@ CALL (self_id) {
   WHERE ep.source = 'user_stated' AND """
     + on(SAID_AS_OF, "ep")
     + """ AND """
-    + episode_visible("ep")
+    + episode_findable("ep")
     + """
   WITH self_id, ep, score ORDER BY score DESC, ep.id LIMIT $max_said
   OPTIONAL MATCH (sp:Entity {id: ep.speaker_id})

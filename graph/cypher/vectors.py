@@ -6,7 +6,7 @@ so for an owner with few rows in a crowded store their nearest hits are mostly o
 owners' (issue 17: 38 of 40 searches of a small owner paid for the index query and then
 for the exact ranking). The cache keeps an owner's vectors in the API process and ranks
 them there; these queries load them, keep them current, and check the candidates the
-cache picks against the store (the as-of point, `FACT_VISIBLE` and `EPISODE_VISIBLE` are
+cache picks against the store (the as-of point, `FACT_VISIBLE` and `EPISODE_FINDABLE` are
 decided here, never in Python). `QUERIES` names the three that load and refresh an entry,
 per kind.
 
@@ -26,7 +26,7 @@ from graph.cypher._fragments import AS_OF, SAID_AS_OF, micros, on, valid_micros
 from graph.cypher.entities import ENTITY_MAP
 from graph.cypher.episodes import EPISODE_COLUMNS
 from graph.cypher.facts import FACT_COLUMNS
-from graph.scope import EPISODE_VISIBLE, FACT_VISIBLE
+from graph.scope import EPISODE_FINDABLE, FACT_VISIBLE
 
 _ROW = "f " + FACT_COLUMNS.replace("VAR", "f")
 _ENTITY = on(ENTITY_MAP, "e")
@@ -204,7 +204,7 @@ WHERE ep.embedding_model = $model AND """
     + on(SAID_AS_OF, "ep")
     + """
   AND """
-    + EPISODE_VISIBLE
+    + EPISODE_FINDABLE
     + """
 WITH ep, c.score AS near
 ORDER BY near DESC, ep.id
@@ -229,7 +229,7 @@ ORDER BY score DESC, episode.id
 """READ. $candidates (list of {id, score}: the episodes the cache picked), $vector, $k,
 $model, $known_at, $valid_at, **scope params -> episode, speaker, score, text, semantic
 (= score): of the candidates, the best $k the scope sees at the as-of point (CONTRACT
-§12, `EPISODE_VISIBLE`), scored as graph/cypher/episodes.py EPISODES_EXACT scores them,
+§12, `EPISODE_FINDABLE`), scored as graph/cypher/episodes.py EPISODES_EXACT scores them,
 best first, ties by id (its columns are EPISODES_NEAREST's). Seeks the `episode_id`
 constraint's index once per candidate."""
 

@@ -29,7 +29,7 @@ class EpisodeWrites(WriteBase):
             owner: the owner id.
             episodes: maps of id, chat_id, run_id, message_id, seq, part, surface, role,
                 speaker_id, text, said_at (aware UTC), source, search_text, embedding
-                (floats, or None).
+                (floats, or None), and optionally withheld (bool: never pushed nor found).
             t: the commit time.
             model: the id of the model that made the embeddings (None when there are none).
 
