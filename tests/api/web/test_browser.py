@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -172,9 +172,12 @@ def test_end_to_end(live: str, browser: Any, neo4j_server: Any, owner: str) -> N
     expect(page.locator("li.note.conflict")).to_contain_text("Lisbon → Madrid")
     _shot(page, "1-to-confirm")
 
-    # 3. keep one, discard the other
-    before_keep = datetime.now(UTC).replace(microsecond=0)
-    time.sleep(1.2)
+    # 3. keep one, discard the other. `before_keep` is to the second, as the page's field
+    # takes it: rounded up, so it is after every write of the import (truncated, it fell
+    # before the import's last commit when that came less than a second earlier), and
+    # the keep comes after it.
+    before_keep = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=1)
+    time.sleep(2.2)
     page.get_by_role("button", name="Keep location = Porto").click()
     expect(page.locator(".flash")).to_contain_text("kept location = Porto")
     page.get_by_role("button", name="Discard location = Berlin").click()
