@@ -41,6 +41,22 @@ class HistoryCursor:
     after: HistoryKey
 
 
+def pack(body: Any) -> str:
+    """An opaque cursor: `body` as compact JSON in URL-safe base64, unpadded."""
+    raw = json.dumps(body, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def unpack(cursor: str) -> Any:
+    """The body of a cursor `pack` made.
+
+    Raises:
+        ValueError: not base64 or not JSON (binascii.Error and JSONDecodeError are both
+            ValueErrors); the caller refuses it as bad input naming `cursor`.
+    """
+    return json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+
+
 def _micros(t: datetime) -> int:
     return (t - EPOCH) // (datetime.resolution)
 
@@ -63,8 +79,7 @@ def encode_history(
         "t": _micros(known_at),
         "p": [_micros(last.valid_from), _micros(last.recorded_at), last.attribute, last.id],
     }
-    raw = json.dumps(body, separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return pack(body)
 
 
 def decode_history(
@@ -76,7 +91,7 @@ def decode_history(
         InvalidInput: (field `cursor`) not a cursor, altered, or from another listing.
     """
     try:
-        body = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        body = unpack(cursor)
         vf, ra, attr, row_id = body["p"]
         ok = (
             body["k"] == KIND
@@ -129,8 +144,7 @@ def encode_episodes(
         "t": _micros(known_at),
         "p": [_micros(last.said_at), last.run_id, last.seq, last.part],
     }
-    raw = json.dumps(body, separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return pack(body)
 
 
 def decode_episodes(cursor: str, query: list[Any]) -> EpisodeCursor:
@@ -140,7 +154,7 @@ def decode_episodes(cursor: str, query: list[Any]) -> EpisodeCursor:
         InvalidInput: (field `cursor`) not a cursor, altered, or from another listing.
     """
     try:
-        body = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        body = unpack(cursor)
         said, run_id, seq, part = body["p"]
         numbers = (said, seq, body["v"], body["t"])
         ok = (
@@ -175,8 +189,7 @@ def encode_entities(
     """The cursor of the page after the entity `last_id` in the entity listing with these
     filters (`q`, `kind`, `known_at` or None for now); a cursor serves only them."""
     body = {"q": _entity_query(q, kind, known_at), "a": last_id}
-    raw = json.dumps(body, separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return pack(body)
 
 
 def decode_entities(cursor: str, q: str | None, kind: str | None, known_at: datetime | None) -> str:
@@ -187,7 +200,7 @@ def decode_entities(cursor: str, q: str | None, kind: str | None, known_at: date
         InvalidInput: (field `cursor`) not a cursor, altered, or from another listing.
     """
     try:
-        body = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        body = unpack(cursor)
         if body["q"] == _entity_query(q, kind, known_at) and isinstance(body["a"], str):
             return str(body["a"])
     except (ValueError, TypeError, KeyError, binascii.Error):

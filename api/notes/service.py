@@ -10,15 +10,14 @@ Writes go through the committer, which refuses a secret in a note (committer/sec
 
 from __future__ import annotations
 
-import base64
 import binascii
-import json
 import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from api.chat import tools
+from api.http.cursors import pack, unpack
 from api.http.schemas.audit import EventPublic
 from api.notes import limits as lim
 from api.notes.schemas import (
@@ -150,13 +149,12 @@ def _cursor(query: list[Any], as_of: AsOf, last: NoteRecord) -> str:
         "v": micros[1],
         "p": [micros[2], last.note_id],
     }
-    raw = json.dumps(body, separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return pack(body)
 
 
 def _uncursor(cursor: str, query: list[Any]) -> tuple[AsOf, tuple[datetime, str]]:
     try:
-        body = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        body = unpack(cursor)
         vf, note_id = body["p"]
         if body["k"] == _CURSOR and body["q"] == query and isinstance(note_id, str):
             as_of = AsOf(from_micros(int(body["v"])), from_micros(int(body["t"])))
