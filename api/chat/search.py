@@ -297,6 +297,18 @@ def fused(semantic: float | None, lexical_share: float, hybrid: bool, named: boo
     return round(W_SEMANTIC * cosine + W_LEXICAL * lexical_share + W_SPEAKER * named, DECIMALS)
 
 
+def around(episode: EpisodeRecord) -> list[tuple[int, tuple[str, int]]]:
+    """(distance, place) of the places (run id, seq) up to `CONTEXT_REACH` messages before
+    and after `episode` in its run, nearer first, before then after: the neighbourhood
+    `context`, `semantic_context` and `nearby` read."""
+    run_id, seq = episode.run_id, episode.seq
+    return [
+        (distance, place)
+        for distance in range(1, CONTEXT_REACH + 1)
+        for place in ((run_id, seq - distance), (run_id, seq + distance))
+    ]
+
+
 def context(
     rows: dict[tuple[int, str], Hit | EpisodeHit], terms: list[str] | None = None
 ) -> dict[tuple[int, str], dict[str, float]]:
@@ -323,12 +335,10 @@ def context(
     for key, row in rows.items():
         if not isinstance(row, EpisodeHit):
             continue
-        run_id, seq = row.episode.run_id, row.episode.seq
         lent: dict[str, float] = {}
-        for distance in range(CONTEXT_REACH, 0, -1):  # the nearer message overwrites
-            for place in ((run_id, seq - distance), (run_id, seq + distance)):
-                if place in at:
-                    lent.update(dict.fromkeys(stems_at(place), W_CONTEXT**distance))
+        for distance, place in reversed(around(row.episode)):  # the nearer overwrites
+            if place in at:
+                lent.update(dict.fromkeys(stems_at(place), W_CONTEXT**distance))
         if lent:
             out[key] = lent
     return out
@@ -345,11 +355,9 @@ def nearby(best: list[Found], found: Set[tuple[str, int]]) -> list[tuple[str, in
     for item in best[:NEARBY_TOP]:
         if item.episode is None:
             continue
-        run_id, seq = item.episode.run_id, item.episode.seq
-        for distance in range(1, CONTEXT_REACH + 1):
-            for place in ((run_id, seq - distance), (run_id, seq + distance)):
-                if place[1] >= 0 and place not in found:
-                    out[place] = None
+        for _, place in around(item.episode):
+            if place[1] >= 0 and place not in found:
+                out[place] = None
     return list(out)
 
 
@@ -375,12 +383,10 @@ def semantic_context(
         if not isinstance(row, EpisodeHit) or semantic is None:
             continue
         own = max(2 * semantic - 1, 0.0)
-        run_id, seq = row.episode.run_id, row.episode.seq
         lent = max(
             (
                 W_CONTEXT**distance * (best[place] - own)
-                for distance in range(1, CONTEXT_REACH + 1)
-                for place in ((run_id, seq - distance), (run_id, seq + distance))
+                for distance, place in around(row.episode)
                 if place in best
             ),
             default=0.0,
