@@ -8,6 +8,9 @@ import pytest
 
 from graph.time import utcnow
 from tests.api.conftest import Api, make_api
+from tests.api.test_episodes import post_run
+from tests.api.test_forget_episodes import user
+from tests.api.test_proposals_api import me
 
 
 def _now() -> str:
@@ -225,3 +228,29 @@ def test_a_member_must_be_an_existing_owner(api: Api) -> None:
     r = api.post(f"/v1/groups/{group['id']}/members", {"owner": "nobody-" + group["id"]})
     assert r.status_code == 422 and "owner" in r.text
     assert all("nobody-" not in str(g["members"]) for g in api.get("/v1/groups").json()["items"])
+
+
+def test_a_members_prefetch_names_no_speaker_it_cannot_see(api: Api, other: Api, app: Any) -> None:
+    """A shared entity's fact said by its owner: the member's prefetch tags it "told by
+    someone else" and names no `speaker_id` (the sharer's own person entity is not the
+    member's to see, CONTRACT §7); the sharer's own prefetch still names it."""
+    post_run(api, app, "r1", [user("My brother Jon lives in Berlin.")])
+    [held] = api.get("/v1/proposals", params={"status": "pending"}).json()["items"]
+    assert held["attribute"] == "location", held
+    assert api.post(f"/v1/proposals/{held['id']}/keep", {}).status_code == 200
+    [jon] = [e for e in api.get("/v1/entities", params={"q": "Jon"}).json()["items"]]
+    assert share(api, group_of(api, other), jon["id"]).status_code == 201
+
+    def berlin(who: Api) -> dict[str, Any]:
+        body = who.post("/v1/prefetch", {"chat_id": "c1", "message": "How is Jon?"}).json()
+        [line] = [i for i in body["items"] if i.get("value") == "Berlin"]
+        return line  # type: ignore[no-any-return]
+
+    theirs = berlin(other)
+    assert (theirs["tag"], theirs["speaker"], theirs["speaker_id"]) == (
+        "told by someone else",
+        "someone else",
+        None,
+    ), theirs
+    mine = berlin(api)
+    assert (mine["tag"], mine["speaker"], mine["speaker_id"]) == ("told by you", "you", me(api))

@@ -78,8 +78,18 @@ def row_tag(view: PrefetchView, row: Row) -> str:
     return tag(row.source, speaker_of(view, row))
 
 
+def visible_speaker_id(view: PrefetchView, row: Row) -> str | None:
+    """The row's `speaker_id` when this read may name it (the owner's own person entity, or
+    a speaker visible to the read), else None: a shared entity's fact said by its sharer
+    must not hand a member the sharer's person entity (CONTRACT §7)."""
+    if row.speaker_id == view.self_id or row.speaker_id in view.speakers:
+        return row.speaker_id
+    return None
+
+
 def item(kind: str, row: Row, value: str, view: PrefetchView, **extra: Any) -> dict[str, Any]:
-    """The JSON item of a line showing `row` (CONTRACT §6: the same items as the block)."""
+    """The JSON item of a line showing `row` (CONTRACT §6: the same items as the block);
+    `speaker_id` only when the read may see that person (`visible_speaker_id`)."""
     speaker = speaker_of(view, row)
     return {
         "kind": kind,
@@ -94,6 +104,6 @@ def item(kind: str, row: Row, value: str, view: PrefetchView, **extra: Any) -> d
         "source": row.source,
         "tag": tag(row.source, speaker),
         "speaker": "you" if speaker is None and row.speaker_id is not None else speaker,
-        "speaker_id": row.speaker_id,
+        "speaker_id": visible_speaker_id(view, row),
         **extra,
     }
