@@ -17,6 +17,7 @@ from typing import Any
 
 from committer.proposals import EntityRef, Proposal, Provenance
 from curator.extract import split_sentences
+from graph.attributes import attribute_name
 
 UNTRUSTED_ROLES = frozenset({"assistant", "tool", "document", "system"})
 
@@ -77,10 +78,6 @@ def split_pasted(text: str) -> tuple[str, str]:
     return own, cleaned
 
 
-def _attribute(raw: str) -> str:
-    return "_".join(raw.lower().replace("favourite", "favorite").split())
-
-
 def extract_untrusted(messages: Iterable[Mapping[str, Any]], run_id: str) -> Iterator[Proposal]:
     """Propose what untrusted content says about the person; source `untrusted` (§3).
 
@@ -102,7 +99,7 @@ def extract_untrusted(messages: Iterable[Mapping[str, Any]], run_id: str) -> Ite
             sentence = text[begin:end]
             for pattern, attribute, reason in _RULES:
                 for found in pattern.finditer(sentence):
-                    attr = attribute or _attribute(found["attr"])
+                    attr = attribute or attribute_name(found["attr"])
                     value = found["value"].strip()
                     key = f"{run_id}|{index}|{attr}|{value.casefold()}"
                     yield Proposal(

@@ -9,6 +9,7 @@ on one attribute (where someone lives is always `location`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 
@@ -105,9 +106,42 @@ def known_areas() -> frozenset[str]:
     )
 
 
+FAVORITE_PREFIX = "favorite_"
+"""A favourite of a named kind is its own attribute (`favorite_color`, `favorite_novel`):
+one value at a time, so a new favourite colour supersedes the old one. A favourite of no
+named kind stays `favorite`, many values side by side."""
+FAVORITE_OF_A_KIND = AttributeSpec("one", "preferences")
+
+_SPELLINGS = {"favourite": "favorite", "colour": "color", "flavour": "flavor"}
+"""British spellings written the American way in attribute names, so "my favourite
+colour" and "the user's favorite color" meet on one attribute."""
+
+
+def attribute_name(words: str) -> str:
+    """Return the snake_case attribute named by `words` ("Favourite colour" ->
+    "favorite_color"): lower-cased, British spellings of `_SPELLINGS` written the
+    American way, every run of characters that is not a letter or digit one underscore.
+
+    Returns "" for words with no letter or digit.
+    """
+    parts = re.findall(r"[0-9a-z]+", words.lower())
+    return "_".join(_SPELLINGS.get(w, w) for w in parts)
+
+
+def favorite_attribute(kind: str) -> str:
+    """The attribute of a favourite of `kind` ("colour" -> "favorite_color"), or
+    "favorite" when `kind` names nothing."""
+    name = attribute_name(kind)
+    return FAVORITE_PREFIX + name if name else "favorite"
+
+
 def spec(attribute: str) -> AttributeSpec:
-    """Return the registry entry for `attribute` (snake_case), or `DEFAULT`."""
-    return REGISTRY.get(attribute, DEFAULT)
+    """Return the registry entry for `attribute` (snake_case): the registry's own, else
+    `FAVORITE_OF_A_KIND` for a `favorite_<kind>`, else `DEFAULT`."""
+    found = REGISTRY.get(attribute)
+    if found is not None:
+        return found
+    return FAVORITE_OF_A_KIND if attribute.startswith(FAVORITE_PREFIX) else DEFAULT
 
 
 def cardinality(attribute: str, stated: str | None = None) -> str:

@@ -21,7 +21,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from graph.attributes import CONVERSATION, DEFAULT, KNOWLEDGE, REGISTRY
+from graph.attributes import (
+    CONVERSATION,
+    DEFAULT,
+    FAVORITE_OF_A_KIND,
+    FAVORITE_PREFIX,
+    KNOWLEDGE,
+    REGISTRY,
+    spec,
+)
 from graph.notes import NOTES_AREA
 from graph.records import MemoryAccess
 
@@ -63,7 +71,9 @@ def params(owner: str | Scope) -> dict[str, Any]:
 
     Returns:
         `owner`, `shared` (entity ids), `readable` (False under `none`), `all_areas`,
-        `area_attributes`, `general_area`, `conversation_area`, `registered`,
+        `area_attributes`, `favorite_area` (a `favorite_<kind>`'s area is allowed),
+        `favorite_prefix`,
+        `general_area`, `conversation_area`, `registered`,
         `all_sources`, `sources`, `any_integration`.
     """
     scope = as_scope(owner)
@@ -75,6 +85,8 @@ def params(owner: str | Scope) -> dict[str, Any]:
         "readable": access.mode != "none",
         "all_areas": not restricted,
         "area_attributes": _area_attributes(access.areas) if restricted else [],
+        "favorite_area": restricted and FAVORITE_OF_A_KIND.area in access.areas,
+        "favorite_prefix": FAVORITE_PREFIX,
         "general_area": restricted and DEFAULT.area in access.areas,
         "conversation_area": restricted and CONVERSATION in access.areas,
         "registered": sorted(REGISTRY) if restricted else [],
@@ -96,13 +108,17 @@ FACT_VISIBLE = (
     """($readable
   AND CASE WHEN f.owner = $owner THEN true ELSE f.entity_id IN $shared END
   AND ($all_areas OR f.attribute IN $area_attributes
-       OR ($general_area AND NOT f.attribute IN $registered))
+       OR ($favorite_area AND f.attribute STARTS WITH $favorite_prefix)
+       OR ($general_area AND NOT f.attribute IN $registered
+           AND NOT f.attribute STARTS WITH $favorite_prefix))
   AND """
     + SOURCE_VISIBLE
     + ")"
 )
 """Cypher predicate on a fact row bound to `f`: its entity is visible and the row passes
-the memory access's areas and sources (CONTRACT §7).
+the memory access's areas and sources (CONTRACT §7). An attribute's area is the
+registry's (graph/attributes.py `spec`): a registered attribute's own, a `favorite_<kind>`'s
+`FAVORITE_OF_A_KIND.area`, else `general`.
 
 Ownership is a CASE, not `f.owner = $owner OR f.entity_id IN $shared`: the planner
 splits an OR of two indexable predicates into a union of two index seeks, so a read
@@ -167,7 +183,7 @@ def permits(
         return False
     if access.mode == "full":
         return True
-    area = REGISTRY[attribute].area if attribute in REGISTRY else DEFAULT.area
+    area = spec(attribute).area
     source_ok = source in access.sources or (
         "integration" in access.sources and source.startswith("integration:")
     )

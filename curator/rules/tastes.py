@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from curator.lexicon import ANYMORE, CONNECTORS, FAV, I_, IM, LIST, NP, words
 from curator.rules.base import Found, Rules, Sentence
 from curator.rules.phrases import cut, phrase, tidy
+from graph.attributes import favorite_attribute
 
 RULES = Rules()
 
@@ -156,8 +157,8 @@ def _favorite_of(value: str, what: str, s: Sentence, end: int, conf: float) -> I
         yield Found("likes", value, "likes", f"likes {value}", 0.8)
     elif not _NOT_FAV_TOPICS.search(what):
         what = what or _kind_before(s, end)
-        full = f"{what}: {value}" if what else value
-        yield Found("favorite", full, "likes", f"favorite {full}", conf)
+        attribute = favorite_attribute(what)
+        yield Found(attribute, value, "likes", f"{attribute.replace('_', ' ')} {value}", conf)
 
 
 @RULES.add(
@@ -167,7 +168,7 @@ def _favorite_of(value: str, what: str, s: Sentence, end: int, conf: float) -> I
     "free",
 )
 def _favorite(m: re.Match[str], s: Sentence) -> Iterable[Found]:
-    """ "my favorite dance style is contemporary" -> favorite "dance style: contemporary"."""
+    """ "my favorite dance style is contemporary" -> favorite_dance_style "contemporary"."""
     value, what = phrase(s, m, "obj", 5), (m["what"] or "").lower()
     if value and not _REACTION.search(value):
         yield from _favorite_of(value, what, s, m.start(), 0.85)

@@ -8,7 +8,7 @@ import pytest
 
 from committer.proposals import EntityRef, Proposal
 from curator.extract import extract_message, extract_run, split_sentences
-from graph.attributes import REGISTRY
+from graph.attributes import FAVORITE_OF_A_KIND, REGISTRY, spec
 
 # Monday 2023-05-08 13:56 UTC.
 AT = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
@@ -266,10 +266,13 @@ def test_reactions_are_not_tastes(text: str):
 
 
 def test_favorite_names_the_kind_of_thing():
-    """'my favorite dance style is contemporary' -> favorite 'dance style: contemporary'."""
+    """'my favorite dance style is contemporary' -> favorite_dance_style 'contemporary';
+    'my favourite colour' and 'my favorite color' name one attribute."""
     assert facts("My favorite dance style is contemporary.") == [
-        ("favorite", "dance style: contemporary")
+        ("favorite_dance_style", "contemporary")
     ]
+    assert facts("My favourite colour is green.") == [("favorite_color", "green")]
+    assert facts("My favorite color is green.") == [("favorite_color", "green")]
     assert facts("My top pick is jazz.") == [("favorite", "jazz")]
     assert facts("My favorite part was the ending.") == []
 
@@ -450,7 +453,8 @@ def test_proposals_come_in_text_order():
 
 
 def test_attributes_are_registry_names():
-    """Every attribute the extractor writes is in the registry (CONTRACT §2.1)."""
+    """Every attribute the extractor writes is known to the registry (CONTRACT §2.1): a
+    registered name, or a `favorite_<kind>`."""
     text = (
         "I'm Ana. I'm 30. I'm a nurse. I work at Acme. I live in Lisbon. I'm from Chile. "
         "My sister Bia is here. I have two kids. My dog Rex barks. I love chess. I hate mud. "
@@ -460,7 +464,8 @@ def test_attributes_are_registry_names():
     )
     found = mine(text)
     assert len(found) >= 18
-    assert {p.attribute for p in found} <= set(REGISTRY)
+    assert {p.attribute for p in found} - set(REGISTRY) == {"favorite_color"}
+    assert spec("favorite_color") is FAVORITE_OF_A_KIND
 
 
 # --- sentences and runs ----------------------------------------------------------------

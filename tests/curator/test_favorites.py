@@ -1,4 +1,5 @@
-"""A favourite named before "is my favorite" / "is my top pick" is a `favorite` (CONTRACT §4)."""
+"""A favourite named before "is my favorite" / "is my top pick" is a `favorite`, and a
+favourite of a named kind a `favorite_<kind>` (CONTRACT §4, graph/attributes.py)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,14 @@ AT = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 
 
 def favorites(text: str) -> list[tuple[str, object]]:
-    """(attribute, value) of each `favorite` or `likes` proposal in `text`, in order."""
+    """(attribute, value) of each `favorite`, `favorite_<kind>` or `likes` proposal in
+    `text`, in order."""
     found = extract_message(text, at=AT, speaker=None, message_id="m1", run_id="run-fav")
-    return [(p.attribute, p.value) for p in found if p.attribute in ("favorite", "likes")]
+    return [
+        (p.attribute, p.value)
+        for p in found
+        if p.attribute in ("favorite", "likes") or p.attribute.startswith("favorite_")
+    ]
 
 
 @pytest.mark.parametrize(
@@ -34,28 +40,28 @@ def test_a_thing_named_first_is_a_favorite(text: str, expected: str):
 
 
 def test_the_kind_after_favorite_names_the_kind():
-    """'Dune is my favorite novel' -> favorite 'novel: Dune', as 'my favorite novel is Dune'."""
-    assert favorites("Dune is my favorite novel.") == [("favorite", "novel: Dune")]
-    assert favorites("My favorite novel is Dune.") == [("favorite", "novel: Dune")]
+    """'Dune is my favorite novel' -> favorite_novel 'Dune', as 'my favorite novel is Dune'."""
+    assert favorites("Dune is my favorite novel.") == [("favorite_novel", "Dune")]
+    assert favorites("My favorite novel is Dune.") == [("favorite_novel", "Dune")]
     assert favorites("Tango is my favorite style of dance, hands down.") == [
-        ("favorite", "style of dance: Tango")
+        ("favorite_style_of_dance", "Tango")
     ]
 
 
 def test_the_kind_is_taken_from_an_earlier_all_of_them():
-    """'I like all sports, but rugby is my top pick' -> favorite 'sport: rugby'.
+    """'I like all sports, but rugby is my top pick' -> favorite_sport 'rugby'.
 
     The "all ..." phrase must end its clause ("all dances we learned" names no kind).
     """
-    assert ("favorite", "sport: rugby") in favorites("I like all sports, but rugby is my top pick.")
-    assert ("favorite", "cheese: brie") in favorites(
+    assert ("favorite_sport", "rugby") in favorites("I like all sports, but rugby is my top pick.")
+    assert ("favorite_cheese", "brie") in favorites(
         "I enjoy all kinds of cheeses, but brie is my favorite."
     )
     learned = "I love all dances we learned, but tango is my top pick."
     assert ("favorite", "tango") in favorites(learned)
-    assert ("favorite", "movie: Alien") in favorites("Of all the movies, Alien is my favorite.")
+    assert ("favorite_movie", "Alien") in favorites("Of all the movies, Alien is my favorite.")
     # The same kind when the favourite comes last.
-    assert ("favorite", "sport: rugby") in favorites("I like all sports, but my top pick is rugby.")
+    assert ("favorite_sport", "rugby") in favorites("I like all sports, but my top pick is rugby.")
 
 
 def test_a_favorite_activity_is_a_like():

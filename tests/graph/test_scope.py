@@ -27,7 +27,14 @@ from graph.records import MemoryAccess
 from graph.scope import ENTITY_VISIBLE, FACT_VISIBLE, Scope, params, permits
 from graph.time import FAR_FUTURE, AsOf
 
-ATTRIBUTES = ["location", "employer", "likes", "hobby_unregistered", "diagnosis_x"]
+ATTRIBUTES = [
+    "location",
+    "employer",
+    "likes",
+    "hobby_unregistered",
+    "diagnosis_x",
+    "favorite_color",
+]
 SOURCES = ["user_stated", "user_edit", "inferred", "untrusted", "integration:calendar"]
 AREAS = sorted({s.area for s in REGISTRY.values()} | {"general", "no_such_area"})
 LIST_SOURCES = [*SOURCES, "integration", "integration:mail"]
@@ -51,7 +58,9 @@ accesses = st.one_of(
             {
                 "owner": st.sampled_from(["me", "them"]),
                 "entity_id": st.sampled_from(["e1", "e2", "e3"]),
-                "attribute": st.sampled_from([*REGISTRY, "hobby_unregistered"]),
+                "attribute": st.sampled_from(
+                    [*REGISTRY, "hobby_unregistered", "favorite_color", "favoritecolor"]
+                ),
                 "source": st.sampled_from([*SOURCES, "integration", "integration:mail"]),
             }
         ),
