@@ -92,6 +92,42 @@ def test_ids_that_url_paths_cannot_name_are_422(api: Api) -> None:
     assert ok.status_code == 202, ok.text
 
 
+def test_a_speaker_named_you_is_422(api: Api) -> None:
+    """ "you" (any case) tags the owner's own words, so no other speaker may be named so
+    (found by a tester: speaker "you" read "told by you"); nothing is queued."""
+    for name in ("you", " You ", "ME"):
+        body = {
+            "id": "run-you",
+            "chat_id": "c",
+            "messages": [
+                {"role": "user", "text": "Hi.", "at": "2024-03-10T09:00:00Z"},
+                {
+                    "role": "user",
+                    "speaker": name,
+                    "text": "I love skydiving.",
+                    "at": "2024-03-10T09:01:00Z",
+                },
+            ],
+        }
+        r = api.post("/v1/runs", body)
+        assert r.status_code == 422, r.text
+        assert r.headers["content-type"] == "application/problem+json"
+        assert "messages.1.speaker" in r.json()["detail"], r.text
+    assert api.get("/v1/runs/run-you").status_code == 404
+    body["messages"][1]["speaker"] = "Yousef"
+    assert api.post("/v1/runs", body).status_code == 202
+
+
+def test_a_message_id_given_twice_in_a_run_is_422(api: Api) -> None:
+    """A fact's `message_id` names one message, so a run's message ids are unique (found
+    by a tester: two messages "dup" were accepted)."""
+    line = {"id": "dup", "role": "user", "text": "a", "at": "2024-03-10T09:00:00Z"}
+    r = api.post("/v1/runs", {"id": "run-dup", "chat_id": "c", "messages": [line, line]})
+    assert r.status_code == 422 and "messages" in r.json()["detail"], r.text
+    assert "'dup'" in r.json()["detail"]
+    assert api.get("/v1/runs/run-dup").status_code == 404
+
+
 def test_prefetch_block(api: Api) -> None:
     """Preferences and mentioned entities appear, deterministically, within the budget."""
     me = api.entity("Me")["id"]

@@ -225,6 +225,10 @@ class FactDeleted(BaseModel):
     event_id: str | None = None
 
 
+RESERVED_SPEAKERS = frozenset({"you", "me", "myself"})
+"""Words a message's `speaker` may not be: they name the owner in provenance tags."""
+
+
 class MessageIn(RequestModel):
     """One message of a run."""
 
@@ -233,6 +237,18 @@ class MessageIn(RequestModel):
     speaker: str | None = Field(default=None, max_length=MAX_NAME)
     text: str = Field(max_length=MAX_TEXT)
     at: Timestamp
+
+    @field_validator("speaker")
+    @classmethod
+    def _not_the_owners_word(cls, value: str | None) -> str | None:
+        """A speaker is never named "you" or "me": those words tag the owner's own
+        statements ("told by you", CONTRACT §12), and the owner speaking names no speaker."""
+        if value is not None and value.strip().casefold() in RESERVED_SPEAKERS:
+            raise ValueError(
+                f"{value.strip()!r} names the owner in provenance tags: leave `speaker` out "
+                "for the owner's own words, or give the person's name"
+            )
+        return value
 
     @field_validator("at")
     @classmethod
@@ -260,6 +276,19 @@ class RunCreate(RequestModel):
         description="the project the run worked on: a note asked to be kept 'for this "
         "project only' is scoped to it (CONTRACT §13)",
     )
+
+    @field_validator("messages")
+    @classmethod
+    def _ids_unique(cls, value: list[MessageIn]) -> list[MessageIn]:
+        """Message ids are unique within a run: a fact's `message_id` names one message
+        (CONTRACT §1 provenance, §12)."""
+        seen: set[str] = set()
+        for m in value:
+            if m.id is not None:
+                if m.id in seen:
+                    raise ValueError(f"message id {m.id!r} is given twice in this run")
+                seen.add(m.id)
+        return value
 
 
 class RunAccepted(BaseModel):
