@@ -166,6 +166,9 @@ WHERE ep.owner = $owner AND ep.retracted_at > $known_at AND ep.said_at <= $valid
     + """
   AND ep.chat_id = $history.chat_id AND ep.part = 'own' AND ep.role IN ['user', 'assistant']
   AND ep.said_at < $history.before AND ep.said_at >= $history.oldest
+  AND ($history.key IS NULL OR ep.said_at < $history.key.said_at
+       OR (ep.said_at = $history.key.said_at AND (ep.run_id < $history.key.run_id
+           OR (ep.run_id = $history.key.run_id AND ep.seq < $history.key.seq))))
   AND """
     + _visible
     + """
@@ -178,7 +181,8 @@ WITH ep ORDER BY ep.said_at DESC, ep.run_id DESC, ep.seq DESC LIMIT $limit
 ORDER BY episode.said_at_us, episode.run_id, episode.seq
 """
 )
-"""READ. $owner, $valid_at, $known_at (now), $history: {chat_id, before, oldest}, $limit,
+"""READ. $owner, $valid_at, $known_at (now), $history: {chat_id, before, oldest, key (null,
+or {said_at, run_id, seq}: only messages ordered before that one)}, $limit,
 **scope params -> episode, speaker: a chat's thread (issue 16 "Per-chat history"): the
 visible text of its user and assistant messages (their own words: no tool, document or
 system entries, no pasted part) said in `[oldest, before)`, the latest $limit of them,

@@ -180,9 +180,11 @@ class EpisodeReads(ReadBase):
         before: datetime,
         oldest: datetime,
         limit: int,
+        older_than: tuple[datetime, str, int] | None = None,
     ) -> list[EpisodeRecord]:
         """Return a chat's thread as known now: the latest `limit` user and assistant
-        messages said in `[oldest, before)`, oldest first (issue 16 "Per-chat history").
+        messages said in `[oldest, before)`, oldest first (issue 16 "Per-chat history"),
+        and ordered before `older_than` when given.
 
         Args:
             scope: who reads (the chat's memory access: episodes are area `conversation`).
@@ -190,13 +192,21 @@ class EpisodeReads(ReadBase):
             before: exclusive upper bound on `said_at`, aware UTC.
             oldest: inclusive lower bound on `said_at` (the oldest age kept), aware UTC.
             limit: the most messages.
+            older_than: the sort key (said_at aware UTC, run id, seq) of the oldest message
+                of the previous page: a page then holds the messages ordered before it,
+                those said at the same instant included.
         """
         now = utcnow()
+        key = (
+            None
+            if older_than is None
+            else {"said_at": older_than[0], "run_id": older_than[1], "seq": older_than[2]}
+        )
         rows = self._rows(
             pc.CHAT_HISTORY,
             valid_at=now,
             known_at=now,
-            history={"chat_id": chat_id, "before": before, "oldest": oldest},
+            history={"chat_id": chat_id, "before": before, "oldest": oldest, "key": key},
             limit=limit,
             **params(scope),
         )

@@ -92,6 +92,36 @@ def test_limit_and_before_page_back(api: Api, app: Any) -> None:
     assert bad.status_code == 422 and bad.json()["errors"][0]["field"] == "before"
 
 
+def test_the_cursor_pages_back_through_messages_said_at_one_instant(api: Api, app: Any) -> None:
+    """Four messages said at the same second, over two runs: `cursor` pages back through
+    every one, once each (found by a tester: paging by `before` reached only the first);
+    another chat's or an altered cursor is 422 naming `cursor`."""
+    at = (utcnow() - timedelta(minutes=5)).replace(microsecond=0).isoformat()
+    for run, texts in (("r1", ["a", "b"]), ("r2", ["c", "d"])):
+        body = {
+            "id": run,
+            "chat_id": "c1",
+            "messages": [{"role": "user", "text": t, "at": at} for t in texts],
+        }
+        assert api.post("/v1/runs", body).status_code == 202
+    app.state.curator.drain()
+    assert [m["text"] for m in history(api, "c1")["items"]] == ["a", "b", "c", "d"]
+    seen, cursor = [], None
+    for _ in range(5):
+        page = history(api, "c1", limit=1, **({"cursor": cursor} if cursor else {}))
+        seen = [m["text"] for m in page["items"]] + seen
+        cursor = page["cursor"]
+        if cursor is None:
+            break
+    assert seen == ["a", "b", "c", "d"]
+    first = history(api, "c1", limit=1)["cursor"]
+    for bad in (first[:-2], "junk"):
+        r = api.get("/v1/chats/c1/history", params={"cursor": bad})
+        assert r.status_code == 422 and r.json()["errors"][0]["field"] == "cursor", r.text
+    r = api.get("/v1/chats/c2/history", params={"cursor": first})
+    assert r.status_code == 422 and r.json()["errors"][0]["field"] == "cursor", r.text
+
+
 def test_the_two_bounds(api: Api, app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """At most `chat_history_max_turns` messages whatever `limit` asks, and none said
     longer ago than `chat_history_max_age_days`."""

@@ -21,12 +21,17 @@ from fastapi import APIRouter, Path, Query, Request
 from pydantic import BaseModel, Field
 
 from api.chat import tools
+from api.http.cursors import decode_episodes, encode_episodes
 from api.http.deps import ReaderDep, ReadOwner
 from graph.fields import ChatId, Timestamp, UtcDatetime
 from graph.records import EpisodeRecord
 from graph.time import to_utc, utcnow
 
 router = APIRouter(prefix="/v1", tags=["episodes"])
+
+HISTORY_QUERY = "chat-history"
+"""What a history cursor is bound to, with its chat id: an episode listing's cursor is no
+history cursor, nor is another chat's."""
 
 
 class HistoryMessage(BaseModel):
@@ -60,7 +65,14 @@ class ChatHistory(BaseModel):
     chat_id: str
     items: list[HistoryMessage]
     before: UtcDatetime | None = Field(
-        description="pass as `before` for the older messages; null when there are none"
+        description="the oldest message's `said_at`; null when there are no older messages "
+        "(as `before` it leaves out older messages said at that same instant: page with "
+        "`cursor`)"
+    )
+    cursor: str | None = Field(
+        default=None,
+        description="pass as `cursor` for the older messages, those said at the same "
+        "instant as this page's oldest included; null when there are none",
     )
 
 
@@ -74,6 +86,10 @@ def chat_history(
     before: Annotated[
         Timestamp | None, Query(description="only messages said before this; default now")
     ] = None,
+    cursor: Annotated[
+        str | None,
+        Query(max_length=1_000, description="the `cursor` of the newer page: the older messages"),
+    ] = None,
 ) -> ChatHistory:
     """The chat's thread, oldest first: the latest `limit` user and assistant messages said
     before `before` (default now), as known now: `{chat_id, items: [{id, role, speaker,
@@ -82,7 +98,9 @@ def chat_history(
     `WORLDSTATE_CHAT_HISTORY_MAX_TURNS` (200) messages, none older than
     `WORLDSTATE_CHAT_HISTORY_MAX_AGE_DAYS` (30). Page back with the answer's `before`.
     Errors: 403 when the chat's memory access is `none`; 422 a timestamp without an
-    offset. Needs scope `read`.
+    offset; 422 naming `cursor` when it is not a cursor of this chat's history. Page back
+    with the answer's `cursor` (`before` is kept for clients that page by time: it leaves
+    out older messages said at the very instant of a page's oldest). Needs scope `read`.
     """
     settings = request.app.state.settings
     scope = tools.scope_for(reader, tools.Caller(owner, chat_id))
@@ -90,11 +108,19 @@ def chat_history(
     oldest = now - timedelta(days=settings.chat_history_max_age_days)
     end = now if before is None else min(to_utc(before, "before"), now)
     most = min(limit, settings.chat_history_max_turns)
-    found = reader.chat_history(scope, chat_id, before=end, oldest=oldest, limit=most + 1)
+    query = [HISTORY_QUERY, chat_id]
+    older_than = None
+    if cursor is not None:
+        said_at, run_id, seq, _ = decode_episodes(cursor, query).after
+        older_than = (said_at, run_id, seq)
+    found = reader.chat_history(
+        scope, chat_id, before=end, oldest=oldest, limit=most + 1, older_than=older_than
+    )
     page = found[-most:]
-    more = len(found) > most
+    more = len(found) > most and bool(page)
     return ChatHistory(
         chat_id=chat_id,
         items=[HistoryMessage.of(e) for e in page],
-        before=page[0].said_at if more and page else None,
+        before=page[0].said_at if more else None,
+        cursor=encode_episodes(query, now, now, page[0]) if more else None,
     )
