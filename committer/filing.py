@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -151,6 +152,23 @@ def describe(attribute: str, value: Any, object_name: str | None, op: str = "ass
     return f"no longer {label}: {shown}" if op == "end" else f"{label}: {shown}"
 
 
+def withheld(reviewed: Sequence[Reviewed], said: Sequence[Said]) -> set[str]:
+    """The ids of a run's messages to file withheld (CONTRACT §3: a statement waiting for
+    a yes is invisible to prefetch and search): each message a held privileged statement
+    was drawn from, and each other message of the run naming its value as a whole word,
+    case-insensitively ("My diabetes makes the pastry club hard." beside a held
+    `condition = diabetes`; found by a tester)."""
+    held = [r.proposal for r in reviewed if r.action == "hold" and r.policy == PRIVILEGED]
+    ids = {p.provenance.message_id for p in held if p.provenance.message_id}
+    values = sorted({p.value for p in held if isinstance(p.value, str) and p.value.strip()})
+    if values:
+        named = re.compile(
+            r"(?<!\w)(?:" + "|".join(re.escape(v) for v in values) + r")(?!\w)", re.IGNORECASE
+        )
+        ids |= {m.message_id for m in said if m.message_id and named.search(m.text)}
+    return ids
+
+
 def record_run(
     w: WriteTx,
     owner: str,
@@ -180,12 +198,7 @@ def record_run(
         "run", event_id=run.id, at=run.created_at, chat_id=run.chat_id, surface=run.surface
     )
     curation = trail.event("curation", actor=worker, run_id=run.id, causes=[run_event])
-    withheld = {
-        r.proposal.provenance.message_id
-        for r in reviewed
-        if r.action == "hold" and r.policy == PRIVILEGED and r.proposal.provenance.message_id
-    }
-    filed = record_episodes(w, owner, self_id, run, said, t, embedded, withheld)
+    filed = record_episodes(w, owner, self_id, run, said, t, embedded, withheld(reviewed, said))
     reviewed = [spoken_by(r, filed.speakers) for r in reviewed]
     messages = _messages(run)
 

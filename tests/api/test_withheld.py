@@ -47,3 +47,29 @@ def test_a_held_health_statement_is_neither_pushed_nor_found(api: Api, app: Any)
     texts, block = shown()
     assert not any("diabetes" in t for t in texts) and "diabetes" not in block.lower()
     assert len(episodes(api)) == 2  # the person's own transcript keeps both
+
+
+def test_the_runs_other_messages_naming_the_held_value_are_withheld_too(api: Api, app: Any) -> None:
+    """A held `condition = diabetes`: another message of the same run that names diabetes
+    is withheld as well, so neither search nor prefetch shows it while the statement waits
+    (found by a tester: "My diabetes makes the pastry club hard." was pushed); a message
+    naming it only inside another word is not."""
+    post_run(
+        api,
+        app,
+        "r1",
+        [
+            {"role": "user", "text": "I was diagnosed with diabetes last month."},
+            {"role": "user", "text": "My Diabetes makes the pastry club hard."},
+            {"role": "user", "text": "The prediabetesfree pastry club meets on Fridays."},
+        ],
+    )
+    pending = api.get("/v1/proposals", params={"status": "pending"}).json()["items"]
+    assert [p["value"] for p in pending if p["attribute"] == "condition"] == ["diabetes"]
+    found = api.get("/v1/search", params={"q": "diabetes pastry club"}).json()["items"]
+    assert said(found) == ["The prediabetesfree pastry club meets on Fridays."], found
+    block = api.post(
+        "/v1/prefetch", {"chat_id": "c2", "message": "How is the pastry club with diabetes?"}
+    ).json()["block"]
+    assert "diabetes makes" not in block.lower() and "diagnosed" not in block, block
+    assert len(episodes(api)) == 3  # the person's own transcript keeps all three
