@@ -243,3 +243,17 @@ def test_forgetting_a_forgotten_run_again_is_a_conflict(
         assert r.status_code == 409, r.text
         assert "nothing left to forget" in r.json()["detail"]
     assert actions() == before
+
+
+def test_forgetting_a_run_with_facts_keeps_what_an_earlier_forget_left_standing(
+    api: Api, app: Any
+) -> None:
+    """One message of a run forgotten alone (its fact stays), then the rest of the run
+    with `facts`: only the rest's facts are retracted; the earlier forget's fact still
+    stands (CONTRACT §12: without `facts` the facts stay)."""
+    post_run(api, app, "r1", [user("I live in Porto."), user("I love jazz.")])
+    porto = next(e for e in episodes(api) if "Porto" in e["text"])
+    assert api.delete(f"/v1/episodes/{porto['id']}").status_code == 200
+    out = api.delete("/v1/runs/r1/episodes", params={"facts": "true"}).json()
+    assert len(out["episodes"]) == 1 and len(out["retracted"]) == 1, out
+    assert values(api, "location") == ["Porto"] and values(api, "likes") == []
