@@ -13,6 +13,12 @@ run's, in one transaction recorded as one `action` event. With `facts`, it also 
 forgotten messages: a row another message, a REST edit or an integration also stated
 stays. What the retracted rows had pushed out comes back, unless its own only evidence
 was forgotten too, in which case what *it* had pushed out comes back, and so on.
+
+Evidence counts as forgotten when its message is forgotten by this call, or was by an
+earlier forget that took its facts. A forget without facts leaves its facts standing for
+good: a message forgotten that way still backs its rows, so a later forget with facts
+neither retracts them nor skips them when deciding what comes back (found by a tester,
+F6: after "forget that I said Kyoto", undoing a later Hanoi brought back Paris).
 """
 
 from __future__ import annotations
@@ -312,7 +318,8 @@ class EpisodeCommands:
 
         Raises:
             NotFound: no such run for this owner.
-            Conflict: the run is not curated yet (its episodes would be written later).
+            Conflict: the run is not curated yet (its episodes would be written later),
+                or none of its episodes is left to forget (as a forgotten episode is).
         """
 
         def work(w: WriteTx) -> ForgetResult:
@@ -326,6 +333,11 @@ class EpisodeCommands:
                     "forget them once it is done"
                 )
             gone = w.current_episodes(owner, run_id)
+            if not gone:
+                raise Conflict(
+                    f"run {run_id!r} has nothing left to forget: none of its episodes is "
+                    "current (forgotten already, or it kept none)"
+                )
             trail = Trail(w, owner, t)
             act = trail.act("action", actor=by, action="forget_episodes", run_id=run_id)
             return _forget(w, owner, t, trail, act, run_id, gone, "run" if facts else None)
@@ -346,7 +358,7 @@ def _forget(
     """Retract the episodes `gone` and, when `messages` is given (message ids, or "run"
     for every message of the run), the rows whose only evidence they were."""
     ids = [e["id"] for e in gone]
-    w.retract_episodes(owner, ids, t)
+    w.retract_episodes(owner, ids, t, facts=messages is not None)
     trail.forgot(ids)
     if messages is None or messages == []:
         trail.flush()
@@ -378,14 +390,16 @@ def _forget(
 
 class _Forgotten:
     """Whether an assertion, [run_id, message_id, source], was drawn from forgotten words:
-    any message of the run being forgotten whole, else a message part whose episode is
-    forgotten, now or earlier (in a user message, untrusted assertions come from its
-    pasted part, the others from the person's own words). An integration's observation
-    never is. Call `learn` with evidence before asking about it (one query per batch)."""
+    a message part whose episode is forgotten now, or earlier by a forget that took its
+    facts (in a user message, untrusted assertions come from its pasted part, the others
+    from the person's own words), else any message of the run being forgotten whole. A
+    part forgotten earlier without its facts never is (its facts were left standing), nor
+    is an integration's observation. Call `learn` with evidence before asking about it
+    (one query per batch)."""
 
     def __init__(self, w: WriteTx, owner: str, run_id: str, *, whole: bool):
         self._w, self._owner, self._run_id, self.whole = w, owner, run_id, whole
-        self._parts: dict[tuple[str, str], dict[str, str]] = {}
+        self._parts: dict[tuple[str, str], dict[str, tuple[str, bool]]] = {}
         self._asked: set[tuple[str, str]] = set()
 
     def learn(self, evidence: Iterable[Sequence[Sequence[Any]]]) -> None:
@@ -404,13 +418,12 @@ class _Forgotten:
         run, mid, source = item
         if (source or "").startswith("integration:"):
             return False
-        if self.whole and run == self._run_id:
-            return True
-        parts = self._parts.get((run, mid))
-        if not parts:
-            return False
-        pasted = "user" in parts.values() and source == "untrusted"
-        return ("pasted" if pasted else "own") in parts
+        parts = self._parts.get((run, mid), {})
+        pasted = source == "untrusted" and any(role == "user" for role, _ in parts.values())
+        part = parts.get("pasted" if pasted else "own")
+        if part is not None:
+            return part[1]
+        return self.whole and run == self._run_id
 
 
 def _lookup(

@@ -1,10 +1,12 @@
 """Cypher for episodes, what was said (CONTRACT §12), one module for the aggregate.
 
 `(:Episode {id, owner, chat_id, run_id, message_id, seq, part, surface, role, speaker_id,
-text, said_at, source, recorded_at, retracted_at, search_text, embedding,
+text, said_at, source, recorded_at, retracted_at, forgot_facts, search_text, embedding,
 embedding_model})`: one message of a curated run (or the pasted part of a user message),
 written once by the committer in the transaction that files the run, never rewritten
-except `retracted_at` (set once, when the person forgets it) and erased with its owner.
+except `retracted_at` and `forgot_facts` (set once, when the person forgets it; the latter
+true when the forget took the facts whose only evidence it was, false when it left them
+standing) and erased with its owner.
 `search_text` ("<speaker>: <text>" for a named speaker other than the owner, else the
 text) feeds the full-text index `episode_text` and the vector `embedding` the vector
 index `episode_embedding` (graph/schema.py); both are derived index data.
@@ -407,11 +409,12 @@ RETRACT_EPISODES = """
 UNWIND $ids AS id
 MATCH (ep:Episode {id: id})
 WHERE ep.owner = $owner AND ep.retracted_at = $far
-SET ep.retracted_at = $t
+SET ep.retracted_at = $t, ep.forgot_facts = $facts
 RETURN count(ep) AS retracted
 """
-"""WRITE. $owner, $ids, $t, $far -> retracted (count): forgets current episodes (CONTRACT
-§12); one already forgotten is left alone (the count falls short, the caller aborts)."""
+"""WRITE. $owner, $ids, $t, $facts, $far -> retracted (count): forgets current episodes
+(CONTRACT §12), noting whether their facts went too ($facts); one already forgotten is left
+alone (the count falls short, the caller aborts)."""
 
 MESSAGE_SPEAKERS = """
 MATCH (ep:Episode)
@@ -469,12 +472,13 @@ MATCH (ep:Episode)
 USING INDEX ep:Episode(owner, run_id)
 WHERE ep.owner = $owner AND ep.run_id = m[0] AND ep.message_id = m[1] AND ep.retracted_at <> $far
 RETURN DISTINCT ep.run_id AS run_id, ep.message_id AS message_id, ep.part AS part,
-       ep.role AS role
+       ep.role AS role, coalesce(ep.forgot_facts, true) AS facts
 """
 """READ (inside the committer's write transaction). $owner, $messages ([run_id, message_id]
-pairs), $far -> run_id, message_id, part, role: the parts of those messages whose episode
-is forgotten (this transaction's forgetting included). NodeIndexSeek on
-`episode_owner_run`."""
+pairs), $far -> run_id, message_id, part, role, facts: the parts of those messages whose
+episode is forgotten (this transaction's forgetting included), and whether that forget took
+their facts (an episode forgotten before `forgot_facts` was recorded counts as taking them,
+as it was then). NodeIndexSeek on `episode_owner_run`."""
 
 EVIDENCE_OF_ROWS = (
     """

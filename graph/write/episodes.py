@@ -63,8 +63,10 @@ class EpisodeWrites(WriteBase):
         )
         return [r.data() for r in rows]
 
-    def retract_episodes(self, owner: str, ids: Sequence[str], t: datetime) -> None:
-        """Set `retracted_at = t` on current episodes `ids` (CONTRACT §12 forget).
+    def retract_episodes(self, owner: str, ids: Sequence[str], t: datetime, *, facts: bool) -> None:
+        """Set `retracted_at = t` on current episodes `ids` (CONTRACT §12 forget), and
+        `forgot_facts = facts`: whether the facts whose only evidence they are go too (a
+        later forget with facts counts only those as forgotten evidence).
 
         Raises:
             Conflict: one of them is not a current episode of this owner (the caller's
@@ -72,7 +74,9 @@ class EpisodeWrites(WriteBase):
         """
         if not ids:
             return
-        rows = self._run(pc.RETRACT_EPISODES, owner=owner, ids=list(ids), t=t, far=FAR_FUTURE)
+        rows = self._run(
+            pc.RETRACT_EPISODES, owner=owner, ids=list(ids), t=t, facts=facts, far=FAR_FUTURE
+        )
         if rows[0]["retracted"] != len(set(ids)):
             raise Conflict("an episode to forget is already forgotten; nothing was written")
 
@@ -112,9 +116,10 @@ class EpisodeWrites(WriteBase):
 
     def forgotten_parts(
         self, owner: str, messages: Sequence[tuple[str, str]]
-    ) -> dict[tuple[str, str], dict[str, str]]:
-        """Return (run id, message id) -> {part: role} of the message parts whose episode
-        is forgotten, among `messages` (graph/cypher/episodes.py FORGOTTEN_PARTS)."""
+    ) -> dict[tuple[str, str], dict[str, tuple[str, bool]]]:
+        """Return (run id, message id) -> {part: (role, facts)} of the message parts whose
+        episode is forgotten, among `messages`, `facts` telling whether that forget took the
+        facts whose only evidence they were (graph/cypher/episodes.py FORGOTTEN_PARTS)."""
         if not messages:
             return {}
         rows = self._run(
@@ -123,9 +128,10 @@ class EpisodeWrites(WriteBase):
             messages=[list(m) for m in dict.fromkeys(messages)],
             far=FAR_FUTURE,
         )
-        out: dict[tuple[str, str], dict[str, str]] = {}
+        out: dict[tuple[str, str], dict[str, tuple[str, bool]]] = {}
         for r in rows:
-            out.setdefault((r["run_id"], r["message_id"]), {})[r["part"]] = r["role"]
+            parts = out.setdefault((r["run_id"], r["message_id"]), {})
+            parts[r["part"]] = (r["role"], bool(r["facts"]))
         return out
 
     def evidence_of_rows(self, owner: str, ids: Sequence[str]) -> dict[str, list[list[Any]]]:

@@ -196,3 +196,64 @@ def test_another_owners_episodes_cannot_be_forgotten(api: Api, app: Any, other: 
             assert (r.status_code, gone.status_code) == (404, 404), r.text
             assert r.json()["detail"] == gone.json()["detail"].replace(none, theirs)
     assert episodes(api) == [said] and values(api, "location") == ["Porto"]
+
+
+def test_undoing_a_later_run_restores_a_fact_whose_message_was_forgotten_alone(
+    api: Api, app: Any
+) -> None:
+    """Paris, then Kyoto, then "forget that I said Kyoto" without its facts (the fact
+    stays, CONTRACT §12), then Hanoi; forgetting the Hanoi run with `facts` undoes Hanoi
+    only (CONTRACT §2.2 retract): Kyoto, which Hanoi had pushed out, comes back, and Paris
+    still ends where Kyoto starts. The earlier forget without facts never makes Kyoto
+    "never true" (found by a tester, F6: Paris came back open and Kyoto never did)."""
+    post_run(api, app, "A", [user("I live in Paris.", at="2024-03-01T09:00:00Z")])
+    post_run(api, app, "B", [user("I live in Kyoto.", at="2024-03-05T09:00:00Z")])
+    [kyoto_said] = episodes(api, run_id="B")
+    assert api.delete(f"/v1/episodes/{kyoto_said['id']}").status_code == 200
+    assert values(api, "location") == ["Kyoto"]
+    post_run(api, app, "C", [user("I live in Hanoi.", at="2024-03-07T09:00:00Z")])
+    assert values(api, "location") == ["Hanoi"]
+    r = api.delete("/v1/runs/C/episodes", params={"facts": "true"})
+    assert r.status_code == 200, r.text
+    out = r.json()
+    assert [f["value"] for f in out["restored"]] == ["Kyoto"], out
+    assert values(api, "location") == ["Kyoto"]
+    history = api.get(f"/v1/entities/{me(api)}/history/location").json()["items"]
+    windows = [(h["value"], h["valid_from"][:10], (h["valid_to"] or "")[:10]) for h in history]
+    assert windows == [("Paris", "2024-03-01", "2024-03-05"), ("Kyoto", "2024-03-05", "")]
+
+
+def test_forgetting_a_forgotten_run_again_is_a_conflict(
+    api: Api, app: Any, neo4j_driver: Any, owner: str
+) -> None:
+    """A run whose episodes are all forgotten answers 409 as a forgotten episode does, with
+    or without `facts`, and writes no new event (found by a tester, F8: 200 and an empty
+    audit event)."""
+    post_run(api, app, "r1", [user("I live in Porto.")])
+    assert api.delete("/v1/runs/r1/episodes", params={"facts": "true"}).status_code == 200
+
+    def actions() -> int:
+        with neo4j_driver.session() as s:
+            q = "MATCH (e:Event {owner: $o, kind: 'action'}) RETURN count(e) AS n"
+            return int(s.run(q, o=owner).single()["n"])
+
+    before = actions()
+    for params in ({}, {"facts": "true"}):
+        r = api.delete("/v1/runs/r1/episodes", params=params)
+        assert r.status_code == 409, r.text
+        assert "nothing left to forget" in r.json()["detail"]
+    assert actions() == before
+
+
+def test_forgetting_a_run_with_facts_keeps_what_an_earlier_forget_left_standing(
+    api: Api, app: Any
+) -> None:
+    """One message of a run forgotten alone (its fact stays), then the rest of the run
+    with `facts`: only the rest's facts are retracted; the earlier forget's fact still
+    stands (CONTRACT §12: without `facts` the facts stay)."""
+    post_run(api, app, "r1", [user("I live in Porto."), user("I love jazz.")])
+    porto = next(e for e in episodes(api) if "Porto" in e["text"])
+    assert api.delete(f"/v1/episodes/{porto['id']}").status_code == 200
+    out = api.delete("/v1/runs/r1/episodes", params={"facts": "true"}).json()
+    assert len(out["episodes"]) == 1 and len(out["retracted"]) == 1, out
+    assert values(api, "location") == ["Porto"] and values(api, "likes") == []
