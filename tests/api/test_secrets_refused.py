@@ -8,6 +8,7 @@ values are fresh per test run, so a store that ever held one cannot hide a leak.
 
 from __future__ import annotations
 
+import json
 import secrets as rnd
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -16,7 +17,7 @@ import pytest
 from neo4j import Driver
 
 from tests.api.conftest import Api
-from tests.api.test_episodes import episodes, owned_texts, post_run
+from tests.api.test_episodes import AT, episodes, owned_texts, post_run
 from tests.api.test_groups import group_of
 from tests.api.test_mcp import call, error, mcp_url, ok, token
 from tests.api.test_proposals_api import me
@@ -193,8 +194,94 @@ def test_the_mcp_write_tools_refuse_a_secret(
 
 
 @pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"name": f"my PIN is {PIN}", "kind": "person"}, "name"),
+        ({"name": "Bob", "kind": "person", "aliases": ["Bobby", f"password: {WORD}"]}, "aliases"),
+        ({"name": f"{PIN} is my PIN", "kind": "place"}, "name"),
+    ],
+)
+def test_an_entity_named_with_a_secret_is_refused(
+    api: Api, neo4j_driver: Driver, body: dict[str, Any], field: str
+) -> None:
+    """POST /v1/entities: a name or alias carrying a credential is 422 naming the field,
+    and no entity is written (found by a tester: both were 201 and listed by every read)."""
+    refused(api.post("/v1/entities", body), field)
+    assert [e["name"] for e in api.get("/v1/entities").json()["items"]] == [api.owner]
+    assert leaked(neo4j_driver, api.owner) == []
+
+
+def test_a_split_naming_a_secret_is_refused(api: Api, neo4j_driver: Driver) -> None:
+    """POST /v1/entities/{id}/split: the new entity's name is checked too; the source
+    keeps its alias."""
+    bob = api.entity("Bob", aliases=["Bobby"])
+    body = {"fact_ids": [], "name": f"the PIN is {PIN}", "aliases": ["Bobby"]}
+    refused(api.post(f"/v1/entities/{bob['id']}/split", body), "name")
+    assert api.get(f"/v1/entities/{bob['id']}").json()["entity"]["aliases"] == ["Bobby"]
+    assert leaked(neo4j_driver, api.owner) == []
+
+
+def test_an_entity_named_like_a_credential_is_kept(api: Api) -> None:
+    """Precision: a name that mentions a credential word but carries no value."""
+    api.entity("Password Manager Club", kind="project", aliases=["PIN pad repairs"])
+    api.entity("Pinky", aliases=["the secret keeper"])
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"surface": f"my password is {WORD}"}, "surface"),
+        ({"speaker": f"my PIN is {PIN}"}, "messages[1].speaker"),
+    ],
+)
+def test_a_run_whose_speaker_or_surface_carries_a_secret_is_refused(
+    api: Api, neo4j_driver: Driver, change: dict[str, str], field: str
+) -> None:
+    """POST /v1/runs: a speaker becomes a person entity and the surface is kept on each
+    episode, so neither is redacted but refused, 422 naming the message's field path;
+    the run is not stored (found by a tester: both were kept verbatim)."""
+    speaker = change.get("speaker", "Ana")
+    body = {
+        "id": "r-spk",
+        "chat_id": "c1",
+        "surface": change.get("surface", "cli"),
+        "messages": [
+            {"id": "m0", "role": "user", "text": "I love rowing.", "at": AT},
+            {"id": "m1", "role": "user", "speaker": speaker, "text": "Me too.", "at": AT},
+        ],
+    }
+    refused(api.post("/v1/runs", body), field)
+    assert api.get("/v1/runs/r-spk").status_code == 404
+    assert leaked(neo4j_driver, api.owner) == []
+
+
+def test_a_run_queued_with_a_secret_speaker_files_it_redacted(
+    api: Api, app: Any, neo4j_driver: Driver
+) -> None:
+    """A run stored before the route refused one (submitted to the committer directly):
+    its episodes name the speaker `[redacted]` and drop the surface, never the secret."""
+    messages = [{"id": "m0", "role": "user", "speaker": f"my PIN is {PIN}", "text": "Hi."}]
+    payload = {"messages": [{**m, "at": AT} for m in messages], "observations": []}
+    app.state.committer.submit_run(
+        api.owner,
+        run_id="r-old",
+        chat_id="c1",
+        surface=f"my password is {WORD}",
+        payload=json.dumps({"id": "r-old", "chat_id": "c1", **payload}),
+    )
+    app.state.curator.drain()
+    (said,) = episodes(api, run_id="r-old")
+    assert said["surface"] == "[redacted]"
+    assert api.get(f"/v1/entities/{said['speaker_id']}").json()["entity"]["name"] == "[redacted]"
+    assert PIN not in str(said) and WORD not in str(said)
+
+
+@pytest.mark.parametrize(
     ("path", "method"),
     [
+        ("/v1/entities", "post"),
+        ("/v1/entities/{entity_id}/split", "post"),
+        ("/v1/runs", "post"),
         ("/v1/entities/{entity_id}/facts", "post"),
         ("/v1/knowledge/{name}", "put"),
         ("/v1/knowledge/remember", "post"),
