@@ -60,13 +60,19 @@ def test_a_runs_messages_lose_a_secret_said_with_words_between(
             {"role": "user", "text": f"My password at work is {WORD}."},
             {"role": "user", "text": f"My password, by the way, is {WORD}."},
             {"role": "user", "text": f"My bank PIN at Santander is {PIN}."},
+            # wordings a tester found stored verbatim (F1)
+            {"role": "user", "text": f"my password is: {WORD}"},
+            {"role": "user", "text": f"I row on Sundays. I changed my password to {WORD}."},
+            {"role": "user", "text": f"{PIN} is my PIN."},
+            {"role": "user", "text": f"My \uff30\uff29\uff2e is {PIN}."},
+            {"role": "user", "text": f"My P\u200bIN is {PIN}."},
         ],
     )
     assert [e["text"] for e in episodes(api, run_id="r1")] == [
         "I live in Porto. [redacted]",
-        "[redacted]",
-        "[redacted]",
-        "[redacted]",
+        *["[redacted]"] * 4,
+        "I row on Sundays. [redacted]",
+        *["[redacted]"] * 3,
     ]
     block = api.post("/v1/prefetch", {"chat_id": "c1", "message": "wifi password at home"})
     assert WORD not in block.text and PIN not in block.text
@@ -81,6 +87,14 @@ def test_a_runs_messages_lose_a_secret_said_with_words_between(
         ({"attribute": "note", "value": f"my password is {WORD}"}, "value"),
         ({"attribute": "bank", "value": "Santander", "evidence": f"my PIN is {PIN}"}, "evidence"),
         ({"attribute": "bank", "value": "Santander", "reason": f"PIN: {PIN}"}, "reason"),
+        # wordings a tester found stored (F1)
+        ({"attribute": "note", "value": f"my password is: {WORD}"}, "value"),
+        ({"attribute": "note", "value": f"{PIN} is my PIN"}, "value"),
+        ({"attribute": "likes", "value": "tea", "evidence": f"I set my PIN to {PIN}."}, "evidence"),
+        (
+            {"attribute": "likes", "value": "tea", "reason": f"aws_secret_access_key = {WORD}"},
+            "reason",
+        ),
     ],
 )
 def test_a_fact_carrying_a_secret_is_refused(
@@ -135,6 +149,7 @@ def test_remember_refuses_a_secret_and_logs_it_without(
         {"steps": [{"login": "ana", "password": WORD}]},
         {"pin": int(PIN)},
         f"the door code is {PIN}",
+        f"my password is: {WORD}",
     ],
 )
 def test_state_carrying_a_secret_is_refused(api: Api, neo4j_driver: Driver, value: Any) -> None:
