@@ -35,6 +35,7 @@ from committer.curation import resolve
 from committer.proposals import EntityRef, Proposal, Reviewed, Said
 from committer.rules.retract import Found, gather_predecessors, plan_retract
 from committer.search_index import Prepared, embed_texts
+from committer.secrets import REDACTED, looks_secret
 from committer.trail import Trail
 from graph.embedding import Embedder, fact_text
 from graph.errors import Conflict, NotFound
@@ -184,7 +185,10 @@ def record_episodes(
             speakers.append(None)
             continue
         if s.speaker not in ids:
-            ref = EntityRef(name=s.speaker, kind="person") if s.speaker else EntityRef()
+            # POST /v1/runs refuses a secret speaker; one queued before that is named
+            # [redacted], never created under its secret name (CONTRACT §12)
+            name = REDACTED if s.speaker and looks_secret(s.speaker) else s.speaker
+            ref = EntityRef(name=name, kind="person") if name else EntityRef()
             ids[s.speaker] = resolve(w, owner, self_id, ref, t)
         speakers.append(ids[s.speaker])
     vectors = embedded.vectors
@@ -198,7 +202,7 @@ def record_episodes(
                 "message_id": s.message_id,
                 "seq": s.seq,
                 "part": s.part,
-                "surface": run.surface,
+                "surface": REDACTED if looks_secret(run.surface or "") else run.surface,
                 "role": s.role,
                 "speaker_id": sid,
                 "text": s.text,

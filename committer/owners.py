@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from committer.secrets import refuse_secrets
 from graph.errors import InvalidInput
 from graph.names import search_key
 from graph.records import EntityRecord
@@ -62,11 +63,18 @@ def new_entity(
 ) -> EntityRecord:
     """Create an entity at `t`; its name and aliases are stored with their search keys.
 
+    Every writer that creates an entity comes here (REST, a split, a proposal's or a
+    sync's named entity), so a name or alias carrying a credential is refused before
+    anything is written (CONTRACT §3, §12: an entity name is never a secret).
+
     Raises:
         InvalidInput: the name is empty.
+        SecretRefused: the name or an alias carries a credential (field `name`,
+            `aliases`; committer/secrets.py).
     """
     if not name.strip():
         raise InvalidInput("name", "must not be empty")
+    refuse_secrets({"name": name, "aliases": list(aliases)})
     keys = list(dict.fromkeys(search_key(n) for n in (name, *aliases) if n.strip()))
     return w.create_entity(
         owner,

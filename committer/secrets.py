@@ -16,7 +16,12 @@ and never files a proposal that does (`proposal_secret`).
   comma-closed aside: "my password at work is ...", "my bank PIN at Santander is ...", "my
   PIN for the bank is ...", "my password, by the way, is ...". A word that also has an
   everyday sense ("pin", "token", "secret") counts only with a value holding a digit ("the
-  pin is loose" is not a secret, "my pin is 4821" is);
+  pin is loose" is not a secret, "my pin is 4821" is); "is:" and a dash standing alone
+  link too ("my password is: X", "Password - X"), as does a quoted value ("the passphrase
+  'purple otter lamp'");
+* a verb sets the credential to a value with a digit or in quotes ("I changed my
+  password to hunter7410", "I set my PIN to 7409"), or the value comes first ("7303 is my
+  PIN", "keep 7408 as the PIN");
 * it holds a string shaped like a machine credential (a provider key prefix such as
   `sk-`, `ghp_`, `AKIA`, `xoxb-`, a JWT, a PEM private key, or a long run of digits and
   letters of both cases: a hex id, a uuid or a commit hash is not one);
@@ -28,12 +33,17 @@ broken") is not a secret: nothing is carried. Neither is a statement about the c
 rather than its value: after "is" comes a state or a place, not a value ("my password is
 too short", "the API key is stored in Vault", "the password at work is expiring", "the wifi
 password is on the fridge"). Precision matters as much as recall: what is flagged is
-redacted from memory. Deterministic, offline, no state.
+redacted from memory. The text is read after NFKC folding (full-width "ＰＩＮ" is "PIN")
+with zero-width characters and soft hyphens removed ("P\u200bIN" is "PIN"), and once more
+with "_" read as a space ("aws_secret_access_key = ..."). Not read: a credential and its
+value in two sentences, dotted abbreviations ("p.i.n."), other languages. Deterministic,
+offline, no state.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -46,14 +56,17 @@ REDACTED = "[redacted]"
 """What stands in a text for a sentence that carried a credential (CONTRACT §12)."""
 
 _STRONG = (
-    r"pass(?:word|wd|code|phrase)s?|pins?\s+(?:code|number)s?|(?-i:PINs?)|pin\s*#"
+    r"pass(?:word|wd|code|phrase)s?|pwd?|pins?\s+(?:code|number)s?|(?-i:PINs?)|pin\s*#"
     r"|(?:api|access|auth|bearer|refresh|session|secret|private|ssh|app|client)[\s_-]*"
     r"(?:key|token|secret)s?|credentials?|log-?in\s+details|security\s+(?:code|answer)s?"
     r"|cvv2?|cvc|csc|ssn|social\s+security\s+(?:number|no\.?)|(?:seed|recovery)\s+phrase"
     r"|one[\s-]time\s+(?:code|password)|otp|2fa\s+code|verification\s+code|wi-?fi\s+key"
     r"|(?:safe|lock|locker)\s+combination"
     r"|combination(?=\s+(?:to|for)\s+(?:the\s+|my\s+)?(?:safe|lock|locker))"
-    r"|(?:door|alarm|gate|garage|keypad|entry)\s+code|account\s+number|routing\s+number|iban"
+    r"|(?:door|alarm|gate|garage|keypad|entry|unlock|lock\s+screen|building)\s+code"
+    r"|code(?=\s+(?:to|for|on)\s+(?:the\s+|my\s+|our\s+)?(?:front\s+|back\s+|side\s+|main\s+)?"
+    r"(?:door|gate|garage|alarm|safe|lock|building|house|flat|apartment|keypad)\b)"
+    r"|account\s+number|routing\s+number|iban"
 )
 """Words that name a credential and nothing else."""
 _WEAK = r"pins?|tokens?|secrets?"
@@ -69,7 +82,9 @@ _BETWEEN = (
 )
 """What may stand between the credential word and its "is": a short prepositional phrase,
 or an aside closed by a comma; up to three of them."""
-_LINK = r"(?:is|was|are|were|will\s+be|has\s+been|reads|['’]s|=>?|:|->)"
+_LINK = (
+    r"(?:(?:is|was|are|were|will\s+be|has\s+been|reads|['’]s)(?:\s*:)?|=>?|:|->|(?<=\s)[-–—](?=\s))"
+)
 _ADVERB = r"(?:not|now|still|currently|actually|also|just|simply|always|never|[a-z]+ly)"
 _STATE = (
     r"too|very|so|quite|wrong|incorrect|invalid|weak|strong|long|short|the\s+same|same"
@@ -78,7 +93,7 @@ _STATE = (
     r"|old|correct|right|empty|blank|due|about|on|in|at|for|to|from|with|under|like|as"
     r"|written|stolen|forgotten|hidden|shown|given|taken|broken|chosen|frozen|worn|known"
     r"|unknown|here|there|somewhere|nowhere|something|what|that|which|how|why|where|when"
-    r"|whatever|useless|gone|off|out|up|down|available|visible|valid|active|inactive"
+    r"|whatever|useless|gone|off|out|up|down|available|visible|valid|active|inactive|stuck"
     r"|(?-i:[a-z]{2,}(?:ed|ing))"
 )
 """What follows "is" when it describes the credential instead of giving it ("is too short",
@@ -93,8 +108,16 @@ _VALUE = (
 """The start of a value: not a state, not a placeholder, not punctuation alone ("what is
 my password?")."""
 _DIGITAL = r"[\"'`]?[\w!@#$%^&*.-]*\d[\w!@#$%^&*.-]*"
+_QUOTED = r"[\"'‘“][^\"'’”\n]{2,80}[\"'’”]"
+_OWNER = r"(?:(?:my|the|our|your|his|her|their|a|new|current)\s+)"
 _CARRIES = re.compile(
-    rf"\b(?:{_STRONG})\b(?:(?:{_BETWEEN}){{0,3}}\s*{_LINK}{_VALUE}|\s+{_DIGITAL})"
+    rf"\b(?:{_STRONG})\b(?:(?:{_BETWEEN}){{0,3}}\s*{_LINK}{_VALUE}|\s+{_DIGITAL}|\s+{_QUOTED})"
+    # a value given by a verb: "I changed my password to X", "set the PIN to 6142"
+    rf"|\b(?:chang|set|reset|updat|switch|mak|made|chose|choos|pick)\w*\s+{_OWNER}*"
+    rf"(?:{_STRONG}|{_WEAK})\s+(?:to|as)\s+(?:{_DIGITAL}|{_QUOTED})"
+    # the value first: "5928 is my PIN", "keep 3071 as the PIN"
+    rf"|(?<!\S){_DIGITAL}[\"'`]?\s+(?:is|was|as|will\s+be)\s+{_OWNER}+(?:{_STRONG}|{_WEAK})\b"
+    r"(?!\s+(?:pad|manager|policy|hint|reset|field|prompt|length|rules?|requirements?|change))"
     rf"|\b(?:{_WEAK})\b(?:(?:{_BETWEEN}){{0,3}}\s*{_LINK}\s*(?:{_ADVERB}\s+)*{_DIGITAL}"
     r"|\s+\d{4,}\b)",
     re.IGNORECASE,
@@ -112,6 +135,10 @@ _MACHINE = re.compile(
 _DIGITS = re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])")
 _CARD_DIGITS = (13, 19)
 """Payment card numbers have 13 to 19 digits (ISO/IEC 7812)."""
+_INVISIBLE = dict.fromkeys(
+    map(ord, "\u00ad\u180e\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff")
+)
+"""Characters that show nothing: dropped before matching, so they cannot split a word."""
 _SSN = re.compile(r"(?<!\d)\d{3}-\d{2}-\d{4}(?!\d)")
 
 
@@ -138,7 +165,16 @@ def looks_secret(text: str) -> bool:
     """
     if not text:
         return False
-    if _CARRIES.search(text) or _MACHINE.search(text) or _SSN.search(text):
+    # full-width and other compatibility forms fold to their letters, zero-width
+    # characters and soft hyphens inside a word go ("ＰＩＮ", "P\u200bIN" read "PIN")
+    text = unicodedata.normalize("NFKC", text).translate(_INVISIBLE)
+    words = text.replace("_", " ")  # "aws_secret_access_key" names an access key
+    if (
+        _CARRIES.search(text)
+        or _CARRIES.search(words)
+        or _MACHINE.search(text)
+        or _SSN.search(text)
+    ):
         return True
     for m in _DIGITS.finditer(text):
         digits = re.sub(r"\D", "", m.group())

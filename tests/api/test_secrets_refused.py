@@ -8,6 +8,7 @@ values are fresh per test run, so a store that ever held one cannot hide a leak.
 
 from __future__ import annotations
 
+import json
 import secrets as rnd
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -16,7 +17,7 @@ import pytest
 from neo4j import Driver
 
 from tests.api.conftest import Api
-from tests.api.test_episodes import episodes, owned_texts, post_run
+from tests.api.test_episodes import AT, episodes, owned_texts, post_run
 from tests.api.test_groups import group_of
 from tests.api.test_mcp import call, error, mcp_url, ok, token
 from tests.api.test_proposals_api import me
@@ -59,13 +60,19 @@ def test_a_runs_messages_lose_a_secret_said_with_words_between(
             {"role": "user", "text": f"My password at work is {WORD}."},
             {"role": "user", "text": f"My password, by the way, is {WORD}."},
             {"role": "user", "text": f"My bank PIN at Santander is {PIN}."},
+            # wordings a tester found stored verbatim (F1)
+            {"role": "user", "text": f"my password is: {WORD}"},
+            {"role": "user", "text": f"I row on Sundays. I changed my password to {WORD}."},
+            {"role": "user", "text": f"{PIN} is my PIN."},
+            {"role": "user", "text": f"My \uff30\uff29\uff2e is {PIN}."},
+            {"role": "user", "text": f"My P\u200bIN is {PIN}."},
         ],
     )
     assert [e["text"] for e in episodes(api, run_id="r1")] == [
         "I live in Porto. [redacted]",
-        "[redacted]",
-        "[redacted]",
-        "[redacted]",
+        *["[redacted]"] * 4,
+        "I row on Sundays. [redacted]",
+        *["[redacted]"] * 3,
     ]
     block = api.post("/v1/prefetch", {"chat_id": "c1", "message": "wifi password at home"})
     assert WORD not in block.text and PIN not in block.text
@@ -80,6 +87,14 @@ def test_a_runs_messages_lose_a_secret_said_with_words_between(
         ({"attribute": "note", "value": f"my password is {WORD}"}, "value"),
         ({"attribute": "bank", "value": "Santander", "evidence": f"my PIN is {PIN}"}, "evidence"),
         ({"attribute": "bank", "value": "Santander", "reason": f"PIN: {PIN}"}, "reason"),
+        # wordings a tester found stored (F1)
+        ({"attribute": "note", "value": f"my password is: {WORD}"}, "value"),
+        ({"attribute": "note", "value": f"{PIN} is my PIN"}, "value"),
+        ({"attribute": "likes", "value": "tea", "evidence": f"I set my PIN to {PIN}."}, "evidence"),
+        (
+            {"attribute": "likes", "value": "tea", "reason": f"aws_secret_access_key = {WORD}"},
+            "reason",
+        ),
     ],
 )
 def test_a_fact_carrying_a_secret_is_refused(
@@ -134,6 +149,7 @@ def test_remember_refuses_a_secret_and_logs_it_without(
         {"steps": [{"login": "ana", "password": WORD}]},
         {"pin": int(PIN)},
         f"the door code is {PIN}",
+        f"my password is: {WORD}",
     ],
 )
 def test_state_carrying_a_secret_is_refused(api: Api, neo4j_driver: Driver, value: Any) -> None:
@@ -193,8 +209,94 @@ def test_the_mcp_write_tools_refuse_a_secret(
 
 
 @pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"name": f"my PIN is {PIN}", "kind": "person"}, "name"),
+        ({"name": "Bob", "kind": "person", "aliases": ["Bobby", f"password: {WORD}"]}, "aliases"),
+        ({"name": f"{PIN} is my PIN", "kind": "place"}, "name"),
+    ],
+)
+def test_an_entity_named_with_a_secret_is_refused(
+    api: Api, neo4j_driver: Driver, body: dict[str, Any], field: str
+) -> None:
+    """POST /v1/entities: a name or alias carrying a credential is 422 naming the field,
+    and no entity is written (found by a tester: both were 201 and listed by every read)."""
+    refused(api.post("/v1/entities", body), field)
+    assert [e["name"] for e in api.get("/v1/entities").json()["items"]] == [api.owner]
+    assert leaked(neo4j_driver, api.owner) == []
+
+
+def test_a_split_naming_a_secret_is_refused(api: Api, neo4j_driver: Driver) -> None:
+    """POST /v1/entities/{id}/split: the new entity's name is checked too; the source
+    keeps its alias."""
+    bob = api.entity("Bob", aliases=["Bobby"])
+    body = {"fact_ids": [], "name": f"the PIN is {PIN}", "aliases": ["Bobby"]}
+    refused(api.post(f"/v1/entities/{bob['id']}/split", body), "name")
+    assert api.get(f"/v1/entities/{bob['id']}").json()["entity"]["aliases"] == ["Bobby"]
+    assert leaked(neo4j_driver, api.owner) == []
+
+
+def test_an_entity_named_like_a_credential_is_kept(api: Api) -> None:
+    """Precision: a name that mentions a credential word but carries no value."""
+    api.entity("Password Manager Club", kind="project", aliases=["PIN pad repairs"])
+    api.entity("Pinky", aliases=["the secret keeper"])
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"surface": f"my password is {WORD}"}, "surface"),
+        ({"speaker": f"my PIN is {PIN}"}, "messages[1].speaker"),
+    ],
+)
+def test_a_run_whose_speaker_or_surface_carries_a_secret_is_refused(
+    api: Api, neo4j_driver: Driver, change: dict[str, str], field: str
+) -> None:
+    """POST /v1/runs: a speaker becomes a person entity and the surface is kept on each
+    episode, so neither is redacted but refused, 422 naming the message's field path;
+    the run is not stored (found by a tester: both were kept verbatim)."""
+    speaker = change.get("speaker", "Ana")
+    body = {
+        "id": "r-spk",
+        "chat_id": "c1",
+        "surface": change.get("surface", "cli"),
+        "messages": [
+            {"id": "m0", "role": "user", "text": "I love rowing.", "at": AT},
+            {"id": "m1", "role": "user", "speaker": speaker, "text": "Me too.", "at": AT},
+        ],
+    }
+    refused(api.post("/v1/runs", body), field)
+    assert api.get("/v1/runs/r-spk").status_code == 404
+    assert leaked(neo4j_driver, api.owner) == []
+
+
+def test_a_run_queued_with_a_secret_speaker_files_it_redacted(
+    api: Api, app: Any, neo4j_driver: Driver
+) -> None:
+    """A run stored before the route refused one (submitted to the committer directly):
+    its episodes name the speaker `[redacted]` and drop the surface, never the secret."""
+    messages = [{"id": "m0", "role": "user", "speaker": f"my PIN is {PIN}", "text": "Hi."}]
+    payload = {"messages": [{**m, "at": AT} for m in messages], "observations": []}
+    app.state.committer.submit_run(
+        api.owner,
+        run_id="r-old",
+        chat_id="c1",
+        surface=f"my password is {WORD}",
+        payload=json.dumps({"id": "r-old", "chat_id": "c1", **payload}),
+    )
+    app.state.curator.drain()
+    (said,) = episodes(api, run_id="r-old")
+    assert said["surface"] == "[redacted]"
+    assert api.get(f"/v1/entities/{said['speaker_id']}").json()["entity"]["name"] == "[redacted]"
+    assert PIN not in str(said) and WORD not in str(said)
+
+
+@pytest.mark.parametrize(
     ("path", "method"),
     [
+        ("/v1/entities", "post"),
+        ("/v1/entities/{entity_id}/split", "post"),
+        ("/v1/runs", "post"),
         ("/v1/entities/{entity_id}/facts", "post"),
         ("/v1/knowledge/{name}", "put"),
         ("/v1/knowledge/remember", "post"),

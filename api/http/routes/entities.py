@@ -10,6 +10,7 @@ from fastapi import APIRouter, Depends, Path, Query
 
 from api.http.cursors import decode_entities, decode_history, encode_entities, encode_history
 from api.http.deps import AsOfDep, KnownAtDep, PathId, ReaderDep, ScopeDep, WriteOwner
+from api.http.openapi import SECRET_REFUSED
 from api.http.schemas.core import (
     EntityCreate,
     EntityList,
@@ -29,11 +30,13 @@ from graph.time import AsOf, utcnow
 router = APIRouter(prefix="/v1/entities", tags=["entities"])
 
 
-@router.post("", status_code=201, response_model=EntityPublic)
+@router.post("", status_code=201, response_model=EntityPublic, responses=SECRET_REFUSED)
 def create_entity(body: EntityCreate, owner: WriteOwner, committer: CommitterDep) -> EntityPublic:
     """Create an entity of the caller's owner.
 
-    Body: `{name, kind, aliases?, area?}`. Returns 201 Entity. Needs scope `write`.
+    Body: `{name, kind, aliases?, area?}`. Returns 201 Entity. Errors: 422 a name or
+    alias that carries a secret (a password, PIN ...; never stored), naming `name` or
+    `aliases`. Needs scope `write`.
     """
     record = committer.create_entity(owner, body.name, body.kind, body.aliases, body.area)
     return EntityPublic.of(record)

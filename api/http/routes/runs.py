@@ -8,15 +8,17 @@ from datetime import UTC
 from fastapi import APIRouter, Request
 
 from api.http.deps import PathId, ReaderDep, ReadOwner, WriteOwner
+from api.http.openapi import SECRET_REFUSED
 from api.http.schemas.core import RunAccepted, RunCreate, RunStatus
 from api.http.write_deps import CommitterDep
+from committer.secrets import refuse_secrets
 from curator.episodes import redact
 from graph.fields import MAX_PAGE
 
 router = APIRouter(prefix="/v1/runs", tags=["runs"])
 
 
-@router.post("", status_code=202, response_model=RunAccepted)
+@router.post("", status_code=202, response_model=RunAccepted, responses=SECRET_REFUSED)
 def post_run(
     body: RunCreate, owner: WriteOwner, committer: CommitterDep, request: Request
 ) -> RunAccepted:
@@ -28,10 +30,19 @@ def post_run(
     that every sentence carrying a credential is replaced by `[redacted]` before it is
     stored (CONTRACT §12: secrets are never stored); the same instants written in other
     offsets count as the same content, and a repost differing only in a secret does not.
+    A `surface` or a message's `speaker` (a name, which the curator makes an entity) is
+    not redacted but refused: 422 naming the field (`surface`, `messages[2].speaker`),
+    nothing stored.
     Errors: 409 when the id was posted before with different content; 413/422 over
     the bounds in README.md; 429 with `Retry-After` while the owner has
     `WORLDSTATE_RUNS_QUEUED_PER_OWNER` runs waiting. Needs scope `write`.
     """
+    refuse_secrets(
+        {
+            "surface": body.surface,
+            **{f"messages[{i}].speaker": m.speaker for i, m in enumerate(body.messages)},
+        }
+    )
     # A run without a project is stored as before the field existed (same idempotency).
     unset = {"project"} if body.project is None else None
     stored = body.model_copy(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from api.http.deps import CurateOwner, PathId
+from api.http.openapi import SECRET_REFUSED
 from api.http.schemas.audit import SplitIn
 from api.http.schemas.core import EntityPublic
 from api.http.write_deps import CommitterDep
@@ -12,7 +13,9 @@ from api.http.write_deps import CommitterDep
 router = APIRouter(prefix="/v1/entities", tags=["merges"])
 
 
-@router.post("/{entity_id}/split", status_code=201, response_model=EntityPublic)
+@router.post(
+    "/{entity_id}/split", status_code=201, response_model=EntityPublic, responses=SECRET_REFUSED
+)
 def split(
     entity_id: PathId, body: SplitIn, owner: CurateOwner, committer: CommitterDep
 ) -> EntityPublic:
@@ -27,7 +30,8 @@ def split(
     (CONTRACT §8). Splitting back what a merge brought (its `event_id`'s effects) undoes
     the merge; merging the new entity back undoes the split.
     Errors: 404 unknown entity or fact id; 422 nothing chosen, a row not current or not
-    about the entity, an alias the entity does not have. Needs scope `curate`.
+    about the entity, an alias the entity does not have, a `name` that carries a secret
+    (never stored). Needs scope `curate`.
     """
     result = committer.split(owner, entity_id, body.fact_ids, body.name, body.aliases)
     return EntityPublic.of(result.entity)
