@@ -96,7 +96,7 @@ def chat_history(
     text, said_at, run_id, message_id}], before}`. Only this chat's messages; only their
     visible text (no tool entries, no pasted text). At most
     `WORLDSTATE_CHAT_HISTORY_MAX_TURNS` (200) messages, none older than
-    `WORLDSTATE_CHAT_HISTORY_MAX_AGE_DAYS` (30). Page back with the answer's `before`.
+    `WORLDSTATE_CHAT_HISTORY_MAX_AGE_DAYS` (30).
     Errors: 403 when the chat's memory access is `none`; 422 a timestamp without an
     offset; 422 naming `cursor` when it is not a cursor of this chat's history. Page back
     with the answer's `cursor` (`before` is kept for clients that page by time: it leaves
