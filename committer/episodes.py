@@ -192,6 +192,7 @@ def record_episodes(
             ids[s.speaker] = resolve(w, owner, self_id, ref, t)
         speakers.append(ids[s.speaker])
     vectors = embedded.vectors
+    surface = REDACTED if looks_secret(run.surface or "") else run.surface
     items: list[dict[str, Any]] = []
     for i, (s, sid, text) in enumerate(zip(said, speakers, embedded.texts, strict=True)):
         items.append(
@@ -202,7 +203,7 @@ def record_episodes(
                 "message_id": s.message_id,
                 "seq": s.seq,
                 "part": s.part,
-                "surface": REDACTED if looks_secret(run.surface or "") else run.surface,
+                "surface": surface,
                 "role": s.role,
                 "speaker_id": sid,
                 "text": s.text,
