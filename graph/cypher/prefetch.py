@@ -56,10 +56,11 @@ _ROW = (
     + """,
   """
     + micros("recorded_at")
-    + """, VAR.speaker_id"""
+    + """, VAR.speaker_id, VAR.owner"""
 )
 """A compact fact row, a LIST (no keys to send and decode): id, entity_id, attribute,
-value, object_id, source, valid_from, valid_to, recorded_at, speaker_id, the times as integer
+value, object_id, source, valid_from, valid_to, recorded_at, speaker_id, owner (the row's:
+another owner's when a group shares its entity, CONTRACT §7), the times as integer
 microseconds since the epoch (decoding a DATETIME costs the Python driver ~0.2 ms,
 integers nothing). No evidence or reason: they can be 20,000 characters and the block
 never shows them."""
@@ -75,6 +76,7 @@ ROW_FIELDS = (
     "valid_to",
     "recorded_at",
     "speaker_id",
+    "owner",
 )
 """The positions of `_ROW`'s items (graph/read/prefetch.py reads them by position)."""
 

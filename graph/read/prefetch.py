@@ -70,6 +70,8 @@ class Row:
             the epoch (UTC); the properties of the same names give aware datetimes (only
             the rows shown need them).
         speaker_id: who said it (CONTRACT §12: the person entity of its message), or None.
+        owner: the row's owner: the reader's own, or the owner who shares its entity through
+            a group (CONTRACT §7); None when not read.
         subject: the name of the row's entity (preferences and events only, else None).
         subject_is_self: the row's entity is the owner's own (preferences and events).
         object_name: the object entity's name (events only, else None).
@@ -85,6 +87,7 @@ class Row:
     vt: int
     rec: int
     speaker_id: str | None = None
+    owner: str | None = None
     subject: str | None = None
     subject_is_self: bool = False
     object_name: str | None = None
@@ -141,7 +144,8 @@ class SaidRow:
 
 @dataclass(frozen=True, slots=True)
 class PrefetchView:
-    """What `PREFETCH` returned, parsed (see its docstring for each part)."""
+    """What `PREFETCH` returned, parsed (see its docstring for each part); `owner` is the
+    reader's (rows of another owner are shared with it, CONTRACT §7)."""
 
     self_id: str | None
     mentioned: tuple[Mentioned, ...]
@@ -154,6 +158,7 @@ class PrefetchView:
     events: tuple[Row, ...]
     speakers: dict[str, str] = field(default_factory=dict)
     said: tuple[SaidRow, ...] = ()
+    owner: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,7 +216,7 @@ def lucene_queries(owner: str, keys: Sequence[str]) -> list[str]:
 def _row(raw: Sequence[Any]) -> Row:
     """A `Row` from `PREFETCH`'s list (graph.cypher.prefetch `ROW_FIELDS`, then for
     preferences and events: subject name, subject is the owner, object name)."""
-    extra = list(raw[10:]) + [None, False, None][len(raw) - 10 :]
+    extra = list(raw[11:]) + [None, False, None][len(raw) - 11 :]
     return Row(
         id=raw[0],
         entity_id=raw[1],
@@ -223,6 +228,7 @@ def _row(raw: Sequence[Any]) -> Row:
         vt=raw[7],
         rec=raw[8],
         speaker_id=raw[9],
+        owner=raw[10],
         subject=extra[0],
         subject_is_self=bool(extra[1]),
         object_name=extra[2],
@@ -268,9 +274,10 @@ def view_params(
     }
 
 
-def view_found(r: Any) -> PrefetchView:
-    """The view from PREFETCH's row (its columns self_id ... said)."""
+def view_found(r: Any, owner: str) -> PrefetchView:
+    """The view from PREFETCH's row (its columns self_id ... said), read for `owner`."""
     return PrefetchView(
+        owner=owner,
         self_id=r["self_id"] or None,
         mentioned=tuple(Mentioned(*s) for s in r["seeds"]),
         facts=tuple(_row(x) for x in r["attrs"]),
@@ -348,4 +355,4 @@ class PrefetchReads(ReadBase):
             limits=limits,
             recall=recall,
         )
-        return view_found(self._rows(pc.PREFETCH, **asked)[0])
+        return view_found(self._rows(pc.PREFETCH, **asked)[0], scope.owner)

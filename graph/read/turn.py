@@ -96,4 +96,4 @@ class TurnReads(ReadBase):
             held=pointer["held"],
         )[0]
         pointers = [(n, d or "", h, t or "") for n, d, h, t in row["pointers"]]
-        return Turn(view_found(row), pointers)
+        return Turn(view_found(row, scope.owner), pointers)

@@ -231,8 +231,8 @@ def test_a_member_must_be_an_existing_owner(api: Api) -> None:
 
 
 def test_a_members_prefetch_names_no_speaker_it_cannot_see(api: Api, other: Api, app: Any) -> None:
-    """A shared entity's fact said by its owner: the member's prefetch tags it "told by
-    someone else" and names no `speaker_id` (the sharer's own person entity is not the
+    """A shared entity's fact said by its owner: the member's prefetch tags it "shared by"
+    the sharer and names no `speaker_id` (the sharer's own person entity is not the
     member's to see, CONTRACT §7); the sharer's own prefetch still names it."""
     post_run(api, app, "r1", [user("My brother Jon lives in Berlin.")])
     [held] = api.get("/v1/proposals", params={"status": "pending"}).json()["items"]
@@ -247,10 +247,43 @@ def test_a_members_prefetch_names_no_speaker_it_cannot_see(api: Api, other: Api,
         return line  # type: ignore[no-any-return]
 
     theirs = berlin(other)
-    assert (theirs["tag"], theirs["speaker"], theirs["speaker_id"]) == (
-        "told by someone else",
+    assert (theirs["tag"], theirs["speaker"], theirs["speaker_id"], theirs["shared_by"]) == (
+        f"shared by {api.owner}",
         "someone else",
         None,
+        api.owner,
     ), theirs
     mine = berlin(api)
-    assert (mine["tag"], mine["speaker"], mine["speaker_id"]) == ("told by you", "you", me(api))
+    assert (mine["tag"], mine["speaker"], mine["speaker_id"], mine["shared_by"]) == (
+        "told by you",
+        "you",
+        me(api),
+        None,
+    )
+
+
+def test_a_members_prefetch_never_says_you_for_what_the_sharer_entered(
+    api: Api, other: Api
+) -> None:
+    """A fact the sharer entered over REST (`user_edit`, no speaker) on a shared entity:
+    the member's block and item say "shared by" the sharer, never "entered by you"
+    (CONTRACT §7, §12); the sharer's own prefetch still says "entered by you"."""
+    atlas = api.entity("Atlas", kind="project")
+    api.fact(atlas["id"], attribute="location", value="Geneva")
+    assert share(api, group_of(api, other), atlas["id"]).status_code == 201
+
+    def geneva(who: Api) -> tuple[str, dict[str, Any]]:
+        body = who.post("/v1/prefetch", {"chat_id": "c1", "message": "Where is Atlas?"}).json()
+        [line] = [i for i in body["items"] if i.get("value") == "Geneva"]
+        return body["block"], line
+
+    block, theirs = geneva(other)
+    assert (theirs["tag"], theirs["speaker"], theirs["shared_by"]) == (
+        f"shared by {api.owner}",
+        api.owner,
+        api.owner,
+    ), theirs
+    assert f"shared by {api.owner}" in block and "entered by you" not in block, block
+    block, mine = geneva(api)
+    assert (mine["tag"], mine["shared_by"]) == ("entered by you", None)
+    assert "entered by you" in block

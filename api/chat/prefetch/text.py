@@ -2,7 +2,8 @@
 
 Pure text helpers of api/chat/prefetch/block.py. Every line carries a date ("since",
 "until", "noted") and a short provenance tag naming who said it (CONTRACT §12): "told by
-you" for the owner's own words, "told by Jon" for another speaker's.
+you" for the owner's own words, "told by Jon" for another speaker's, "shared by alice" for
+what a group member shares.
 """
 
 from __future__ import annotations
@@ -73,9 +74,26 @@ def speaker_of(view: PrefetchView, row: Row) -> str | None:
     return view.speakers.get(row.speaker_id, "someone else")
 
 
+def shared_by(view: PrefetchView, row: Row) -> str | None:
+    """The owner who shares the row's entity with this read through a group (CONTRACT §7),
+    or None for the reader's own row."""
+    if row.owner is None or view.owner is None or row.owner == view.owner:
+        return None
+    return row.owner
+
+
 def row_tag(view: PrefetchView, row: Row) -> str:
-    """The provenance tag of a row (`tag` with the row's speaker)."""
-    return tag(row.source, speaker_of(view, row))
+    """The provenance tag of a row (`tag` with the row's speaker). A row shared with the
+    reader names its sharer, never "you": "shared by alice" for what the sharer said or
+    entered (or someone this read may not see said), "told by Jon, shared by alice" for a
+    speaker it may see, "observed by calendar, shared by alice"."""
+    sharer = shared_by(view, row)
+    if sharer is None:
+        return tag(row.source, speaker_of(view, row))
+    named = view.speakers.get(row.speaker_id) if row.speaker_id is not None else None
+    if row.source in ("user_stated", "user_edit") and named is None:
+        return f"shared by {clip(sharer)}"
+    return f"{tag(row.source, named)}, shared by {clip(sharer)}"
 
 
 def visible_speaker_id(view: PrefetchView, row: Row) -> str | None:
@@ -89,8 +107,12 @@ def visible_speaker_id(view: PrefetchView, row: Row) -> str | None:
 
 def item(kind: str, row: Row, value: str, view: PrefetchView, **extra: Any) -> dict[str, Any]:
     """The JSON item of a line showing `row` (CONTRACT §6: the same items as the block);
-    `speaker_id` only when the read may see that person (`visible_speaker_id`)."""
+    `speaker_id` only when the read may see that person (`visible_speaker_id`);
+    `shared_by` names the owner who shares the row through a group, else null."""
     speaker = speaker_of(view, row)
+    sharer = shared_by(view, row)
+    if sharer is not None and speaker is None:
+        speaker = sharer  # entered by the sharer: never "you"
     return {
         "kind": kind,
         "fact_id": row.id,
@@ -102,8 +124,9 @@ def item(kind: str, row: Row, value: str, view: PrefetchView, **extra: Any) -> d
         "valid_to": None if row.vt >= _FAR_FUTURE_US else z(row.valid_to),
         "recorded_at": z(row.recorded_at),
         "source": row.source,
-        "tag": tag(row.source, speaker),
+        "tag": row_tag(view, row),
         "speaker": "you" if speaker is None and row.speaker_id is not None else speaker,
         "speaker_id": visible_speaker_id(view, row),
+        "shared_by": sharer,
         **extra,
     }
