@@ -33,7 +33,9 @@ Rules (CONTRACT §2.1, §2.2), N = (value, [a, b)) committed at t:
   nearest in the lineage first, then most recently recorded first, each over what is
   left of its old window. Brought-back parts coalesce with the current rows of their
   value, and with each other (a part joined to an earlier-brought-back part keeps that
-  part's value and provenance).
+  part's value and provenance). A part cut short of its row's window where a row of
+  another value starts (a current one, or another brought-back part) is `superseded`;
+  any other part keeps its row's status.
 * Retract declares a claim never true, for good: X's lineage, and every other part of
   that claim recorded before and no longer current at the retract (a row continuing,
   transitively, a lineage row, since retracted by a supersede, forget or coalesce) are
@@ -332,8 +334,12 @@ class Oracle:
                     gaps = _subtract(gaps, s, e)
         retracted: list[Row] = [x]
         recorded: list[Row] = []
+        starts = [(r.valid_from, r.norm) for r in self.current(x.entity, x.attribute)]
+        starts += [(s, p.norm) for s, _, p in pieces]
         for s, e, p in sorted(pieces, key=lambda piece: piece[0]):
-            joined = self._coalesce(p.entity, p.attribute, p.norm, s, e, p.status, t)
+            cut = e < p.valid_to and any(at == e and norm != p.norm for at, norm in starts)
+            status = SUPERSEDED if cut else p.status
+            joined = self._coalesce(p.entity, p.attribute, p.norm, s, e, status, t)
             retracted.extend(joined.retracted)
             recorded = [r for r in recorded if r.id not in joined.dropped]
             value, provenance = p.value, p.provenance

@@ -98,7 +98,8 @@ def plan_retract(
         window covers it; a disowned predecessor (declared never true by a retract)
         never comes back. Adjacent parts of one value are recorded as one row, coalesced
         with current rows of that value they touch; a row's status is that of the part
-        supplying its end.
+        supplying its end, and a part cut short where another value starts is
+        `superseded` (`_piece_status`).
     """
     plan = Builder(retract=[row.id])
     remaining = [r for r in rows if r.id != row.id]
@@ -117,9 +118,13 @@ def plan_retract(
             if start < stop:
                 pieces.append((start, stop, old))
                 gaps = _subtract(gaps, start, stop)
-    by_value: dict[str, list[tuple[datetime, datetime, FactRecord]]] = {}
-    for piece in pieces:
-        by_value.setdefault(piece[2].value_norm, []).append(piece)
+    by_value: dict[str, list[tuple[datetime, datetime, str, FactRecord]]] = {}
+    starts = [(r.valid_from, r.value_norm) for r in remaining]
+    starts += [(start, old.value_norm) for start, _, old in pieces]
+    for start, stop, old in pieces:
+        by_value.setdefault(old.value_norm, []).append(
+            (start, stop, _piece_status(stop, old, starts), old)
+        )
     for norm in sorted(by_value):
         same = [r for r in remaining if r.value_norm == norm]
         for start, stop, status, carrier, continues in _join(by_value[norm], same):
@@ -130,18 +135,31 @@ def plan_retract(
     return Plan(effect="retracted", retract=tuple(plan.retract), record=tuple(plan.record))
 
 
+def _piece_status(
+    stop: datetime, old: FactRecord, starts: Sequence[tuple[datetime, str]]
+) -> str:
+    """The status of a brought-back part of `old` ending at `stop`: `superseded` when it is
+    cut short of `old`'s window where a row of another value starts (`starts`: (start,
+    value_norm) of the current rows and of the other parts brought back), as rule 2 and 3
+    record a row another value ends (CONTRACT §2.1); else `old`'s own status."""
+    if stop < old.valid_to and any(at == stop and norm != old.value_norm for at, norm in starts):
+        return "superseded"
+    return old.status
+
+
 def _join(
-    pieces: Sequence[tuple[datetime, datetime, FactRecord]],
+    pieces: Sequence[tuple[datetime, datetime, str, FactRecord]],
     rows: Sequence[FactRecord],
 ) -> list[tuple[datetime, datetime, str, FactRecord, list[str]]]:
-    """Join restored pieces of one value with each other and with current rows of that
-    value that they overlap or touch, into maximal runs.
+    """Join restored pieces of one value (start, stop, status, the row it brings back) with
+    each other and with current rows of that value that they overlap or touch, into
+    maximal runs.
 
     Returns, per run that contains a piece: (start, stop, status, the row whose value
     and provenance it carries, the ids it continues: pieces' sources and folded rows).
     The status is that of the element supplying the end (a piece, on a tie).
     """
-    items = [(s, e, old.status, old, old.id, True) for s, e, old in pieces]
+    items = [(s, e, status, old, old.id, True) for s, e, status, old in pieces]
     items += [(r.valid_from, r.valid_to, r.status, r, r.id, False) for r in rows]
     items.sort(key=lambda it: (it[0], not it[5], it[4]))
     runs: list[list[tuple[datetime, datetime, str, FactRecord, str, bool]]] = []

@@ -104,6 +104,24 @@ def test_forget_and_retract(api: Api) -> None:
     assert again.status_code == 409
 
 
+def test_a_value_brought_back_until_a_later_one_reads_superseded(api: Api) -> None:
+    """Paris, then Berlin from May, then Rome from June; "scrap Berlin": Paris comes back
+    until June and is `superseded` there by Rome, as rule 2 records a value another ends
+    (CONTRACT §2.1, §2.2; found by a tester: it read `active`)."""
+    me = api.entity("Me")["id"]
+    api.fact(me, attribute="location", value="Paris", valid_from=JAN)
+    api.fact(me, attribute="location", value="Berlin", valid_from=MAY)
+    api.fact(me, attribute="location", value="Rome", valid_from=JUN)
+    rows = api.get(f"/v1/entities/{me}/history/location").json()["items"]
+    [berlin] = [f for f in rows if f["value"] == "Berlin"]  # what Rome left of it
+    assert api.delete(f"/v1/facts/{berlin['id']}", params={"mode": "retract"}).status_code == 200
+    history = api.get(f"/v1/entities/{me}/history/location").json()["items"]
+    assert [(f["value"], f["valid_from"], f["valid_to"], f["status"]) for f in history] == [
+        ("Paris", JAN, JUN, "superseded"),
+        ("Rome", JUN, None, "active"),
+    ]
+
+
 def test_naive_timestamp_is_422_naming_the_field(api: Api) -> None:
     """CONTRACT §2: a timestamp without an offset is rejected, naming the field."""
     me = api.entity("Me")["id"]

@@ -517,12 +517,12 @@ RETRACT_CASES = [
         [("Paris", 3, 6, "active", "restored")],
     ),
     RetractCase(
-        "only the part no current row covers comes back",
+        "only the part no current row covers comes back, superseded where Rome starts",
         ("x", "Berlin", 3, None, "active"),
         [(("p0", "Paris", 1, None, "active"), 0, 0)],
         [("r", "Rome", 6, None, "active")],
         {"x"},
-        [("Paris", 3, 6, "active", "restored")],
+        [("Paris", 3, 6, "superseded", "restored")],
     ),
     RetractCase(
         "several values come back in order, each with its status",
@@ -549,12 +549,12 @@ RETRACT_CASES = [
         [("Paris", 1, 12, "active", "restored")],
     ),
     RetractCase(
-        "a remainder undoes its whole claim: Paris holds until Rome",
+        "a remainder undoes its whole claim: Paris holds until Rome supersedes it",
         ("x", "Berlin", 5, 8, "superseded"),
         [(("p0", "Paris", 1, None, "active"), 1, 0)],
         [("p", "Paris", 1, 5, "superseded"), ("r", "Rome", 8, None, "active")],
         {"x", "p"},
-        [("Paris", 1, 8, "active", "restored")],
+        [("Paris", 1, 8, "superseded", "restored")],
         lineage=[(5, None)],
     ),
     RetractCase(
@@ -589,7 +589,7 @@ RETRACT_CASES = [
         [(("old", "Rome", 1, None, "active"), 0, 1), (("new", "Paris", 3, None, "active"), 0, 2)],
         [],
         {"x"},
-        [("Paris", 3, None, "active", "restored"), ("Rome", 1, 3, "active", "restored")],
+        [("Paris", 3, None, "active", "restored"), ("Rome", 1, 3, "superseded", "restored")],
     ),
     RetractCase(
         "parts of one value on both sides of a row of that value are one row",
@@ -637,7 +637,7 @@ RETRACT_CASES = [
         {"x"},
         [
             ("Oslo", 5, 8, "active", "restored"),
-            ("Rome", 3, 5, "active", "restored"),
+            ("Rome", 3, 5, "superseded", "restored"),
             ("Rome", 8, None, "active", "restored"),
         ],
         disowned={"b1"},
