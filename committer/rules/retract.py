@@ -135,9 +135,7 @@ def plan_retract(
     return Plan(effect="retracted", retract=tuple(plan.retract), record=tuple(plan.record))
 
 
-def _piece_status(
-    stop: datetime, old: FactRecord, starts: Sequence[tuple[datetime, str]]
-) -> str:
+def _piece_status(stop: datetime, old: FactRecord, starts: Sequence[tuple[datetime, str]]) -> str:
     """The status of a brought-back part of `old` ending at `stop`: `superseded` when it is
     cut short of `old`'s window where a row of another value starts (`starts`: (start,
     value_norm) of the current rows and of the other parts brought back), as rule 2 and 3
