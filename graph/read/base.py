@@ -151,7 +151,8 @@ class ReadBase:
     def _owner_vectors(self, owner: str, model: str, kind: str = FACTS) -> OwnerVectors | None:
         """The owner's vectors of `model` and `kind` (graph.read.vectors FACTS or EPISODES),
         brought up to date in this reader's transaction; None when the owner is unknown or
-        too big to cache (the index serves it) or there is no cache."""
+        too big to cache or not admitted (`VectorCache.admits`: the index serves it) or
+        there is no cache."""
         cache = self._vectors
         if cache is None or cache.too_big(owner, model, kind):
             return None
@@ -170,14 +171,38 @@ class ReadBase:
             )
             fresh = held.updated(last_tx, changes)
         else:
-            limit = cache.owner_rows + 1
-            if self._rows(queries.rows, owner=owner, limit=limit)[0]["rows"] >= limit:
-                cache.mark_too_big(owner, model, kind)
+            loaded = self._load_vectors(cache, owner, model, kind, key, held is None)
+            if loaded is None:
                 return None
-            rows = self._rows(queries.load, owner=owner, model=model, limit=limit)
-            fresh = OwnerVectors.load(last_tx, rev, rows)
+            fresh = loaded
         cache.put(owner, model, fresh, kind)
         return None if fresh.rows > cache.owner_rows else fresh
+
+    def _load_vectors(
+        self,
+        cache: VectorCache,
+        owner: str,
+        model: str,
+        kind: str,
+        key: tuple[Any, int],
+        absent: bool,
+    ) -> OwnerVectors | None:
+        """Every vector of the owner's `kind` at `key` (last_tx, rev), or None when the
+        owner has more than `owner_rows` of them (marked too big) or the cache does not
+        admit them (`VectorCache.admits`; `absent`: none are held, so an owner refused
+        at its last known size is not counted again)."""
+        if absent and cache.refused_before(owner, model, kind):
+            return None  # the owners held are asked for as often: the index serves it
+        queries = vc.QUERIES[kind]
+        limit = cache.owner_rows + 1
+        count = self._rows(queries.rows, owner=owner, limit=limit)[0]["rows"]
+        if count >= limit:
+            cache.mark_too_big(owner, model, kind)
+            return None
+        if not cache.admits(owner, model, count, kind):
+            return None
+        rows = self._rows(queries.load, owner=owner, model=model, limit=limit)
+        return OwnerVectors.load(key[0], key[1], rows)
 
     @staticmethod
     def _vector_params(

@@ -23,7 +23,12 @@ date in the same READ transaction as the search (`OwnerVectors.updated`: rows ar
 immutable except `retracted_at`, and so are episodes, so new ones are appended and
 retractions recorded). Owners with more than `owner_rows` rows (of one kind) are never
 cached (the index serves them); owners are evicted least recently used past `max_rows`
-rows in all. The cache is thread-safe; its entries are immutable.
+rows in all, but only for an owner asked for more often than each owner it would evict
+(`VectorCache.admits`, a frequency doorkeeper in the manner of TinyLFU): when more owners
+take turns than the cache can hold, loading one evicts the next one asked for, and every
+search paid for loading an owner's vectors (bench/graphiti_compare.py at 5x: 20 owners
+of 13,000 rows, search p50 900 ms); refused, an owner is served by the index as an owner
+too big to cache is. The cache is thread-safe; its entries are immutable.
 """
 
 from __future__ import annotations
@@ -165,9 +170,14 @@ class OwnerVectors:
 Key = tuple[str, str, str]
 """(owner, model, kind) of a cache entry."""
 
+ASKED_WINDOW = 1_000
+"""After this many requests (`VectorCache.get`), every count of `VectorCache.asked` is
+halved, so the doorkeeper follows what is asked for now."""
+
 
 class VectorCache:
-    """Owners' vectors held in this process, least recently used evicted first.
+    """Owners' vectors held in this process, least recently used evicted first, and only
+    for an owner asked for more often than each owner it would evict (`admits`).
 
     Every method takes `kind`: `FACTS` (the default) or `EPISODES`; an owner's fact rows
     and its episodes are two entries, each with its own `owner_rows` limit.
@@ -185,11 +195,20 @@ class VectorCache:
         self._held: OrderedDict[Key, OwnerVectors] = OrderedDict()
         self._too_big: set[Key] = set()
         self._total = 0
+        self._asked: dict[Key, int] = {}
+        self._requests = 0
+        self._sizes: dict[Key, int] = {}
 
     def get(self, owner: str, model: str, kind: str = FACTS) -> OwnerVectors | None:
-        """Return what is held for (owner, model, kind), or None."""
+        """Return what is held for (owner, model, kind), or None; counts the request
+        (`asked`)."""
         key = (owner, model, kind)
         with self._lock:
+            self._asked[key] = self._asked.get(key, 0) + 1
+            self._requests += 1
+            if self._requests >= ASKED_WINDOW:
+                self._requests = 0
+                self._asked = {k: n // 2 for k, n in self._asked.items() if n > 1}
             found = self._held.get(key)
             if found is not None:
                 self._held.move_to_end(key)
@@ -213,6 +232,52 @@ class VectorCache:
             while self._total > self.max_rows and len(self._held) > 1:
                 self._drop(next(iter(self._held)))
 
+    def asked(self, owner: str, model: str, kind: str = FACTS) -> int:
+        """How often (owner, model, kind) was asked for lately (`get`; halved every
+        `ASKED_WINDOW` requests)."""
+        with self._lock:
+            return self._asked.get((owner, model, kind), 0)
+
+    def admits(self, owner: str, model: str, rows: int, kind: str = FACTS) -> bool:
+        """Whether loading `rows` rows for (owner, model, kind) is worth it: True when they
+        fit beside what is held, or when the owner was asked for more often than each
+        owner that `put` would evict for them (least recently used first). Equal counts
+        keep what is held, so owners taking turns beyond the cache's size do not evict
+        each other on every search (`ASKED_WINDOW`).
+
+        Args:
+            owner, model, kind: the entry.
+            rows: how many rows it would hold (the owner's count on every axis).
+
+        Returns:
+            True to load it; False to serve the owner from the index this time.
+        """
+        key = (owner, model, kind)
+        with self._lock:
+            self._sizes[key] = rows
+            held = self._held.get(key)
+            need = self._total - (held.rows if held is not None else 0) + rows - self.max_rows
+            if need <= 0:
+                return True
+            wanted = self._asked.get(key, 0)
+            for victim, entry in self._held.items():
+                if victim == key:
+                    continue
+                if self._asked.get(victim, 0) >= wanted:
+                    return False
+                need -= entry.rows
+                if need <= 0:
+                    return True
+            return False
+
+    def refused_before(self, owner: str, model: str, kind: str = FACTS) -> bool:
+        """True when `admits` refused the entry at its last known size and would again now
+        (so its rows need not be counted again)."""
+        key = (owner, model, kind)
+        with self._lock:
+            rows = self._sizes.get(key)
+        return rows is not None and not self.admits(owner, model, rows, kind)
+
     def too_big(self, owner: str, model: str, kind: str = FACTS) -> bool:
         """True when the owner was found to have more than `owner_rows` rows of `kind`."""
         with self._lock:
@@ -231,6 +296,8 @@ class VectorCache:
             for key in [k for k in self._held if k[0] == owner]:
                 self._drop(key)
             self._too_big = {k for k in self._too_big if k[0] != owner}
+            self._asked = {k: n for k, n in self._asked.items() if k[0] != owner}
+            self._sizes = {k: n for k, n in self._sizes.items() if k[0] != owner}
 
     def _drop(self, key: Key) -> None:
         held = self._held.pop(key, None)
