@@ -34,7 +34,7 @@ from committer.trail import Trail
 from committer.usage import UsageCommands
 from graph.attributes import known_areas
 from graph.errors import Conflict, InvalidInput
-from graph.names import token_hash
+from graph.names import check_owner_name, token_hash
 from graph.records import (
     MEMORY_MODES,
     EntityRecord,
@@ -122,7 +122,12 @@ class Committer(
         """Create a bearer token for `owner` (created if new); return (secret, record).
 
         Only the sha256 of the secret is stored (CONTRACT §7).
+
+        Raises:
+            InvalidInput: field `owner`, a name `graph.names.check_owner_name` refuses
+                (nothing written).
         """
+        check_owner_name(owner)
         secret = "ws_" + secrets.token_urlsafe(32)
 
         def work(w: WriteTx) -> TokenRecord:
