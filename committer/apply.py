@@ -290,18 +290,31 @@ class Committer(
             owner: the owner id (created if new).
             chat_id: the chat, or None for the owner's profile default.
             mode: `none`, `restricted` or `full`.
-            areas: areas a fact may come from under `restricted` (empty: none passes).
-            sources: sources allowed under `restricted` (empty: none passes).
+            areas: areas a fact may come from under `restricted` (empty: none passes);
+                empty under the other modes.
+            sources: sources allowed under `restricted` (empty: none passes); empty
+                under the other modes.
 
         Returns:
             The stored setting.
 
         Raises:
-            InvalidInput: an unknown mode, area (graph/attributes.py) or source.
+            InvalidInput: an unknown mode, area (graph/attributes.py) or source; or a
+                list that names anything with mode `full` or `none` (the lists apply only
+                under `restricted`, CONTRACT §7: stored, they would read as a restriction
+                that is not there), naming `areas` or `sources`.
             Conflict: the chat id collides with another owner's chat key.
         """
         if mode not in MEMORY_MODES:
             raise InvalidInput("mode", f"must be one of {', '.join(MEMORY_MODES)}")
+        if mode != "restricted":
+            for name, given in (("areas", areas), ("sources", sources)):
+                if given:
+                    raise InvalidInput(
+                        name,
+                        f"applies only with mode `restricted`; with mode `{mode}` "
+                        "leave it out (or empty)",
+                    )
         known = known_areas()
         for area in areas:  # a typo would silently let nothing through (fail-closed)
             if area not in known:
