@@ -335,6 +335,20 @@ def test_a_run_whose_ids_project_or_observations_carry_a_secret_is_refused(
     assert leaked(neo4j_driver, api.owner) == []
 
 
+def test_opaque_ids_are_never_taken_for_a_secret(api: Api) -> None:
+    """A run, chat or message id without white space is the client's token, not words:
+    a random 38-character id (the shape of OpenAI's `chatcmpl-…` ids, which the machine-key
+    rule flags in text) is accepted as the run's, the chat's and the message's id."""
+    opaque = "chatcmpl-8Rm0ZbLqKfGZ1Uq9yW2Z3f4gH5jK6aB"
+    body = {
+        "id": opaque,
+        "chat_id": opaque,
+        "messages": [{"id": opaque, "role": "user", "text": "I love rowing.", "at": AT}],
+    }
+    r = api.post("/v1/runs", body)
+    assert r.status_code == 202, r.text
+
+
 def test_an_observation_evidence_loses_its_secret_and_the_run_is_kept(
     api: Api, app: Any, neo4j_driver: Driver
 ) -> None:

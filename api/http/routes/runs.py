@@ -35,7 +35,10 @@ def post_run(
     as they are (`_kept_as_given`: the run's `id`, `chat_id`, `surface` and `project`, a
     message's `id` and `speaker`, an observation's names and value) are not redacted but
     refused: 422 naming the field (`chat_id`, `messages[2].speaker`,
-    `observations[0].value`), nothing stored.
+    `observations[0].value`), nothing stored. An id is read only when it holds white
+    space (words, such as "my PIN is 4821"): an opaque id is a token of the client's, and
+    the credential rule for machine keys would refuse a random one (OpenAI's
+    `chatcmpl-…` ids among them).
     Errors: 409 when the id was posted before with different content; 413/422 over
     the bounds in README.md; 429 with `Retry-After` while the owner has
     `WORLDSTATE_RUNS_QUEUED_PER_OWNER` runs waiting. Needs scope `write`.
@@ -75,15 +78,12 @@ def _kept_as_given(body: RunCreate) -> tuple[dict[str, Any], dict[str, str]]:
     proposals and facts drawn from it), by the client's field path, with the labels their
     values are read under (an observation's value under its attribute: `bank_pin` with
     4821 reads "bank pin: 4821"): `refuse_secrets`'s arguments (CONTRACT §3, §12)."""
-    fields: dict[str, Any] = {
-        "id": body.id,
-        "chat_id": body.chat_id,
-        "surface": body.surface,
-        "project": body.project,
-    }
+    ids: dict[str, str | None] = {"id": body.id, "chat_id": body.chat_id}
+    ids |= {f"messages[{i}].id": m.id for i, m in enumerate(body.messages)}
+    fields: dict[str, Any] = {k: v for k, v in ids.items() if v and _worded(v)}
+    fields |= {"surface": body.surface, "project": body.project}
     labels: dict[str, str] = {}
     for i, m in enumerate(body.messages):
-        fields[f"messages[{i}].id"] = m.id
         fields[f"messages[{i}].speaker"] = m.speaker
     for i, o in enumerate(body.observations):
         at = f"observations[{i}]"
@@ -96,6 +96,12 @@ def _kept_as_given(body: RunCreate) -> tuple[dict[str, Any], dict[str, str]]:
             fields[f"{at}.object.name"] = o.object.name
             fields[f"{at}.object.kind"] = o.object.kind
     return fields, labels
+
+
+def _worded(ident: str) -> bool:
+    """True when an id holds white space: words a person wrote, read for a credential; an
+    opaque token (no white space) is not (`post_run`)."""
+    return any(c.isspace() for c in ident)
 
 
 def _json(value: object) -> str:
