@@ -34,7 +34,7 @@ from committer.trail import Trail
 from committer.usage import UsageCommands
 from graph.attributes import known_areas
 from graph.errors import Conflict, InvalidInput
-from graph.names import token_hash
+from graph.names import check_owner_name, token_hash
 from graph.records import (
     MEMORY_MODES,
     EntityRecord,
@@ -122,7 +122,12 @@ class Committer(
         """Create a bearer token for `owner` (created if new); return (secret, record).
 
         Only the sha256 of the secret is stored (CONTRACT §7).
+
+        Raises:
+            InvalidInput: field `owner`, a name `graph.names.check_owner_name` refuses
+                (nothing written).
         """
+        check_owner_name(owner)
         secret = "ws_" + secrets.token_urlsafe(32)
 
         def work(w: WriteTx) -> TokenRecord:
@@ -285,18 +290,31 @@ class Committer(
             owner: the owner id (created if new).
             chat_id: the chat, or None for the owner's profile default.
             mode: `none`, `restricted` or `full`.
-            areas: areas a fact may come from under `restricted` (empty: none passes).
-            sources: sources allowed under `restricted` (empty: none passes).
+            areas: areas a fact may come from under `restricted` (empty: none passes);
+                empty under the other modes.
+            sources: sources allowed under `restricted` (empty: none passes); empty
+                under the other modes.
 
         Returns:
             The stored setting.
 
         Raises:
-            InvalidInput: an unknown mode, area (graph/attributes.py) or source.
+            InvalidInput: an unknown mode, area (graph/attributes.py) or source; or a
+                list that names anything with mode `full` or `none` (the lists apply only
+                under `restricted`, CONTRACT §7: stored, they would read as a restriction
+                that is not there), naming `areas` or `sources`.
             Conflict: the chat id collides with another owner's chat key.
         """
         if mode not in MEMORY_MODES:
             raise InvalidInput("mode", f"must be one of {', '.join(MEMORY_MODES)}")
+        if mode != "restricted":
+            for name, given in (("areas", areas), ("sources", sources)):
+                if given:
+                    raise InvalidInput(
+                        name,
+                        f"applies only with mode `restricted`; with mode `{mode}` "
+                        "leave it out (or empty)",
+                    )
         known = known_areas()
         for area in areas:  # a typo would silently let nothing through (fail-closed)
             if area not in known:

@@ -137,10 +137,13 @@ class Filed:
     Attributes:
         speakers: message id -> the person entity who said it (None: nobody's words).
         episodes: message id -> the id of its episode (its own words when it has two).
+        created: the ids of the episodes this filing wrote, in run order (none when the
+            run was filed before: a lease taken over), for the commit's effects (§8).
     """
 
     speakers: dict[str, str | None]
     episodes: dict[str, str]
+    created: tuple[str, ...] = ()
 
 
 def record_episodes(
@@ -175,7 +178,7 @@ def record_episodes(
             listing and the chat's history still show it).
     """
     if not said:
-        return Filed({}, {})
+        return Filed({}, {}, ())
     if embedded is None:
         embedded = embed_said(owner, said, w.embedder)
     ids: dict[str | None, str] = {}
@@ -214,7 +217,7 @@ def record_episodes(
                 "withheld": s.message_id is not None and s.message_id in withheld,
             }
         )
-    w.create_episodes(owner, items, t, embedded.model)
+    made = w.create_episodes(owner, items, t, embedded.model)
     by_message: dict[str, str] = {}
     who: dict[str, str | None] = {}
     for item in items:
@@ -222,7 +225,7 @@ def record_episodes(
         if mid is not None and (mid not in by_message or item["part"] == "own"):
             by_message[mid] = item["id"]
             who[mid] = item["speaker_id"]
-    return Filed(who, by_message)
+    return Filed(who, by_message, tuple(i["id"] for i in items if i["id"] in made))
 
 
 def spoken_by(r: Reviewed, speakers: dict[str, str | None]) -> Reviewed:

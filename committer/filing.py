@@ -192,13 +192,15 @@ def record_run(
     Suppressed proposals are dropped. Held ones get a `proposal` notification in the
     run's chat. Idempotent on proposal and episode id. Recorded as the chain run ->
     message (naming its episode) -> proposal, run -> curation (by `worker`) -> proposal
-    -> decision -> commit (§8).
+    -> decision -> commit (§8); the episodes are effects of the curation in the same
+    commit (`WROTE {op: 'recorded'}`), so the run's effects list them.
     """
     run_event = trail.event(
         "run", event_id=run.id, at=run.created_at, chat_id=run.chat_id, surface=run.surface
     )
     curation = trail.event("curation", actor=worker, run_id=run.id, causes=[run_event])
     filed = record_episodes(w, owner, self_id, run, said, t, embedded, withheld(reviewed, said))
+    trail.filed(filed.created, cause=curation)  # the run's effects list what was said (§8)
     reviewed = [spoken_by(r, filed.speakers) for r in reviewed]
     messages = _messages(run)
 

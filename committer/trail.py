@@ -62,6 +62,7 @@ class Trail:
         self._moved: list[dict[str, str]] = []
         self._noted: list[dict[str, Any]] = []
         self._forgot: list[dict[str, Any]] = []
+        self._filed: list[dict[str, Any]] = []
         self._served: set[str] = set()
         self._committed = False
 
@@ -145,6 +146,12 @@ class Trail:
             {"episode_id": i, "op": "forgotten", "cause": self._cause()} for i in episode_ids
         )
 
+    def filed(self, episode_ids: Iterable[str], cause: str) -> None:
+        """Episodes a run's curation filed (CONTRACT §12), op `recorded`, for `cause` (the
+        run's curation event: `GET /v1/events/{run_id}/effects` lists them, §8)."""
+        self._served.add(cause)
+        self._filed.extend({"episode_id": i, "op": "recorded", "cause": cause} for i in episode_ids)
+
     def moved(self, new_fact_id: str, old_fact_id: str) -> None:
         """A row a merge or split recorded stands for a row it moved (for `why`)."""
         if new_fact_id != old_fact_id:
@@ -170,7 +177,14 @@ class Trail:
         """Write what is queued: events, links, and the commit's effects (after the rows
         they point at exist: `Batch.flush` calls this after recording its rows)."""
         commit = None
-        if self._wrote or self._ended or self._changed or self._noted or self._forgot:
+        if (
+            self._wrote
+            or self._ended
+            or self._changed
+            or self._noted
+            or self._forgot
+            or self._filed
+        ):
             commit = event_key(self.owner, self.commit_id)
             if not self._committed:
                 self.event("commit", event_id=self.commit_id, actor=COMMITTER)
@@ -189,7 +203,8 @@ class Trail:
             moved=self._moved,
             noted=self._noted,
             forgot=self._forgot,
+            filed=self._filed,
         )
-        self._noted = []
+        self._noted, self._filed = [], []
         self._events, self._links, self._moved, self._forgot = {}, [], [], []
         self._wrote, self._ended, self._changed = [], [], []

@@ -38,7 +38,7 @@ INT64 = (-(2**63), 2**63 - 1)
 """The integers Neo4j stores (CONTRACT §9: 64-bit integers)."""
 
 _RFC3339 = re.compile(
-    r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})$"
+    r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})$"
 )
 
 
@@ -48,9 +48,12 @@ def z(value: datetime) -> str:
 
 
 def _rfc3339(value: Any) -> Any:
-    """Accept only RFC 3339 text for timestamps (CONTRACT §2): no numbers, no spaces.
+    """Accept only RFC 3339 text for timestamps (CONTRACT §2): no numbers.
 
-    A timestamp without an offset fails later, in `AwareDatetime`, with its own message.
+    Date and time are separated by `T`, `t` or one space (RFC 3339 §5.6 NOTE:
+    "2024-05-01 09:00:00+00:00"), alike in query parameters, JSON bodies and MCP
+    arguments, which all validate with `Timestamp`. A timestamp without an offset fails
+    later, in `AwareDatetime`, with its own message (a 422 naming the field).
     """
     if isinstance(value, datetime):
         return value
@@ -64,7 +67,8 @@ def _rfc3339(value: Any) -> Any:
 
 
 Timestamp = Annotated[AwareDatetime, BeforeValidator(_rfc3339)]
-"""A request timestamp: RFC 3339 with an offset (CONTRACT §2; a naive one is a 422)."""
+"""A request timestamp: RFC 3339 with an offset, `T` or a space between date and time
+(CONTRACT §2; a naive one is a 422). The one timestamp type of every entry point."""
 
 UtcDatetime = Annotated[datetime, PlainSerializer(z, return_type=str)]
 """A response timestamp: an aware datetime, shown in UTC with `Z` (CONTRACT §2)."""

@@ -106,7 +106,7 @@ class Relation:
         start: the start node's label.
         end: the end node's label.
         name: what a line's `rel` field says, when one type links a start kind to two end
-            kinds (an event ENDED a fact row or an episode); the type by default.
+            kinds (an event WROTE or ENDED a fact row or an episode); the type by default.
     """
 
     type: str
@@ -140,6 +140,7 @@ RELATIONS: tuple[Relation, ...] = (
     Relation("WROTE_NOTE", "Event", "Note"),
     Relation("ENDED_NOTE", "Event", "Note"),
     Relation("ENDED", "Event", "Episode", name="ENDED_EPISODE"),
+    Relation("WROTE", "Event", "Episode", name="WROTE_EPISODE"),
 )
 """Every relationship type inside an owner's memory (`HAS_TOKEN` is left out with the
 tokens' secrets; a restored owner's tokens are its own)."""

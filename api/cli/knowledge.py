@@ -26,6 +26,7 @@ import frontmatter
 import typer
 import yaml
 
+from api.cli.options import new_owner
 from api.cli.store import open_store
 from api.http.settings import Settings
 from committer.apply import Committer
@@ -87,7 +88,10 @@ def sync(
     group: Annotated[str | None, typer.Option(help="the group whose documents these are")] = None,
     owner: Annotated[
         str | None,
-        typer.Option(help="the owner whose own documents these are (instead of --group)"),
+        typer.Option(
+            help="the owner whose own documents these are (instead of --group)",
+            callback=new_owner,
+        ),
     ] = None,
 ) -> None:
     """Make a group's (or an owner's) synced documents match FOLDER, in one transaction.

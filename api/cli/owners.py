@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from api.cli.options import new_owner
 from api.cli.store import _fail, open_store, owner_app
 from api.http.settings import Settings
 from committer.apply import Committer
@@ -54,12 +55,13 @@ def owner_export(
 @owner_app.command("import")
 def owner_import(
     file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="an owner export")],
-    owner: Annotated[str, typer.Option(help="the new owner (must have no memory yet)")],
+    owner: Annotated[
+        str, typer.Option(help="the new owner (must have no memory yet)", callback=new_owner)
+    ],
 ) -> None:
     """Restore an export into a new owner with identical history (ids remapped, tokens and
-    embeddings not carried: mint tokens with `token create`, then `embeddings backfill`)."""
-    if not owner.strip():
-        _fail("--owner must not be empty")
+    embeddings not carried: mint tokens with `token create`, then `embeddings backfill`).
+    A bad owner name is a usage error, exit 2, as for `token create`."""
     settings = Settings()
     try:
         closing_line(file)

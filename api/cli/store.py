@@ -24,6 +24,7 @@ import httpx
 import typer
 from neo4j import Driver
 
+from api.cli.options import new_owner
 from api.http.settings import Settings
 from committer.apply import Committer
 from graph.driver import connect
@@ -241,12 +242,14 @@ def _stop_on_signals(stop: Callable[[], None]) -> None:
 
 @token_app.command("create")
 def token_create(
-    owner: Annotated[str, typer.Option(help="the owner the token is bound to")],
+    owner: Annotated[str, typer.Option(help="the owner the token is bound to", callback=new_owner)],
     scopes: Annotated[str, typer.Option(help="comma-separated: read,write,curate,admin")] = "read",
 ) -> None:
-    """Create a bearer token; the token is the last line printed (only its hash is stored)."""
-    if not owner.strip():
-        _fail("--owner must not be empty")
+    """Create a bearer token; the token is the last line printed (only its hash is stored).
+
+    An owner name that is empty, has whitespace at either end or holds a "/" is a usage
+    error (exit 2, nothing written: graph.names.check_owner_name), as are unknown scopes.
+    """
     chosen = [s.strip() for s in scopes.split(",") if s.strip()]
     unknown = sorted(set(chosen) - set(SCOPES))
     if unknown or not chosen:
@@ -317,7 +320,9 @@ def owner_erase(
 @import_app.command("locomo")
 def import_locomo(
     file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="LoCoMo JSON file")],
-    owner: Annotated[str, typer.Option(help="the owner whose memory receives it")],
+    owner: Annotated[
+        str, typer.Option(help="the owner whose memory receives it", callback=new_owner)
+    ],
     api: Annotated[
         str,
         typer.Option(envvar="WORLDSTATE_API", help="base URL of a running `worldstate serve`"),
@@ -331,11 +336,11 @@ def import_locomo(
     ] = True,
     timeout: Annotated[float, typer.Option(help="seconds to wait for the curator")] = 600.0,
 ) -> None:
-    """Post each session of a LoCoMo conversation as a run (its date as the messages' time, UTC)."""
+    """Post each session of a LoCoMo conversation as a run (its date as the messages' time, UTC).
+
+    A bad owner name is a usage error, exit 2, as for `token create`."""
     from curator.locomo import LocomoFormatError, load_locomo
 
-    if not owner.strip():
-        _fail("--owner must not be empty")
     try:
         runs = load_locomo(file)
     except (LocomoFormatError, ValueError) as exc:

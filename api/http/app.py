@@ -8,7 +8,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi.responses import JSONResponse
 from neo4j import Driver
 
@@ -22,6 +22,7 @@ from api.http.bookmarks import BookmarkHeaders
 from api.http.bounded import BoundedCalls, StoreDeadline
 from api.http.deps import PrincipalDep, TokenCache
 from api.http.limits import BodyLimit
+from api.http.query import known_query_only
 from api.http.routes import (
     audit,
     entities,
@@ -154,6 +155,8 @@ def create_app(
         version="0.1.0",
         lifespan=lifespan,
         description="A bitemporal memory service for AI assistants.",
+        # every `/v1` route refuses a query parameter it does not declare (CONTRACT §9)
+        dependencies=[Depends(known_query_only)],
     )
     app.state.settings = settings
     policy = settings.retry_policy()

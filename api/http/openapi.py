@@ -11,7 +11,7 @@ route (so a route added later is documented without a line of its own):
 | 404 | it names a resource in its path |
 | 409 | it writes (the state it acts on may have moved) |
 | 413 | it takes a body |
-| 422 | it takes parameters or a body |
+| 422 | it takes parameters or a body, or is a `/v1` route (an unknown query parameter) |
 | 429 | it is rate limited (every `/v1` route) |
 | 503 | always: the store may be unreachable |
 """
@@ -52,10 +52,13 @@ DESCRIPTIONS = {
     409: "The state the request acts on has moved (e.g. a run id reused with other content).",
     412: "The value's version does not match `If-Match`.",
     413: "The request body is over its bound.",
-    422: "Bad input: the problem names each field at fault.",
+    422: "Bad input: the problem names each field at fault (an unknown query parameter"
+    " too: it is refused, not ignored).",
     429: "Too many requests; retry after the `Retry-After` seconds.",
     503: "The memory store cannot be reached; retry shortly.",
 }
+FASTAPI_422 = "Validation Error"
+"""FastAPI's own description of its 422: ours replaces it (it says what ours is)."""
 WRITES = {"post", "put", "patch", "delete"}
 SECRET_REFUSED: dict[int | str, dict[str, str]] = {
     422: {
@@ -72,7 +75,7 @@ def problem_statuses(path: str, method: str, operation: dict[str, Any]) -> list[
     """The problem statuses an operation can answer, by the module's table."""
     statuses = {503}
     if path.startswith("/v1/"):
-        statuses |= {401, 429}
+        statuses |= {401, 422, 429}  # 422: an unknown query parameter (api/http/query.py)
         if path != "/v1/me":
             statuses.add(403)
     if "{" in path:
@@ -89,8 +92,9 @@ def problem_statuses(path: str, method: str, operation: dict[str, Any]) -> list[
 def document_problems(schema: dict[str, Any]) -> dict[str, Any]:
     """Add the `Problem` schema and each operation's problem answers to an OpenAPI document.
 
-    FastAPI's own 422 (`HTTPValidationError`, `application/json`) is replaced: our 422 is a
-    problem. Answers an operation documents itself are kept, with problem+json content.
+    FastAPI's own 422 (`HTTPValidationError`, `application/json`, "Validation Error") is
+    replaced: our 422 is a problem, described by `DESCRIPTIONS`. Answers an operation
+    documents itself are kept, with problem+json content.
     """
     components = schema.setdefault("components", {}).setdefault("schemas", {})
     components["Problem"] = PROBLEM_SCHEMA
@@ -102,8 +106,9 @@ def document_problems(schema: dict[str, Any]) -> dict[str, Any]:
             responses = operation.setdefault("responses", {})
             for status in problem_statuses(path, method, operation):
                 answer = responses.get(str(status), {})
+                own = answer.get("description")
                 responses[str(status)] = {
-                    "description": answer.get("description") or DESCRIPTIONS[status],
+                    "description": DESCRIPTIONS[status] if own in (None, "", FASTAPI_422) else own,
                     "content": content,
                 }
             for status, answer in responses.items():

@@ -22,7 +22,9 @@ The model, written by the committer in the transaction of every change:
   (:Note)`: note version rows the commit recorded and retracted (CONTRACT §13;
   graph/cypher/notes.py; types of their own, so the owner export's table keeps one end
   label per relationship type, graph/portable.py).
-* `(commit:Event)-[:ENDED {op: 'forgotten', cause}]->(:Episode)`: an episode the commit
+* `(commit:Event)-[:WROTE {op: 'recorded', cause}]->(:Episode)`: an episode the commit
+  filed (a curated run's message, CONTRACT §12; `cause` the run's curation), and
+  `(commit:Event)-[:ENDED {op: 'forgotten', cause}]->(:Episode)`: an episode the commit
   forgot (CONTRACT §12 "Forget a conversation").
 
 Walks: `why` goes back from a row through the rows it continues (REPLACES, COALESCED,
@@ -125,6 +127,12 @@ CALL () {
   WHERE c.owner = $owner AND ep.owner = $owner
   CREATE (c)-[:ENDED {op: x.op, cause: x.cause}]->(ep)
 }
+CALL () {
+  UNWIND $trail.filed AS x
+  MATCH (c:Event {key: $trail.commit}), (ep:Episode {id: x.episode_id})
+  WHERE c.owner = $owner AND ep.owner = $owner
+  CREATE (c)-[:WROTE {op: x.op, cause: x.cause}]->(ep)
+}
 """
 """WRITE. $owner; $trail, one map (its lists' lengths, unlike those of list parameters, are
 not part of the key of Neo4j's plan cache: one plan serves every trail, where separate list
@@ -136,9 +144,10 @@ or null when nothing changed); wrote, ended (maps: fact_id, op, cause); changed
 and the row it moved); noted (maps: note_id (a note row's id), owner (the row's owner: a
 group note's row may be another member's), rel (WROTE|ENDED: created as WROTE_NOTE and
 ENDED_NOTE), op, cause); forgot (maps: episode_id, op, cause: episodes the commit forgot,
-CONTRACT §12). Events are idempotent on key (a run's or a kept
-proposal's event is made once and linked to later); links are merged; effect edges are
-created once per commit. Unique-constraint seeks on Event.key, Fact.id, Entity.id."""
+CONTRACT §12); filed (maps: episode_id, op, cause: episodes the commit filed). Events
+are idempotent on key (a run's or a kept proposal's event is made once and linked to
+later); links are merged; effect edges are created once per commit. Unique-constraint
+seeks on Event.key, Fact.id, Entity.id."""
 
 EVENT_BY_KEY = """
 MATCH (e:Event {key: $key})
@@ -229,7 +238,8 @@ WHERE (c = x OR w.cause IN ids)
     + """)
        OR (n:Episode AND """
     + episode_visible("n")
-    + """))
+    + """
+           AND (type(w) = 'ENDED' OR n.retracted_at > datetime())))
 OPTIONAL MATCH (sp:Entity {id: n.speaker_id})
 WHERE n:Episode
 RETURN c.id AS commit, c.at AS at, type(w) AS rel, w.op AS op, w.cause AS cause,
@@ -242,18 +252,22 @@ RETURN c.id AS commit, c.at AS at, type(w) AS rel, w.op AS op, w.cause AS cause,
        CASE WHEN n:Episode THEN n """
     + EPISODE_COLUMNS.replace("VAR", "n")
     + """ END AS episode
-ORDER BY at, commit, CASE type(w) WHEN 'ENDED' THEN 0 WHEN 'WROTE' THEN 1 ELSE 2 END, op, id
+ORDER BY at, commit, CASE type(w) WHEN 'ENDED' THEN 0 WHEN 'WROTE' THEN 1 ELSE 2 END, op,
+         n.seq, n.part, id
 SKIP $skip LIMIT $limit
 """
 )
 """READ. $key, $skip, $limit and the scope parameters of graph.scope.params -> commit,
 at, rel (WROTE|ENDED|CHANGED), op, cause, id, entity_id (an episode's speaker), speaker
 (that speaker's name, else null), row (the fact row, null for an entity change or an
-episode), episode (a forgotten episode's columns, else null): everything the event went
-on to change, transitively (CONTRACT §8): the edges of every commit it led to (CAUSED,
-any depth) made for a cause it led to (every edge when the event is the commit itself),
-keeping what the scope may see.
-Ordered by commit time, ended before written."""
+episode), episode (the columns of an episode filed or forgotten, else null): everything
+the event went on to change, transitively (CONTRACT §8): the edges of every commit it
+led to (CAUSED, any depth) made for a cause it led to (every edge when the event is the
+commit itself), keeping what the scope may see; an episode a commit filed (WROTE) only
+while it is not forgotten (the words a person asked to forget are not shown again on the
+run's effects; the forget's own effects list it, ENDED).
+Ordered by commit time, ended before written; a run's episodes in run order (`seq`, then
+`part`: stable across an owner export and import, which remaps ids)."""
 
 RUN_EXISTS = """
 MATCH (r:Run {key: $run_key})

@@ -33,6 +33,7 @@ class AuditWrites(WriteBase):
         moved: Sequence[dict[str, str]] = (),
         noted: Sequence[dict[str, Any]] = (),
         forgot: Sequence[dict[str, Any]] = (),
+        filed: Sequence[dict[str, Any]] = (),
     ) -> None:
         """Record events, their CAUSED links and a commit's effects in one round trip.
 
@@ -50,8 +51,10 @@ class AuditWrites(WriteBase):
             noted: `{note_id, owner, rel, op, cause}` of each note row recorded (rel
                 `WROTE`) or retracted (`ENDED`), CONTRACT §13.
             forgot: `{episode_id, op, cause}` of each episode forgotten (CONTRACT §12).
+            filed: `{episode_id, op, cause}` of each episode filed (a curated run's
+                message, CONTRACT §12).
         """
-        if not (events or links or wrote or ended or changed or moved or noted or forgot):
+        if not (events or links or wrote or ended or changed or moved or noted or forgot or filed):
             return
         trail = {
             "events": list(events),
@@ -63,6 +66,7 @@ class AuditWrites(WriteBase):
             "moved": list(moved),
             "noted": list(noted),
             "forgot": list(forgot),
+            "filed": list(filed),
         }
         # One map parameter: one cached plan whatever the lists' lengths (RECORD_TRAIL).
         self._run(vc.RECORD_TRAIL, owner=owner, trail=trail)

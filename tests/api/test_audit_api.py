@@ -23,9 +23,46 @@ def effects(api: Api, event_id: str, **params: str) -> list[dict[str, Any]]:
 
 
 def ops(items: list[dict[str, Any]]) -> list[tuple[str, str, Any]]:
+    """(change, op, value) of each fact or entity item (episodes: `said`)."""
     return [
-        (i["change"], i["op"], i["fact"]["value"] if i["fact"] else i["entity_id"]) for i in items
+        (i["change"], i["op"], i["fact"]["value"] if i["fact"] else i["entity_id"])
+        for i in items
+        if i["episode"] is None
     ]
+
+
+def said(items: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    """(change, op, text) of each episode item."""
+    return [(i["change"], i["op"], i["episode"]["text"]) for i in items if i["episode"]]
+
+
+def test_effects_of_a_run_list_the_episodes_it_wrote(api: Api, app: Any) -> None:
+    """CONTRACT §8, §12: what a run went on to change includes its messages, each kept as
+    an episode (`wrote`, op `recorded`, `episode_id` and `episode` set, `fact_id` null,
+    `entity_id` its speaker), besides the rows it committed; a run that committed nothing
+    still lists what was said, until it is forgotten (found by a tester: effects listed
+    facts only)."""
+    run(api, app, "r1", [("user", "I live in Lisbon."), ("assistant", "Lisbon is lovely.")])
+    items = effects(api, "r1")
+    assert ops(items) == [("wrote", "created", "Lisbon")]
+    assert sorted(said(items)) == [
+        ("wrote", "recorded", "I live in Lisbon."),
+        ("wrote", "recorded", "Lisbon is lovely."),
+    ]
+    kept = {e["id"]: e for e in api.get("/v1/episodes", params={"run_id": "r1"}).json()["items"]}
+    for item in (i for i in items if i["episode"]):
+        assert item["fact_id"] is None and item["episode_id"] in kept
+        assert item["episode"] == kept[item["episode_id"]]
+        assert item["entity_id"] == kept[item["episode_id"]]["speaker_id"]
+    assert len({i["commit_id"] for i in items}) == 1  # filed in the run's one commit
+    run(api, app, "r2", [("user", "Hello there.")])
+    assert said(effects(api, "r2")) == [("wrote", "recorded", "Hello there.")]
+    assert ops(effects(api, "r2")) == []
+    # A forgotten message's words are not shown again on its run (the forget lists them).
+    [hello] = api.get("/v1/episodes", params={"run_id": "r2"}).json()["items"]
+    forgot = api.delete(f"/v1/episodes/{hello['id']}").json()
+    assert effects(api, "r2") == []
+    assert said(effects(api, forgot["event_id"])) == [("ended", "forgotten", "Hello there.")]
 
 
 def kept_teal(api: Api, app: Any) -> tuple[dict[str, Any], str]:
@@ -102,7 +139,7 @@ def test_effects_of_a_run_are_transitive_and_each_action_its_own(api: Api, app: 
         ("wrote", "remainder", "teal"),
     ]
     # The run's own effects did not grow: later edits are the person's, not the run's.
-    assert len(effects(api, "r1")) == 2
+    assert len(ops(effects(api, "r1"))) == 2
 
 
 def test_supersede_and_retract_name_their_ops(api: Api) -> None:
@@ -173,7 +210,8 @@ def test_chat_memory_access_applies(api: Api, app: Any) -> None:
     )
     assert api.get(f"/v1/facts/{teal['id']}/why", params={"chat_id": "places"}).status_code == 404
     assert ops(effects(api, "r1", chat_id="places")) == [("wrote", "created", "Lisbon")]
-    assert len(effects(api, "r1", chat_id="a-chat-with-full-access")) == 2
+    assert len(effects(api, "r1", chat_id="a-chat-with-full-access")) == 4  # and 2 episodes
+    assert said(effects(api, "r1", chat_id="places")) == []  # area `conversation` left out
 
 
 def test_effects_paginate(api: Api) -> None:
@@ -206,7 +244,8 @@ def test_a_yes_in_chat_is_the_decision_and_a_discard_changes_nothing(api: Api, a
     ]
     out = why(api, pho["id"])
     assert out["decided_by"]["actor"] == "chat:chat-1" and out["trigger"]["id"] == "r2"
-    assert effects(api, "r1") == []
+    assert ops(effects(api, "r1")) == []
+    assert said(effects(api, "r1")) == [("wrote", "recorded", UNTRUSTED[1])]
     assert api.get("/v1/events/r1/effects").json()["event"]["kind"] == "run"
 
 

@@ -172,3 +172,35 @@ def test_owner_erase(neo4j_server: Any, neo4j_driver: Any) -> None:
     done = runner.invoke(cli, ["owner", "erase", "--owner", owner, "--confirm", owner], env=env)
     assert done.exit_code == 0, done.output
     assert done.output.strip().endswith("removed 3, remaining 0")  # owner, own entity, Ada
+
+
+@pytest.mark.parametrize("bad", ["", "   ", " {m}", "{m} ", "{m}/x", "x/{m}"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["token", "create", "--scopes", "read"],
+        ["import", "locomo", "{file}", "--api", "http://127.0.0.1:9", "--token", "ws_x"],
+        ["owner", "import", "{file}"],
+        ["knowledge", "sync", "{dir}"],
+    ],
+    ids=["token-create", "import-locomo", "owner-import", "knowledge-sync"],
+)
+def test_commands_that_make_an_owner_refuse_a_bad_owner_name(
+    neo4j_server: Any, neo4j_driver: Any, tmp_path: Path, command: list[str], bad: str
+) -> None:
+    """An owner name that is empty, only whitespace, has whitespace at either end, or holds
+    a `/` (stored keys are `<owner>/<id>`: `a/b` with chat `c` would be `a` with chat
+    `b/c`) is a usage error: exit 2 with a message naming `--owner`, nothing written
+    (found by a tester: `token create --owner "a/b"` made that owner)."""
+    marker = f"cli-bad-{time.monotonic_ns()}"
+    file = _conversation(tmp_path / "tiny.json")
+    args = [a.format(file=file, dir=tmp_path) for a in command] + ["--owner", bad.format(m=marker)]
+    r = CliRunner().invoke(cli, args, env=_env(neo4j_server))
+    assert r.exit_code == 2, r.output
+    assert "--owner" in r.output and "Traceback" not in r.output
+    with neo4j_driver.session() as s:
+        found = s.run(
+            "MATCH (n) WHERE n.owner CONTAINS $m OR n.id CONTAINS $m RETURN count(n) AS n",
+            m=marker,
+        ).single()["n"]
+    assert found == 0

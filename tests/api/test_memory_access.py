@@ -46,10 +46,35 @@ def test_restricted_without_lists_lets_nothing_through(api: Api) -> None:
     assert r.json() == {"mode": "restricted", "areas": [], "sources": [], "origin": "chat"}
 
 
-def test_lists_with_mode_full_are_accepted(api: Api) -> None:
-    """Lists given with `full` are stored as they are; they do not restrict anything."""
-    r = put(api, "/v1/chats/c1/memory-access", {"mode": "full", "areas": ["place"]})
-    assert r.status_code == 200 and r.json()["mode"] == "full"
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"mode": "full", "areas": ["health"]}, "areas"),
+        ({"mode": "full", "sources": ["user_stated"]}, "sources"),
+        ({"mode": "none", "areas": ["work"], "sources": ["user_edit"]}, "areas"),
+        ({"mode": "none", "sources": ["integration:calendar"]}, "sources"),
+    ],
+)
+def test_lists_with_mode_full_or_none_are_refused(api: Api, body: Any, field: str) -> None:
+    """The lists mean something only under `restricted` (CONTRACT §7): given with `full` or
+    `none`, a list that names anything is a 422 problem naming it, and nothing is stored
+    (found by a tester: `{"mode": "full", "areas": ["health"]}` was stored as it was, as
+    if it restricted something)."""
+    for url in ("/v1/chats/c1/memory-access", "/v1/profile/memory-access"):
+        r = put(api, url, body)
+        assert r.status_code == 422, r.text
+        assert r.headers["content-type"].startswith("application/problem+json")
+        assert [e["field"] for e in r.json()["errors"]] == [field]
+        assert "restricted" in r.json()["detail"]
+    assert api.get("/v1/chats/c1/memory-access").json() == FULL
+
+
+def test_empty_lists_with_mode_full_or_none_are_accepted(api: Api) -> None:
+    """Empty (or null) lists carry nothing, so `full` and `none` take them."""
+    r = put(api, "/v1/chats/c1/memory-access", {"mode": "full", "areas": [], "sources": None})
+    assert r.json() == {"mode": "full", "areas": [], "sources": [], "origin": "chat"}
+    r = put(api, "/v1/profile/memory-access", {"mode": "none", "areas": [], "sources": []})
+    assert r.json() == {"mode": "none", "areas": [], "sources": [], "origin": "profile"}
 
 
 @pytest.mark.parametrize(

@@ -270,6 +270,102 @@ def test_a_run_whose_speaker_or_surface_carries_a_secret_is_refused(
     assert leaked(neo4j_driver, api.owner) == []
 
 
+def _observation(**change: Any) -> dict[str, Any]:
+    return {
+        "integration": "calendar",
+        "entity": {"name": "Ana"},
+        "attribute": "location",
+        "value": "Porto",
+        **change,
+    }
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"chat_id": f"my PIN is {PIN}"}, "chat_id"),
+        ({"project": f"my password is {WORD}"}, "project"),
+        ({"id": f"my PIN is {PIN}"}, "id"),
+        ({"message_id": f"my PIN is {PIN}"}, "messages[0].id"),
+        ({"observation": _observation(value=f"my PIN is {PIN}")}, "observations[0].value"),
+        ({"observation": _observation(attribute="bank_pin", value=PIN)}, "observations[0].value"),
+        (
+            {"observation": _observation(attribute="door_code", value=int(PIN))},
+            "observations[0].value",
+        ),
+        (
+            {"observation": _observation(entity={"name": f"my password is {WORD}"})},
+            "observations[0].entity.name",
+        ),
+        (
+            {"observation": _observation(value=None, object={"name": f"PIN {PIN}"})},
+            "observations[0].object.name",
+        ),
+    ],
+)
+def test_a_run_whose_ids_project_or_observations_carry_a_secret_is_refused(
+    api: Api, app: Any, neo4j_driver: Driver, change: dict[str, Any], field: str
+) -> None:
+    """POST /v1/runs: the run's id, chat id and project, a message's id, and an observation's
+    names and value are kept as they are (on the run, its episodes, events, proposals and
+    facts), so a secret there is refused like a speaker's, 422 naming the field; nothing of
+    the run is stored, and the raw store (`Reader.run_query`) holds neither value (found by a
+    tester: `chat_id` "my PIN is 4821" was stored on the run and every episode)."""
+    observation = change.get("observation")
+    body = {
+        "id": change.get("id", "r-ids"),
+        "chat_id": change.get("chat_id", "c1"),
+        "messages": [
+            {"id": change.get("message_id", "m0"), "role": "user", "text": "Hi.", "at": AT}
+        ],
+        "observations": [] if observation is None else [observation],
+        **({"project": change["project"]} if "project" in change else {}),
+    }
+    refused(api.post("/v1/runs", body), field)
+    app.state.curator.drain()
+    found = app.state.reader.run_query(
+        "MATCH (n) WHERE n.owner = $owner OR n.id = $owner UNWIND keys(n) AS k"
+        " WITH n[k] AS v WHERE v IS :: STRING AND (v CONTAINS $pin OR v CONTAINS $word)"
+        " RETURN count(*) AS n",
+        owner=api.owner,
+        pin=PIN,
+        word=WORD,
+    )
+    assert found == [{"n": 0}]
+    assert leaked(neo4j_driver, api.owner) == []
+
+
+def test_opaque_ids_are_never_taken_for_a_secret(api: Api) -> None:
+    """A run, chat or message id without white space is the client's token, not words:
+    a random 38-character id (the shape of OpenAI's `chatcmpl-…` ids, which the machine-key
+    rule flags in text) is accepted as the run's, the chat's and the message's id."""
+    opaque = "chatcmpl-8Rm0ZbLqKfGZ1Uq9yW2Z3f4gH5jK6aB"
+    body = {
+        "id": opaque,
+        "chat_id": opaque,
+        "messages": [{"id": opaque, "role": "user", "text": "I love rowing.", "at": AT}],
+    }
+    r = api.post("/v1/runs", body)
+    assert r.status_code == 202, r.text
+
+
+def test_an_observation_evidence_loses_its_secret_and_the_run_is_kept(
+    api: Api, app: Any, neo4j_driver: Driver
+) -> None:
+    """An observation's `evidence` is free text, like a message's: the sentence carrying a
+    secret is `[redacted]` and the run goes on (the one free-text rule for a run)."""
+    body = {
+        "id": "r-ev",
+        "chat_id": "c1",
+        "messages": [{"id": "m0", "role": "user", "text": "Hi.", "at": AT}],
+        "observations": [_observation(evidence=f"Synced. The door code is {PIN}.")],
+    }
+    assert api.post("/v1/runs", body).status_code == 202
+    app.state.curator.drain()
+    assert api.get("/v1/runs/r-ev").json()["status"] == "done"
+    assert leaked(neo4j_driver, api.owner) == []
+
+
 def test_a_run_queued_with_a_secret_speaker_files_it_redacted(
     api: Api, app: Any, neo4j_driver: Driver
 ) -> None:

@@ -63,8 +63,10 @@ def effects(
     `event_id` is a run id, a sync id, or any event id a `why` chain or a write's
     `event_id` names. Items are every row the commits it led to wrote (`created`,
     `remainder`, `restored`) or ended (`superseded`, `coalesced`, `invalidated`,
-    `retracted`, `moved`), and every entity they archived, unarchived, merged or split
-    off, oldest commit first; a run kept later counts (its proposal caused the keep).
+    `retracted`, `moved`), every episode they filed (a run's messages, op `recorded`,
+    while not forgotten, CONTRACT §12) or forgot (`forgotten`), and every entity they
+    archived, unarchived, merged or split off, oldest commit first; a run kept later
+    counts (its proposal caused the keep).
     A run not applied yet answers `{event: null, items: []}`. With `chat_id`, rows the
     chat's memory access keeps out are left out; memory `none` answers 403.
     Paginated by `cursor` (an offset) and `limit`. Errors: 404 unknown id or another

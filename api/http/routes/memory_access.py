@@ -50,7 +50,9 @@ def put_chat_access(
 
     Body: `{mode: none|restricted|full, areas?: [str], sources?: [str]}`; under
     `restricted` an omitted list is empty and lets nothing through. Returns the stored
-    setting. Errors: 422 naming the field (unknown mode, bad list). Needs scope `admin`.
+    setting. Errors: 422 naming the field (unknown mode, bad list, a list that names
+    anything with mode `full` or `none`: the lists apply only under `restricted`).
+    Needs scope `admin`.
     """
     return _store(committer, owner, chat_id, body)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC
+from typing import Any
 
 from fastapi import APIRouter, Request
 
@@ -27,22 +28,22 @@ def post_run(
     Body: `{id, chat_id, surface?, messages: [{id?, role, speaker?, text, at}],
     observations?}`; every `at` needs an offset. Returns 202 `{id, status}`.
     The payload is kept as sent (message offsets decide the speaker's days), except
-    that every sentence carrying a credential is replaced by `[redacted]` before it is
-    stored (CONTRACT §12: secrets are never stored); the same instants written in other
-    offsets count as the same content, and a repost differing only in a secret does not.
-    A `surface` or a message's `speaker` (a name, which the curator makes an entity) is
-    not redacted but refused: 422 naming the field (`surface`, `messages[2].speaker`),
-    nothing stored.
+    that every sentence carrying a credential in free text (a message's `text`, an
+    observation's `evidence`) is replaced by `[redacted]` before it is stored (CONTRACT
+    §12: secrets are never stored); the same instants written in other offsets count as
+    the same content, and a repost differing only in a secret does not. The fields kept
+    as they are (`_kept_as_given`: the run's `id`, `chat_id`, `surface` and `project`, a
+    message's `id` and `speaker`, an observation's names and value) are not redacted but
+    refused: 422 naming the field (`chat_id`, `messages[2].speaker`,
+    `observations[0].value`), nothing stored. An id is read only when it holds white
+    space (words, such as "my PIN is 4821"): an opaque id is a token of the client's, and
+    the credential rule for machine keys would refuse a random one (OpenAI's
+    `chatcmpl-…` ids among them).
     Errors: 409 when the id was posted before with different content; 413/422 over
     the bounds in README.md; 429 with `Retry-After` while the owner has
     `WORLDSTATE_RUNS_QUEUED_PER_OWNER` runs waiting. Needs scope `write`.
     """
-    refuse_secrets(
-        {
-            "surface": body.surface,
-            **{f"messages[{i}].speaker": m.speaker for i, m in enumerate(body.messages)},
-        }
-    )
+    refuse_secrets(*_kept_as_given(body))
     # A run without a project is stored as before the field existed (same idempotency).
     unset = {"project"} if body.project is None else None
     stored = body.model_copy(
@@ -70,6 +71,37 @@ def post_run(
         max_waiting=request.app.state.settings.runs_queued_per_owner,
     )
     return RunAccepted(id=run.id, status=run.status)
+
+
+def _kept_as_given(body: RunCreate) -> tuple[dict[str, Any], dict[str, str]]:
+    """The fields of a run stored verbatim (on the run, its episodes and events, and the
+    proposals and facts drawn from it), by the client's field path, with the labels their
+    values are read under (an observation's value under its attribute: `bank_pin` with
+    4821 reads "bank pin: 4821"): `refuse_secrets`'s arguments (CONTRACT §3, §12)."""
+    ids: dict[str, str | None] = {"id": body.id, "chat_id": body.chat_id}
+    ids |= {f"messages[{i}].id": m.id for i, m in enumerate(body.messages)}
+    fields: dict[str, Any] = {k: v for k, v in ids.items() if v and _worded(v)}
+    fields |= {"surface": body.surface, "project": body.project}
+    labels: dict[str, str] = {}
+    for i, m in enumerate(body.messages):
+        fields[f"messages[{i}].speaker"] = m.speaker
+    for i, o in enumerate(body.observations):
+        at = f"observations[{i}]"
+        fields[f"{at}.entity.name"] = o.entity.name
+        fields[f"{at}.entity.kind"] = o.entity.kind
+        fields[f"{at}.attribute"] = o.attribute
+        fields[f"{at}.value"] = o.value
+        labels[f"{at}.value"] = o.attribute
+        if o.object is not None:
+            fields[f"{at}.object.name"] = o.object.name
+            fields[f"{at}.object.kind"] = o.object.kind
+    return fields, labels
+
+
+def _worded(ident: str) -> bool:
+    """True when an id holds white space: words a person wrote, read for a credential; an
+    opaque token (no white space) is not (`post_run`)."""
+    return any(c.isspace() for c in ident)
 
 
 def _json(value: object) -> str:

@@ -69,11 +69,12 @@ class WhyOut(BaseModel):
 class EffectPublic(BaseModel):
     """One thing an event went on to change (CONTRACT §10 `{fact_id, op, ...}`).
 
-    `change` is `wrote` (op `created`, `remainder` or `restored`), `ended` (op
-    `superseded`, `coalesced`, `invalidated`, `retracted` or `moved`; op `forgotten` for
-    an episode, CONTRACT §12: `episode_id` and `episode` set, `fact_id` null, `entity_id`
-    its speaker) or `changed` (an entity: op `archived`, `unarchived`, `merged` or
-    `split`; `fact_id` null).
+    `change` is `wrote` (op `created`, `remainder` or `restored`; op `recorded` for an
+    episode a run's curation filed, CONTRACT §12), `ended` (op `superseded`, `coalesced`,
+    `invalidated`, `retracted` or `moved`; op `forgotten` for an episode) or `changed`
+    (an entity: op `archived`, `unarchived`, `merged` or `split`; `fact_id` null). An
+    episode's item has `episode_id` and `episode` set, `fact_id` null and `entity_id` its
+    speaker.
     """
 
     fact_id: str | None

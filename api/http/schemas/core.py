@@ -352,8 +352,9 @@ class MemoryAccessIn(RequestModel):
 
     CONTRACT §7: `none` is a clean room, `full` lets everything through, `restricted`
     lets through a fact that passes both lists; an omitted (or null) list is empty and
-    lets nothing through (fail-closed). Lists given with another mode are stored as
-    they are and do not apply.
+    lets nothing through (fail-closed). The lists apply only under `restricted`: with
+    `full` or `none` a list that names anything is a 422 naming it
+    (`Committer.set_memory_access`); an empty or null one is accepted.
     """
 
     mode: MemoryMode

@@ -66,9 +66,12 @@ def set_access(
 ) -> RedirectResponse:
     """Store a chat's setting (or the profile default when `chat` is empty); under
     `restricted` the lists are the checked boxes (plus `integration:<name>` sources typed
-    in), and an empty list lets nothing through."""
+    in), and an empty list lets nothing through. Under `full` and `none` the boxes the
+    form still shows checked are not sent (the lists apply only under `restricted`)."""
     owner = viewer.need("admin")
     extra = [s.strip() for s in more_sources.split(",") if s.strip()]
+    if mode != "restricted":
+        areas, sources, extra = [], [], []
     body = MemoryAccessIn(mode=mode, areas=areas, sources=[*sources, *extra])
     committer = request.app.state.committer
     chat = chat.strip()

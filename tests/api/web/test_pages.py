@@ -259,6 +259,20 @@ def test_memory_access_warns_and_stores(web: Page, rest: Any) -> None:
     assert rest.get("/v1/profile/memory-access").json()["mode"] == "none"
 
 
+def test_memory_access_full_with_boxes_still_checked(web: Page, rest: Any) -> None:
+    """The form keeps the restricted boxes checked when the mode is switched to full or
+    none: the page stores the mode without the lists (they apply only under `restricted`,
+    CONTRACT §7) instead of failing."""
+    for mode in ("full", "none"):
+        done = web.post(
+            "/memory/access",
+            {"chat": "c8", "mode": mode, "areas": ["work"], "sources": ["user_stated"]},
+        )
+        assert f"is now {mode}" in _flash(done.text), done.text
+        got = rest.get("/v1/chats/c8/memory-access").json()
+        assert got == {"mode": mode, "areas": [], "sources": [], "origin": "chat"}
+
+
 def test_erase_needs_the_owner_name_then_reports_zero(web: Page, rest: Any) -> None:
     """A wrong name erases nothing (422); the right one reports remaining 0 and signs out."""
     e, _ = _paris(rest)
