@@ -64,13 +64,16 @@ def serve_ours(conn: Connection, uri: str, vectors: dict[str, list[float]]) -> N
     superseded)]); ("prefetch", owner, q) -> (ms, items); ("floor",); ("rss",); ("stop",)."""
     from api.chat.prefetch.block import build
     from api.chat.search import search
+    from api.http.settings import Settings
     from graph.read.reader import Reader
     from graph.read.vectors import VectorCache
     from graph.scope import Scope
     from graph.time import AsOf
 
+    settings = Settings()  # WORLDSTATE_SEARCH_CACHE_ROWS sizes the cache, as for the API
     driver = connect(uri)
-    reader = Reader(driver, vectors=VectorCache())  # as the API builds it (api/http/app.py)
+    cache = VectorCache(settings.search_cache_rows, settings.search_cache_owner_rows)
+    reader = Reader(driver, vectors=cache)  # as the API builds it (api/http/app.py)
     embedder = FixedEmbedder(vectors)
     while True:
         command = conn.recv()
