@@ -156,13 +156,15 @@ class ReadBase:
         cache = self._vectors
         if cache is None or cache.too_big(owner, model, kind):
             return None
+        held = cache.get(owner, model, kind)
+        if held is None and cache.refused_before(owner, model, kind):
+            return None  # the owners held are asked for as often: the index serves it
         key = self._vectors_key(owner)
         if key is None:
             cache.forget(owner)
             return None
         last_tx, rev = key
         queries = vc.QUERIES[kind]
-        held = cache.get(owner, model, kind)
         if held is not None and held.rev == rev:
             if held.last_tx == last_tx:
                 return held
@@ -171,7 +173,7 @@ class ReadBase:
             )
             fresh = held.updated(last_tx, changes)
         else:
-            loaded = self._load_vectors(cache, owner, model, kind, key, held is None)
+            loaded = self._load_vectors(cache, owner, model, kind, key)
             if loaded is None:
                 return None
             fresh = loaded
@@ -185,14 +187,10 @@ class ReadBase:
         model: str,
         kind: str,
         key: tuple[Any, int],
-        absent: bool,
     ) -> OwnerVectors | None:
         """Every vector of the owner's `kind` at `key` (last_tx, rev), or None when the
         owner has more than `owner_rows` of them (marked too big) or the cache does not
-        admit them (`VectorCache.admits`; `absent`: none are held, so an owner refused
-        at its last known size is not counted again)."""
-        if absent and cache.refused_before(owner, model, kind):
-            return None  # the owners held are asked for as often: the index serves it
+        admit them (`VectorCache.admits`)."""
         queries = vc.QUERIES[kind]
         limit = cache.owner_rows + 1
         count = self._rows(queries.rows, owner=owner, limit=limit)[0]["rows"]
