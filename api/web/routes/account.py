@@ -20,12 +20,14 @@ from api.web.deps import PosterDep, ReaderDep, ViewerDep, sessions
 from api.web.render import PageRoute, page, see_other
 from api.web.sessions import SESSION_COOKIE, clear_cookie
 from committer.apply import SOURCES
-from graph.attributes import DEFAULT, REGISTRY
+from graph.attributes import known_areas
 
 router = APIRouter(prefix="/memory", route_class=PageRoute, include_in_schema=False)
 EMPTY_LIST_WARNING = "an empty list means this chat sees nothing in that axis"
 """The product's words for a restricted setting with an empty list (CONTRACT §7)."""
-AREAS = tuple(sorted({spec.area for spec in REGISTRY.values()} | {DEFAULT.area}))
+AREAS = tuple(sorted(known_areas()))
+"""The boxes of the areas list: every area a memory access may list (`conversation` and
+`knowledge` among them)."""
 ChatField = Annotated[str, Form(max_length=200)]
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from graph.attributes import known_areas
 from tests.api.web.conftest import Page
 
 JAN, JUN = "2024-01-01T00:00:00Z", "2024-06-01T00:00:00Z"
@@ -257,6 +258,19 @@ def test_memory_access_warns_and_stores(web: Page, rest: Any) -> None:
     assert got == {"mode": "restricted", "areas": ["work"], "sources": [], "origin": "chat"}
     web.post("/memory/access", {"mode": "none"})
     assert rest.get("/v1/profile/memory-access").json()["mode"] == "none"
+
+
+def test_memory_access_offers_every_area(web: Page, rest: Any) -> None:
+    """The page offers a box for every area a memory access may list, `conversation`
+    (episodes) and `knowledge` among them, so a restricted chat set here can let what was
+    said through (found in review: the page listed the registry's areas only)."""
+    page = web.get("/memory/access").text
+    for area in sorted(known_areas()):
+        assert f'name="areas" value="{area}"' in page, area
+    done = web.post(
+        "/memory/access", {"chat": "c7", "mode": "restricted", "areas": ["conversation"]}
+    )
+    assert "areas: conversation" in _flash(done.text), done.text
 
 
 def test_memory_access_full_with_boxes_still_checked(web: Page, rest: Any) -> None:
