@@ -217,8 +217,23 @@ def _post_quietly(url: str, secret: str, body: dict[str, object]) -> None:
         )
 
 
+def _others_running(driver: Driver) -> int:
+    """How many transactions Neo4j is running besides the one asking."""
+    records, _, _ = driver.execute_query(
+        "SHOW TRANSACTIONS YIELD currentQuery "
+        "WHERE NOT currentQuery STARTS WITH 'SHOW TRANSACTIONS' RETURN count(*) AS n"
+    )
+    return int(records[0]["n"])
+
+
 def _count(store: OwnNeo4j, owner: str, prefix: str) -> int:
+    """The sync's facts once every other transaction has ended. A client killed after
+    it sent COMMIT leaves a commit Neo4j still applies; Neo4j reads are read-committed,
+    so a count running beside that commit may see part of it, which says nothing
+    about atomicity. Once the killed API's transaction is over, it landed whole or not
+    at all."""
     with store.driver() as driver:
+        wait_for(lambda: _others_running(driver) == 0, 120, "the killed API's transaction")
         records, _, _ = driver.execute_query(
             "MATCH (f:Fact) WHERE f.owner = $owner AND f.attribute = 'employee_no' "
             "AND f.value STARTS WITH $prefix RETURN count(f) AS n",
