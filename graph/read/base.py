@@ -32,17 +32,26 @@ T = TypeVar("T")
 
 CACHE_FACTOR = 2
 """From an owner's cached vectors (graph/read/vectors.py), this many times the hits wanted
-are checked against the store ..."""
+are checked against the store for a restricted scope (its memory access hides rows the
+cache cannot tell) ..."""
 CACHE_MIN = 20
 """... and at least this many."""
+CACHE_MARGIN = 5
+"""For a scope of full access and no shared entities, the hits wanted and this many more:
+every row the cache finds visible at the as-of point passes the store's check then, save
+a withheld episode (graph/scope.py EPISODE_FINDABLE), so checking twice as many only
+paid for rows never kept (issue 17: 100 index seeks of each kind a search)."""
 
 
 def picks_of(
-    held: OwnerVectors, vector: list[float], as_of: AsOf, k: int
+    held: OwnerVectors, vector: list[float], as_of: AsOf, k: int, scope: Scope
 ) -> tuple[list[dict[str, Any]], int]:
-    """([{id, score}] `held` proposes for `k` hits (`CACHE_FACTOR` times as many, at least
-    `CACHE_MIN`), how many of its vectors are visible at `as_of`)."""
-    count = max(k * CACHE_FACTOR, CACHE_MIN)
+    """([{id, score}] `held` proposes for `k` hits seen by `scope`, how many of its vectors
+    are visible at `as_of`): `k + CACHE_MARGIN` of them for a scope of full access and no
+    shared entities, else `CACHE_FACTOR` times `k`, at least `CACHE_MIN`. Fewer than `k`
+    passing the store's check sends the reader to the exact ranking."""
+    whole = scope.access.mode != "restricted" and not scope.shared
+    count = k + CACHE_MARGIN if whole else max(k * CACHE_FACTOR, CACHE_MIN)
     picked, visible = held.candidates(vector, as_of.known_at, as_of.valid_at, count)
     return [{"id": i, "score": score} for i, score in picked], visible
 
@@ -217,13 +226,13 @@ class ReadBase:
         }
 
     def _cache_picks(
-        self, owner: str, model: str, kind: str, vector: list[float], as_of: AsOf, k: int
+        self, scope: Scope, model: str, kind: str, vector: list[float], as_of: AsOf, k: int
     ) -> tuple[list[dict[str, Any]], int] | None:
-        """([{id, score}] the owner's held vectors of `kind` propose for `k` hits
-        (`CACHE_FACTOR` times as many, at least `CACHE_MIN`), how many held ones are
-        visible at `as_of`); None when they are not held. The store then checks them."""
-        held = self._owner_vectors(owner, model, kind)
-        return None if held is None else picks_of(held, vector, as_of, k)
+        """([{id, score}] the owner's held vectors of `kind` propose for `k` hits of
+        `scope` (`picks_of`), how many held ones are visible at `as_of`); None when they
+        are not held. The store then checks them."""
+        held = self._owner_vectors(scope.owner, model, kind)
+        return None if held is None else picks_of(held, vector, as_of, k, scope)
 
     def _vectors_key(self, owner: str) -> tuple[Any, int] | None:
         """(last_tx, search_rev) of the owner (graph/cypher/vectors.py VECTORS_KEY), None

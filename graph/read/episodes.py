@@ -359,7 +359,7 @@ class EpisodeReads(ReadBase):
     ) -> tuple[list[EpisodeHit], str] | None:
         """`episode_semantic` from the owner's episode vectors held in this process; None
         when they are not held (unknown owner, or too big to cache)."""
-        picks = self._cache_picks(scope.owner, model, EPISODES, vector, as_of, k)
+        picks = self._cache_picks(scope, model, EPISODES, vector, as_of, k)
         if picks is None:
             return None
         candidates, visible = picks

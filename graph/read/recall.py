@@ -95,8 +95,8 @@ class RecallReads(SearchReads, EpisodeReads):
         held = self._held(scope, model) if worded else None
         if held is not None:  # the key is checked in RECALL_LISTS itself
             picks: tuple[Picks, Picks] | None = (
-                picks_of(held[1], vector, as_of, k),
-                picks_of(held[2], vector, as_of, k),
+                picks_of(held[1], vector, as_of, k, scope),
+                picks_of(held[2], vector, as_of, k, scope),
             )
         else:
             picks = self._picks(scope, vector, model, as_of, k)
@@ -196,13 +196,12 @@ class RecallReads(SearchReads, EpisodeReads):
         """The cache's candidates of both kinds for `k` hits of each, or None when it does
         not hold both (no cache, shared entities, an owner too big to cache)."""
         cached = self._vectors is not None
-        owner = scope.owner
         facts = (
-            self._cache_picks(owner, model, FACTS, vector, as_of, k)
+            self._cache_picks(scope, model, FACTS, vector, as_of, k)
             if cached and not scope.shared
             else None
         )
-        said = self._cache_picks(owner, model, EPISODES, vector, as_of, k) if cached else None
+        said = self._cache_picks(scope, model, EPISODES, vector, as_of, k) if cached else None
         return None if facts is None or said is None else (facts, said)
 
     def _nearest(

@@ -54,6 +54,7 @@ def say(
     run: str = "r1",
     said_at: datetime | None = None,
     source: str = "user_stated",
+    withheld: bool = False,
 ) -> list[str]:
     """Record one episode per text in one commit (with vectors when `embedder` is given);
     return their ids."""
@@ -75,6 +76,7 @@ def say(
             "source": source,
             "search_text": text,
             "embedding": vector,
+            "withheld": withheld,
         }
         for i, (text, vector) in enumerate(zip(texts, vectors, strict=True))
     ]
@@ -208,6 +210,29 @@ def test_too_few_visible_candidates_fall_back_to_the_exact_ranking(
     hits, path = reader.episode_semantic(trusted, query, MODEL, AsOf.at(), 2)
     assert path == "exact" and [h.episode.text for h in hits] == ["Roses need pruning in March."]
     assert found(hits) == found(plain.episode_semantic(trusted, query, MODEL, AsOf.at(), 2)[0])
+
+
+def test_withheld_episodes_among_a_full_scopes_few_candidates_fall_back(
+    neo4j_driver: Driver, embedder: LocalEmbedder, owner: str
+) -> None:
+    """A scope of full access is proposed only `k + CACHE_MARGIN` candidates (graph/read/
+    base.py picks_of). When withheld episodes (CONTRACT §3) crowd them so that fewer than
+    `k` pass the store's check, the exact ranking answers, what it answers without the
+    cache; with none withheld, the cache's few candidates answer."""
+    texts = tuple(f"Note {i} about the garden and the roses." for i in range(12))
+    say(neo4j_driver, embedder, owner, texts, withheld=True)
+    kept = ("Roses need pruning in March.", "The tulips came up early this spring.")
+    say(neo4j_driver, embedder, owner, kept, run="r2")
+    reader, plain = Reader(neo4j_driver, vectors=VectorCache()), Reader(neo4j_driver)
+    [query] = embedder.embed(["garden roses"])
+    hits, path = reader.episode_semantic(Scope(owner), query, MODEL, AsOf.at(), 2)
+    assert path == "exact" and sorted(h.episode.text for h in hits) == sorted(kept)
+    assert found(hits) == found(plain.episode_semantic(Scope(owner), query, MODEL, AsOf.at(), 2)[0])
+    other = owner + "-open"
+    say(neo4j_driver, embedder, other, texts)
+    hits, path = reader.episode_semantic(Scope(other), query, MODEL, AsOf.at(), 2)
+    assert path == "cache" and len(hits) == 2
+    assert found(hits) == found(plain.episode_semantic(Scope(other), query, MODEL, AsOf.at(), 2)[0])
 
 
 def test_an_owner_too_big_for_the_cache_is_left_to_the_store(
