@@ -425,7 +425,7 @@ def fuse(
     rows: dict[tuple[int, str], Hit | EpisodeHit] = {}
     for hits, from_text in ((facts[0], False), (facts[1], True)):
         for h in hits:
-            key = (0, h.fact.id)
+            key = (0, h.id)
             seen[key] = _merged(seen.get(key), h.semantic, h.score if from_text else None, h.text)
             rows[key] = h
     for ehits, from_text in ((episodes[0], False), (episodes[1], True)):
@@ -439,25 +439,27 @@ def fuse(
     weights = pool_weights(terms, list(have.values()))
     around = context(rows, terms)
     nearer = semantic_context(rows, seen)
-    out: dict[tuple[int, str], Found] = {}
-    for key, (semantic, bm25, _) in seen.items():
+    scored: dict[tuple[int, str], tuple[float, float]] = {}  # (score, lexical share)
+    for key, (semantic, _, _) in seen.items():
         row = rows[key]
         who = speaker_stems(row.episode.speaker) if isinstance(row, EpisodeHit) else frozenset()
         named = bool(who) and any(t in who for t in terms)
         counted = [t for t in terms if t not in who] or terms
         share = held(counted, have[key], weights, around.get(key))
-        score = fused(nearer.get(key, semantic), share, hybrid, named)
-        if isinstance(row, EpisodeHit):
-            out[key] = Found("episode", score, semantic, bm25, share, episode=row.episode)
-        else:
-            out[key] = Found("fact", score, semantic, bm25, share, row.fact, row.entity)
+        scored[key] = (fused(nearer.get(key, semantic), share, hybrid, named), share)
     kept: list[Found] = []
     taken: set[tuple[str, ...]] = set()
-    for k in sorted(out, key=lambda k: (-out[k].score, k)):
-        said = said_key(out[k])
+    for k in sorted(scored, key=lambda k: (-scored[k][0], k)):  # records decoded for these
+        row = rows[k]
+        (score, share), (semantic, bm25, _) = scored[k], seen[k]
+        if isinstance(row, EpisodeHit):
+            found = Found("episode", score, semantic, bm25, share, episode=row.episode)
+        else:
+            found = Found("fact", score, semantic, bm25, share, row.fact, row.entity)
+        said = said_key(found)
         if said not in taken:
             taken.add(said)
-            kept.append(out[k])
+            kept.append(found)
             if len(kept) == limit:
                 break
     return kept
@@ -478,7 +480,7 @@ def _period_term(
         return terms
     named = set(stems(sorted(when.words)))
     for key, row in rows.items():
-        if when.holds(row.episode.said_at if isinstance(row, EpisodeHit) else row.fact.valid_from):
+        if when.holds(row.episode.said_at if isinstance(row, EpisodeHit) else row.valid_from):
             have[key] = have[key] | {WHEN}
     return [t for t in terms if t not in named] + [WHEN]
 

@@ -187,6 +187,11 @@ def _time(row: Any, key: str) -> Any:
     return from_micros(micros) if micros is not None else from_store(row[key])
 
 
+def valid_from(node: Any) -> Any:
+    """A `row` column's valid_from (aware UTC), without decoding the rest of it."""
+    return _time(node, "valid_from")
+
+
 def fact_from_record(node: Any) -> FactRecord:
     """Build a `FactRecord` from a `row` column above (or from a Fact node)."""
     return FactRecord(

@@ -294,3 +294,19 @@ def test_search_hits_decode_entities_as_the_node_does(
     assert {r[0].id for r in records if r[0].names_since} == {ilse}
     hits = Reader(neo4j_driver).fulltext(Scope(owner), "new harbour", before, 5)
     assert (hits[0].entity.id, hits[0].entity.merged_into) == (twin, None)
+
+
+def test_a_hit_decodes_its_row_only_when_asked_and_alike(
+    committer: Committer, neo4j_driver: Driver, owner: str
+) -> None:
+    """A hit read from the store keeps its row undecoded until `fact` or `entity` is asked
+    for (graph/read/search.py Hit): its id, valid_from, run and message, read without
+    decoding, are the decoded row's, and two reads of one row are equal hits."""
+    ana = located(committer, owner, "Ana", "Porto")
+    reader = Reader(neo4j_driver)
+    first, again = (reader.fulltext(Scope(owner), "Ana Porto", AsOf.at(), 5) for _ in range(2))
+    [hit] = first
+    light = (hit.id, hit.valid_from, hit.run_id, hit.message_id)
+    assert light == (hit.fact.id, hit.fact.valid_from, hit.fact.run_id, hit.fact.message_id)
+    assert hit.entity.id == ana and hit.fact.value == "Porto"
+    assert first == again and hit.with_semantic(0.5).semantic == 0.5 and hit.semantic is None
