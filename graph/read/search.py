@@ -113,7 +113,7 @@ class Hit:
     A hit read from the store (`of_record`) decodes `fact` and `entity` on first use: a
     search reads about a hundred candidates and keeps ten, and decoding every one (eight
     times each) was a tenth of its time (issue 17). `id`, `valid_from`, `run_id` and
-    `message_id` are read without decoding the rest. Immutable.
+    `message_id` are read without decoding the rest. Never changed once made.
     """
 
     __slots__ = ("_entity", "_fact", "_known_at", "_node", "_row", "score", "semantic", "text")
@@ -189,14 +189,6 @@ class Hit:
     def message_id(self) -> str | None:
         """The message the row was drawn from, or None."""
         return self._fact.message_id if self._fact is not None else self._row.get("message_id")
-
-    def with_semantic(self, semantic: float | None) -> Hit:
-        """This hit with `semantic` for its semantic evidence."""
-        hit = Hit.__new__(Hit)
-        for name in Hit.__slots__:
-            setattr(hit, name, getattr(self, name))
-        hit.semantic = semantic
-        return hit
 
     def _key(self) -> tuple[Any, ...]:
         return (self.fact, self.entity, self.score, self.text, self.semantic)
