@@ -149,7 +149,8 @@ class Hit:
         (graph.cypher.entities ENTITY_MAP) columns, read as known at `known_at`."""
         hit = cls.__new__(cls)
         hit._fact, hit._entity, hit._row, hit._node, hit._known_at = None, None, row, node, known_at
-        hit.score, hit.text, hit.semantic = float(score), text, semantic
+        hit.score, hit.text = float(score), text
+        hit.semantic = None if semantic is None else float(semantic)
         return hit
 
     @property
@@ -292,7 +293,8 @@ class SearchReads(ReadBase):
             small = self._rows(sc.SEMANTIC_SMALL, k=limit, cap=exact_cap, **base)[0]
             if small["complete"]:
                 hits = [
-                    _hit(row, e, score, as_of, text, score) for row, e, score, text in small["hits"]
+                    Hit.of_record(row, e, score, as_of.known_at, text, score)
+                    for row, e, score, text in small["hits"]
                 ]
                 return hits, "small"
         k = min(max(limit * ANN_FACTOR, ANN_MIN), ANN_MAX)
@@ -376,22 +378,9 @@ class SearchReads(ReadBase):
 
 def _texted(r: Any, as_of: AsOf) -> Hit:
     """A hit of a full-text query of fact rows (FULLTEXT's columns)."""
-    return _hit(r["row"], r["e"], r["score"], as_of, r["text"], r["semantic"])
+    return Hit.of_record(r["row"], r["e"], r["score"], as_of.known_at, r["text"], r["semantic"])
 
 
 def _scored(r: Any, as_of: AsOf) -> Hit:
     """A hit of a semantic query (its score is the similarity)."""
-    return _hit(r["row"], r["e"], r["score"], as_of, r["text"], r["score"])
-
-
-def _hit(
-    row: Any,
-    node: Any,
-    score: float,
-    as_of: AsOf,
-    text: str | None = None,
-    semantic: float | None = None,
-) -> Hit:
-    return Hit.of_record(
-        row, node, score, as_of.known_at, text, None if semantic is None else float(semantic)
-    )
+    return Hit.of_record(r["row"], r["e"], r["score"], as_of.known_at, r["text"], r["score"])
