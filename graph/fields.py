@@ -40,6 +40,9 @@ INT64 = (-(2**63), 2**63 - 1)
 _RFC3339 = re.compile(
     r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})$"
 )
+_PLUS_AS_SPACE = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})? \d{2}:\d{2}$")
+"""A timestamp whose `+` offset arrived as a space: a URL query decodes an unencoded `+`
+to a space (application/x-www-form-urlencoded), so `?valid_at=...+02:00` reads so."""
 
 
 def z(value: datetime) -> str:
@@ -53,13 +56,19 @@ def _rfc3339(value: Any) -> Any:
     Date and time are separated by `T`, `t` or one space (RFC 3339 §5.6 NOTE:
     "2024-05-01 09:00:00+00:00"), alike in query parameters, JSON bodies and MCP
     arguments, which all validate with `Timestamp`. A timestamp without an offset fails
-    later, in `AwareDatetime`, with its own message (a 422 naming the field).
+    later, in `AwareDatetime`, with its own message (a 422 naming the field). One whose
+    `+` offset came as a space (an unencoded `+` in a URL) is refused saying so.
     """
     if isinstance(value, datetime):
         return value
     if not isinstance(value, str):
         # ValueError, not TypeError: pydantic turns only ValueError into a 422 naming the field.
         raise ValueError("a timestamp must be an RFC 3339 string, e.g. 2024-05-01T09:00:00Z")
+    if _PLUS_AS_SPACE.match(value):
+        raise ValueError(
+            "the offset's '+' arrived as a space: in a URL query an unencoded '+' means a "
+            "space, so send it as %2B (e.g. 2024-05-01T09:00:00%2B02:00) or use Z"
+        )
     naive = _RFC3339.match(value + "Z") and not _RFC3339.match(value)
     if not _RFC3339.match(value) and not naive:
         raise ValueError("a timestamp must be RFC 3339, e.g. 2024-05-01T09:00:00Z or +02:00")

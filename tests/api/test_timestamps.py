@@ -66,3 +66,17 @@ def test_an_mcp_argument_takes_a_space_separated_time(
     assert [f["value"] for f in answer["facts"]] == ["Paris"]
     naive = error(call(mcp_url, secret, "time_travel", {"entity_id": me, "valid_at": NAIVE}))
     assert naive.startswith("valid_at:")
+
+
+def test_an_unencoded_plus_in_a_query_is_refused_saying_so(api: Api) -> None:
+    """`?valid_at=2024-05-01T09:00:00+02:00` typed into a URL arrives with a space for the
+    `+` (form decoding): a 422 naming `valid_at` that says to send `%2B`; encoded, it reads."""
+    me = _me_in_berlin(api)
+    r = api.get(f"/v1/entities/{me}/facts?valid_at=2024-05-01T09:00:00+02:00")
+    assert r.status_code == 422, r.text
+    problem = r.json()
+    assert problem["errors"][0]["field"] == "valid_at"
+    assert "%2B" in problem["detail"] + str(problem["errors"]), problem
+    r = api.get(f"/v1/entities/{me}/facts?valid_at=2024-05-01T09:00:00%2B02:00")
+    assert r.status_code == 200, r.text
+    assert [f["value"] for f in r.json()["items"]] == ["Paris"]
