@@ -23,6 +23,7 @@ from typing import Annotated, Any, NoReturn
 import httpx
 import typer
 from neo4j import Driver
+from neo4j.exceptions import AuthError, ServiceUnavailable
 
 from api.cli.options import new_owner
 from api.http.settings import Settings
@@ -97,7 +98,19 @@ def open_store(settings: Settings, *, start_local: bool) -> Iterator[Driver]:
             )
         driver = connect(running.uri, timeouts=settings.store_timeouts())
     try:
-        ensure_schema(driver, settings.neo4j_database, vector_dimensions=settings.vector_dimensions)
+        try:
+            ensure_schema(
+                driver, settings.neo4j_database, vector_dimensions=settings.vector_dimensions
+            )
+        except (ServiceUnavailable, AuthError) as exc:
+            where = settings.neo4j_uri or "the local Neo4j"
+            hint = (
+                "check NEO4J_URI, NEO4J_USER and NEO4J_PASSWORD, or unset NEO4J_URI to start "
+                "a local Neo4j"
+                if settings.neo4j_uri
+                else "see `worldstate neo4j status`"
+            )
+            _fail(f"cannot reach Neo4j at {where}: {exc.message or exc}; {hint}")
         yield driver
     finally:
         driver.close()
@@ -132,6 +145,7 @@ def serve(
     import uvicorn
 
     settings = Settings()
+    _check_port(host, port)
     log_to_stderr()
     # The app's imports and the embedder's load take seconds of their own: done in a
     # thread while the local Neo4j starts, they are off the time to ready. With workers,
@@ -172,6 +186,29 @@ def serve(
             log_level="info",
             access_log=access_log,
         )
+
+
+def _check_port(host: str, port: int) -> None:
+    """Fail at once, in one line, when `host:port` cannot be listened on (another `serve`
+    holds it, or the address is not this machine's), before Neo4j starts or the app
+    loads; uvicorn would otherwise report it after start-up, beside a traceback."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError as e:
+        _fail(f"cannot listen on {host}:{port}: {e.strerror or e}")
+    for family, kind, proto, _, address in infos:
+        with socket.socket(family, kind, proto) as probe:
+            # As uvicorn binds (asyncio sets SO_REUSEADDR): a port in TIME_WAIT is free.
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(address)
+            except OSError as e:
+                _fail(
+                    f"cannot listen on {host}:{port}: {e.strerror or e}; is another "
+                    "`worldstate serve` running? choose another port with --port"
+                )
 
 
 def _preload(settings: Settings) -> None:
