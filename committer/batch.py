@@ -294,9 +294,11 @@ class Batch:
     def _notify_conflicts(self) -> None:
         if not self._conflicts:
             return
+        self_id = self.w.self_entity_id(self.owner)
         ids = {c["object_id"] for c in self._conflicts if c["object_id"]}
         ids |= {r.entity_id for c in self._conflicts for r in c["old"]}
         ids |= {r.object_id for c in self._conflicts for r in c["old"] if r.object_id}
+        ids |= {r.speaker_id for c in self._conflicts for r in c["old"] if r.speaker_id}
         names = self.w.entity_names(self.owner, sorted(ids))
         items = []
         for c in self._conflicts:
@@ -315,11 +317,29 @@ class Batch:
                     "chat_id": None,
                     "fact_ids": [r.id for r in c["old"]],
                     "text": (
-                        f"I updated something you'd said differently before: {label} {olds} → {new}"
+                        f"I updated something {_who_said(c['old'], self_id, names)} "
+                        f"differently before: {label} {olds} → {new}"
                     ),
                 }
             )
         self.w.notify(self.owner, items, self.t)
+
+
+def _who_said(rows: list[FactRecord], self_id: str | None, names: dict[str, str]) -> str:
+    """Who had stated the superseded values, for a conflict's text (CONTRACT §2.1 rule 5):
+    "you'd said" for the owner's own words (a row with no speaker is the owner's, entered
+    or said), "Jon had said" for another speaker's, "you and Jon had said" for both."""
+    others = sorted(
+        {
+            names[r.speaker_id]
+            for r in rows
+            if r.speaker_id and r.speaker_id != self_id and r.speaker_id in names
+        }
+    )
+    mine = any(r.speaker_id is None or r.speaker_id == self_id for r in rows)
+    if not others:
+        return "you'd said"
+    return f"{' and '.join((['you'] if mine else []) + others)} had said"
 
 
 def _links_to(row: dict[str, Any], row_id: str) -> bool:

@@ -216,6 +216,11 @@ class ProposalWrites(WriteBase):
         rows = self._run(ec.ENTITIES_BY_IDS, **own(owner), entity_ids=list(ids))
         return {r["e"]["id"]: r["e"]["name"] for r in rows}
 
+    def self_entity_id(self, owner: str) -> str | None:
+        """Return the owner's own person entity id (None for an owner not yet made)."""
+        rows = self._run(ec.OWNER, owner=owner)
+        return rows[0]["self_entity_id"] if rows else None
+
     def facts_by_ids(self, owner: str, ids: Sequence[str]) -> list[Any]:
         """Return the fact rows with these ids (FactRecord), in no particular order."""
         if not ids:

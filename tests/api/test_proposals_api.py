@@ -160,6 +160,25 @@ def test_pasted_text_is_untrusted(api: Api, app: Any) -> None:
     assert [(p["value"], p["source"]) for p in pending(api)] == [("Tokyo", "untrusted")]
 
 
+def test_a_conflict_over_another_speakers_words_names_that_speaker(api: Api, app: Any) -> None:
+    """CONTRACT §2.1 rule 5 with a speaker other than the owner (found in the imported
+    demo: Jon's own words read "you'd said"): the notification names Jon."""
+    for run_id, text in (("r1", "I live in Paris."), ("r2", "I live in Berlin now.")):
+        body = {
+            "id": run_id,
+            "chat_id": "chat-1",
+            "messages": [
+                {"id": f"{run_id}-m0", "role": "user", "speaker": "Jon", "text": text, "at": AT}
+            ],
+        }
+        assert api.post("/v1/runs", body).status_code == 202
+        app.state.curator.drain()
+    notes = [n for n in api.get("/v1/notifications").json()["items"] if n["kind"] == "conflict"]
+    assert [n["text"] for n in notes] == [
+        "I updated something Jon had said differently before: Jon's location Paris → Berlin"
+    ]
+
+
 def test_conflict_notification_when_a_stated_value_is_superseded(api: Api, app: Any) -> None:
     """CONTRACT §2.1 rule 5: superseding what the person said is said out loud."""
     run(api, app, "r1", [("user", "I live in Paris.")])
