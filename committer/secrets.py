@@ -223,6 +223,20 @@ def secret_field(fields: Mapping[str, Any], labels: Mapping[str, str] | None = N
     return None
 
 
+def refuse_secret_ids(ids: Mapping[str, str | None]) -> None:
+    """Refuse client ids stored as given (a run's, chat's, message's or sync's) that carry
+    a credential in words. An id with white space is words a person wrote and is read like
+    text; an opaque token (no white space, e.g. `chatcmpl-…`) is never taken for one.
+
+    Args:
+        ids: field name (as the client spells it: `chat_id`, `id`) -> the id, or None.
+
+    Raises:
+        SecretRefused: an id carries a secret (422 naming it; CONTRACT §3, §12).
+    """
+    refuse_secrets({k: v for k, v in ids.items() if v and any(c.isspace() for c in v)})
+
+
 def refuse_secrets(fields: Mapping[str, Any], labels: Mapping[str, str] | None = None) -> None:
     """Refuse client text that carries a credential, before anything is written.
 

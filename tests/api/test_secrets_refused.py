@@ -335,6 +335,32 @@ def test_a_run_whose_ids_project_or_observations_carry_a_secret_is_refused(
     assert leaked(neo4j_driver, api.owner) == []
 
 
+def test_a_chat_id_in_a_path_or_a_sync_id_carrying_a_secret_is_refused(
+    api: Api, neo4j_driver: Driver
+) -> None:
+    """`PUT /v1/chats/{chat_id}/memory-access` stores the chat id as given, and a sync's id
+    is its event id: either carrying a PIN in words is a 422 naming `chat_id` or `id`, and
+    the store holds neither (found in review: only a run's ids were read for a secret)."""
+    chat = f"my PIN is {PIN}"
+    r = api.client.put(
+        f"/v1/chats/{chat}/memory-access", json={"mode": "full"}, headers=api.headers
+    )
+    refused(r, "chat_id")
+    sync = {
+        "id": f"the password is {WORD}",
+        "integration": "calendar",
+        "observations": [
+            {"entity": {"name": "Standup", "kind": "event"}, "attribute": "day", "value": "Monday"}
+        ],
+    }
+    refused(api.post("/v1/syncs", sync), "id")
+    assert leaked(neo4j_driver, api.owner) == []
+    ok = api.client.put(
+        "/v1/chats/chat-7/memory-access", json={"mode": "full"}, headers=api.headers
+    )
+    assert ok.status_code == 200, ok.text
+
+
 def test_opaque_ids_are_never_taken_for_a_secret(api: Api) -> None:
     """A run, chat or message id without white space is the client's token, not words:
     a random 38-character id (the shape of OpenAI's `chatcmpl-…` ids, which the machine-key

@@ -13,8 +13,10 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from api.http.deps import AdminOwner, PathId, ReaderDep, ReadOwner
+from api.http.openapi import SECRET_REFUSED
 from api.http.schemas.core import MemoryAccessIn, MemoryAccessPublic
 from api.http.write_deps import CommitterDep
+from committer.secrets import refuse_secret_ids
 from graph.records import MemoryAccess
 
 router = APIRouter(tags=["memory access"])
@@ -42,7 +44,9 @@ def _store(
     return _public(access)
 
 
-@router.put("/v1/chats/{chat_id}/memory-access", response_model=MemoryAccessPublic)
+@router.put(
+    "/v1/chats/{chat_id}/memory-access", response_model=MemoryAccessPublic, responses=SECRET_REFUSED
+)
 def put_chat_access(
     chat_id: PathId, body: MemoryAccessIn, owner: AdminOwner, committer: CommitterDep
 ) -> MemoryAccessPublic:
@@ -52,8 +56,10 @@ def put_chat_access(
     `restricted` an omitted list is empty and lets nothing through. Returns the stored
     setting. Errors: 422 naming the field (unknown mode, bad list, a list that names
     anything with mode `full` or `none`: the lists apply only under `restricted`).
-    Needs scope `admin`.
+    A chat id written in words that carries a secret is refused, 422 naming `chat_id`
+    (it is stored as given; CONTRACT §3). Needs scope `admin`.
     """
+    refuse_secret_ids({"chat_id": chat_id})
     return _store(committer, owner, chat_id, body)
 
 

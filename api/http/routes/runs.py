@@ -12,7 +12,7 @@ from api.http.deps import PathId, ReaderDep, ReadOwner, WriteOwner
 from api.http.openapi import SECRET_REFUSED
 from api.http.schemas.core import RunAccepted, RunCreate, RunStatus
 from api.http.write_deps import CommitterDep
-from committer.secrets import refuse_secrets
+from committer.secrets import refuse_secret_ids, refuse_secrets
 from curator.episodes import redact
 from graph.fields import MAX_PAGE
 
@@ -43,6 +43,9 @@ def post_run(
     the bounds in README.md; 429 with `Retry-After` while the owner has
     `WORLDSTATE_RUNS_QUEUED_PER_OWNER` runs waiting. Needs scope `write`.
     """
+    ids: dict[str, str | None] = {"id": body.id, "chat_id": body.chat_id}
+    ids |= {f"messages[{i}].id": m.id for i, m in enumerate(body.messages)}
+    refuse_secret_ids(ids)
     refuse_secrets(*_kept_as_given(body))
     # A run without a project is stored as before the field existed (same idempotency).
     unset = {"project"} if body.project is None else None
@@ -75,13 +78,11 @@ def post_run(
 
 def _kept_as_given(body: RunCreate) -> tuple[dict[str, Any], dict[str, str]]:
     """The fields of a run stored verbatim (on the run, its episodes and events, and the
-    proposals and facts drawn from it), by the client's field path, with the labels their
+    proposals and facts drawn from it) besides its ids (`refuse_secret_ids`), by the
+    client's field path, with the labels their
     values are read under (an observation's value under its attribute: `bank_pin` with
     4821 reads "bank pin: 4821"): `refuse_secrets`'s arguments (CONTRACT §3, §12)."""
-    ids: dict[str, str | None] = {"id": body.id, "chat_id": body.chat_id}
-    ids |= {f"messages[{i}].id": m.id for i, m in enumerate(body.messages)}
-    fields: dict[str, Any] = {k: v for k, v in ids.items() if v and _worded(v)}
-    fields |= {"surface": body.surface, "project": body.project}
+    fields: dict[str, Any] = {"surface": body.surface, "project": body.project}
     labels: dict[str, str] = {}
     for i, m in enumerate(body.messages):
         fields[f"messages[{i}].speaker"] = m.speaker
@@ -96,12 +97,6 @@ def _kept_as_given(body: RunCreate) -> tuple[dict[str, Any], dict[str, str]]:
             fields[f"{at}.object.name"] = o.object.name
             fields[f"{at}.object.kind"] = o.object.kind
     return fields, labels
-
-
-def _worded(ident: str) -> bool:
-    """True when an id holds white space: words a person wrote, read for a credential; an
-    opaque token (no white space) is not (`post_run`)."""
-    return any(c.isspace() for c in ident)
 
 
 def _json(value: object) -> str:

@@ -9,9 +9,11 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 
 from api.http.deps import WriteOwner
+from api.http.openapi import SECRET_REFUSED
 from api.http.schemas.audit import SyncIn, SyncOut
 from api.http.write_deps import CommitterDep
 from committer.proposals import EntityRef
+from committer.secrets import refuse_secret_ids
 from curator.propose import review_observations
 from graph.errors import InvalidInput
 from graph.time import utcnow
@@ -23,7 +25,10 @@ router = APIRouter(prefix="/v1/syncs", tags=["syncs"])
     "",
     status_code=201,
     response_model=SyncOut,
-    responses={200: {"model": SyncOut, "description": "The same sync again: its stored outcome."}},
+    responses={
+        200: {"model": SyncOut, "description": "The same sync again: its stored outcome."},
+        **SECRET_REFUSED,
+    },
 )
 def post_sync(
     body: SyncIn, owner: WriteOwner, committer: CommitterDep, request: Request, response: Response
@@ -44,8 +49,10 @@ def post_sync(
     committed, held, archived: [entity id], unarchived: [entity id]}`; posting the same
     sync again changes nothing and answers 200 with the same body. Errors: 409 the id
     was used by a run, or by a sync with other content; 422 an observation of another
-    integration, or over the bounds. Needs scope `write`.
+    integration, over the bounds, or an id in words that carries a secret (CONTRACT §3).
+    Needs scope `write`.
     """
+    refuse_secret_ids({"id": body.id})
     raw: list[dict[str, Any]] = []
     refs: list[EntityRef] = []
     for i, o in enumerate(body.observations):
