@@ -66,22 +66,26 @@ failed: then `degraded` is true and `detail` says why). Never an error for eithe
 
 from __future__ import annotations
 
-import functools
-import math
-import re
-import threading
-from collections.abc import Mapping, Set
+from collections.abc import Set
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-import Stemmer  # A C extension without stubs.
-
+from api.chat.context import Evidence, around, context, semantic_context
+from api.chat.lexical import (
+    asked,
+    content_words,
+    held,
+    pool_weights,
+    speaker_stems,
+    stem_set,
+    stems,
+)
 from api.chat.when import WHEN, named_period
 from graph.embedding import Embedder, EmbedderUnavailable
 from graph.read.episodes import EpisodeHit
 from graph.read.reader import Reader
-from graph.read.search import Hit, words
+from graph.read.search import Hit
 from graph.records import EntityRecord, EpisodeRecord, FactRecord
 from graph.scope import Scope
 from graph.time import AsOf
@@ -92,12 +96,6 @@ W_LEXICAL = 0.42
 """Weight of the lexical evidence (weighed share of the query's content words found)."""
 W_SPEAKER = 0.16
 """Weight of the query naming the episode's speaker."""
-W_CONTEXT = 0.6
-"""What a query word held only by a message next to an episode counts for in its lexical
-evidence, against 1 for a word it holds itself; each further place away multiplies it by
-`W_CONTEXT` again, up to `CONTEXT_REACH` places."""
-CONTEXT_REACH = 2
-"""How many places before and after an episode in its run its context reaches."""
 DECIMALS = 6
 """Scores are rounded to this many places before they are compared."""
 MAX_CANDIDATES = 200
@@ -109,18 +107,8 @@ NEARBY_TOP = 5
 """The best this many results have the messages next to them (up to `CONTEXT_REACH` places
 each way) read and scored too, when the lists did not find them (`nearby`)."""
 
-_QUESTIONS = """what when where who whom whose which why how does do did done am is are was were be
-    been being has have had i me my mine myself you your yours we us our ours he him his
-    she her hers they them their theirs can could would should shall will may might must
-    tell know remember about any some please"""
-QUESTION_WORDS = frozenset(_QUESTIONS.split())
-"""Words a question carries whatever it asks about: left out of the lexical evidence and
-of what the full-text lists are asked (`asked`)."""
 
-_TOKEN = re.compile(r"\w+")
 Kind = Literal["fact", "episode"]
-Evidence = tuple[float | None, float | None, str | None]
-"""A candidate's (semantic, BM25, search text), as the lists found it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,93 +170,6 @@ def candidates(limit: int) -> int:
     return min(max(2 * limit, MIN_CANDIDATES), MAX_CANDIDATES)
 
 
-_stemmers = threading.local()
-
-
-@functools.lru_cache(maxsize=100_000)
-def stem(word: str) -> str:
-    """The English (Snowball) stem of a folded word ("researched" -> "research"), cached:
-    candidates' texts repeat their words. One stemmer per thread: a stemmer is not
-    thread-safe."""
-    stemmer = getattr(_stemmers, "english", None)
-    if stemmer is None:
-        stemmer = _stemmers.english = Stemmer.Stemmer("english")
-    return str(stemmer.stemWord(word))
-
-
-def stems(found: list[str]) -> list[str]:
-    """`stem` of each of `found` (folded words), in order, each once."""
-    return list(dict.fromkeys(stem(w) for w in found))
-
-
-def content_words(q: str) -> list[str]:
-    """The stems the lexical evidence counts: those of `words(q)` less `QUESTION_WORDS`
-    (of all of `words(q)` when nothing else is left)."""
-    found = words(q)
-    return stems([w for w in found if w not in QUESTION_WORDS] or found)
-
-
-def asked(q: str) -> str:
-    """What the full-text lists are asked for: the words of `q` as written (the episode
-    index asks accented words in both forms) less stop words and `QUESTION_WORDS`, or `q`
-    itself when nothing else is left ("Who are you?"). BM25 weighs a question's "what
-    did" down but still counts it, so a message holding them and not the question's
-    subject could take a candidate's place."""
-    kept = [w for w in _TOKEN.findall(q) if any(f not in QUESTION_WORDS for f in words(w))]
-    return " ".join(kept) or q
-
-
-def lexical(terms: list[str], text: str | None, weights: dict[str, float] | None = None) -> float:
-    """The share of `terms` (`content_words` of a query) that `text` holds, every word of
-    `text` however long, as its stem; each term counted by its weight in `weights` (1 for
-    all when None, or for a term it does not name)."""
-    return held(terms, _stem_set(text), weights)
-
-
-def held(
-    terms: list[str],
-    have: Set[str],
-    weights: dict[str, float] | None = None,
-    around: Mapping[str, float] | None = None,
-) -> float:
-    """The weighed share of `terms` in the stems `have` (see `lexical`); a term only the
-    context holds (the messages near it, `context`: stem -> what it counts for) counts for
-    its value in `around`."""
-    around = around or {}
-    if not terms or not (have or around):
-        return 0.0
-    total = found = 0.0
-    for t in terms:  # one pass, no dict per call: a search asks this of every candidate
-        weight = 1.0 if weights is None else weights.get(t, 1.0)
-        total += weight
-        found += weight * (1.0 if t in have else around.get(t, 0.0))
-    return found / total if total > 0 else 0.0
-
-
-def pool_weights(terms: list[str], pool: list[Set[str]]) -> dict[str, float]:
-    """How rare each term is among the candidates' stems `pool`: BM25's inverse document
-    frequency, ln(1 + (N - n + 0.5) / (n + 0.5)) for a term n of N candidates hold. Only
-    the caller's own candidates count, so no other owner's texts move it."""
-    size = len(pool)
-    out = {}
-    for t in terms:
-        n = sum(t in have for have in pool)
-        out[t] = math.log(1 + (size - n + 0.5) / (n + 0.5))
-    return out
-
-
-def _stem_set(text: str | None) -> frozenset[str]:
-    return text_stems(text) if text else frozenset()
-
-
-@functools.lru_cache(maxsize=20_000)
-def text_stems(text: str) -> frozenset[str]:
-    """The stems of every word of `text` (`stem` of `words(text, limit=None)`), cached by
-    text: a candidate's text is immutable (a fact row's search text, an episode's), and
-    the same candidates come back search after search."""
-    return frozenset(stem(w) for w in words(text, limit=None))
-
-
 def said_key(found: Found) -> tuple[str, ...]:
     """What a result stands for: the message (run id, message id) a fact row was drawn
     from or an episode holds; a row or episode without a message stands for itself."""
@@ -297,53 +198,6 @@ def fused(semantic: float | None, lexical_share: float, hybrid: bool, named: boo
     return round(W_SEMANTIC * cosine + W_LEXICAL * lexical_share + W_SPEAKER * named, DECIMALS)
 
 
-def around(episode: EpisodeRecord) -> list[tuple[int, tuple[str, int]]]:
-    """(distance, place) of the places (run id, seq) up to `CONTEXT_REACH` messages before
-    and after `episode` in its run, nearer first, before then after: the neighbourhood
-    `context`, `semantic_context` and `nearby` read."""
-    run_id, seq = episode.run_id, episode.seq
-    return [
-        (distance, place)
-        for distance in range(1, CONTEXT_REACH + 1)
-        for place in ((run_id, seq - distance), (run_id, seq + distance))
-    ]
-
-
-def context(
-    rows: dict[tuple[int, str], Hit | EpisodeHit], terms: list[str] | None = None
-) -> dict[tuple[int, str], dict[str, float]]:
-    """What was said near each episode candidate, among the candidates: the stems of the
-    words (not the speaker) of the candidates up to `CONTEXT_REACH` messages before or
-    after it in its run (only those in `terms`, when given), each with what it counts for
-    there, `W_CONTEXT` to the power of its distance (the nearest message holding it
-    decides). A message the search did not find lends nothing; the candidates are the
-    caller's own, as of the search, so nothing else is read."""
-    wanted = None if terms is None else set(terms)
-    at: dict[tuple[str, int], list[EpisodeRecord]] = {}
-    for row in rows.values():
-        if isinstance(row, EpisodeHit):
-            at.setdefault((row.episode.run_id, row.episode.seq), []).append(row.episode)
-    said: dict[tuple[str, int], set[str]] = {}  # the stems said at a place, read once
-
-    def stems_at(place: tuple[str, int]) -> set[str]:
-        if place not in said:
-            found = set().union(*(_stem_set(e.text) for e in at[place]))
-            said[place] = found if wanted is None else found & wanted
-        return said[place]
-
-    out: dict[tuple[int, str], dict[str, float]] = {}
-    for key, row in rows.items():
-        if not isinstance(row, EpisodeHit):
-            continue
-        lent: dict[str, float] = {}
-        for distance, place in reversed(around(row.episode)):  # the nearer overwrites
-            if place in at:
-                lent.update(dict.fromkeys(stems_at(place), W_CONTEXT**distance))
-        if lent:
-            out[key] = lent
-    return out
-
-
 def nearby(best: list[Found], found: Set[tuple[str, int]]) -> list[tuple[str, int]]:
     """The places (run id, seq) up to `CONTEXT_REACH` messages before and after each episode
     among the first `NEARBY_TOP` of `best` (facts have no place) that are not in `found`
@@ -359,41 +213,6 @@ def nearby(best: list[Found], found: Set[tuple[str, int]]) -> list[tuple[str, in
             if place[1] >= 0 and place not in found:
                 out[place] = None
     return list(out)
-
-
-def semantic_context(
-    rows: dict[tuple[int, str], Hit | EpisodeHit], seen: dict[tuple[int, str], Evidence]
-) -> dict[tuple[int, str], float]:
-    """The semantic evidence of each episode candidate read in its context, as `context`
-    reads its words: a candidate up to `CONTEXT_REACH` messages before or after it in its
-    run whose cosine to the query is higher lends `W_CONTEXT` to the power of its distance
-    of the difference (the largest lent counts). "Did you go to the support group?" is
-    near a query about the group; "Yes, last Friday!" is near it through the question.
-    Cosines are clipped at 0, as in `fused`; returned as (1 + cosine) / 2, for the
-    episodes lent something only (the others keep their own)."""
-    best: dict[tuple[str, int], float] = {}  # the highest cosine said at a place
-    for key, row in rows.items():
-        semantic = seen[key][0]
-        if isinstance(row, EpisodeHit) and semantic is not None:
-            place = (row.episode.run_id, row.episode.seq)
-            best[place] = max(best.get(place, 0.0), 2 * semantic - 1)
-    out: dict[tuple[int, str], float] = {}
-    for key, row in rows.items():
-        semantic = seen[key][0]
-        if not isinstance(row, EpisodeHit) or semantic is None:
-            continue
-        own = max(2 * semantic - 1, 0.0)
-        lent = max(
-            (
-                W_CONTEXT**distance * (best[place] - own)
-                for distance, place in around(row.episode)
-                if place in best
-            ),
-            default=0.0,
-        )
-        if lent > 0:
-            out[key] = (1 + own + lent) / 2
-    return out
 
 
 def fuse(
@@ -433,7 +252,7 @@ def fuse(
             key = (1, e.episode.id)
             seen[key] = _merged(seen.get(key), e.semantic, e.score if from_text else None, e.text)
             rows[key] = e
-    have: dict[tuple[int, str], Set[str]] = {k: _stem_set(t) for k, (_, _, t) in seen.items()}
+    have: dict[tuple[int, str], Set[str]] = {k: stem_set(t) for k, (_, _, t) in seen.items()}
     if at is not None:
         terms = _period_term(q, at, terms, rows, have)
     weights = pool_weights(terms, list(have.values()))
@@ -496,14 +315,6 @@ def _merged(
         bm25 if bm25 is not None else seen[1],
         text if text is not None else seen[2],
     )
-
-
-@functools.lru_cache(maxsize=10_000)
-def speaker_stems(name: str | None) -> frozenset[str]:
-    """The stems of a speaker's name, as `content_words` gives a query's ("Caroline" ->
-    {"carolin"}); empty for none. Cached: a search asks it of every candidate, and their
-    speakers are few."""
-    return frozenset(stems(words(name))) if name else frozenset()
 
 
 def search(

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from api.chat.search import W_CONTEXT, search
+from api.chat.context import W_CONTEXT
+from api.chat.search import search
 from graph.records import MemoryAccess
 from graph.scope import Scope
 from graph.time import AsOf

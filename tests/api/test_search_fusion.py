@@ -10,25 +10,17 @@ from datetime import UTC, datetime
 
 import pytest
 
+from api.chat.context import CONTEXT_REACH, W_CONTEXT, context, semantic_context
+from api.chat.lexical import asked, content_words, held, lexical, pool_weights, text_stems
 from api.chat.search import (
-    CONTEXT_REACH,
     NEARBY_TOP,
-    W_CONTEXT,
     W_LEXICAL,
     W_SEMANTIC,
     W_SPEAKER,
-    asked,
     candidates,
-    content_words,
-    context,
     fuse,
     fused,
-    held,
-    lexical,
     nearby,
-    pool_weights,
-    semantic_context,
-    text_stems,
 )
 from graph.read.episodes import EpisodeHit
 from graph.read.search import Hit

@@ -25,8 +25,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from api.chat.lexical import QUESTION_WORDS
 from api.chat.prefetch.text import tag
-from api.chat.search import QUESTION_WORDS
 from graph.read.prefetch import SaidRow
 from graph.read.search import words
 from graph.time import from_micros
