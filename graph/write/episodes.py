@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from graph.cypher import episodes as pc
+from graph.cypher import episode_writes as pc
 from graph.errors import Conflict
 from graph.time import FAR_FUTURE, epoch_parts
 from graph.write.base import WriteBase
@@ -103,7 +103,7 @@ class EpisodeWrites(WriteBase):
 
         Returns:
             Maps {id, entity_id, attribute, evidence: [[run_id, message_id, source]]}
-            (graph/cypher/episodes.py ROWS_OF_MESSAGES), by entity and attribute.
+            (graph/cypher/episode_writes.py ROWS_OF_MESSAGES), by entity and attribute.
         """
         rows = self._run(
             pc.ROWS_OF_MESSAGES,
@@ -119,7 +119,7 @@ class EpisodeWrites(WriteBase):
     ) -> dict[tuple[str, str], dict[str, tuple[str, bool]]]:
         """Return (run id, message id) -> {part: (role, facts)} of the message parts whose
         episode is forgotten, among `messages`, `facts` telling whether that forget took the
-        facts whose only evidence they were (graph/cypher/episodes.py FORGOTTEN_PARTS)."""
+        facts whose only evidence they were (graph/cypher/episode_writes.py FORGOTTEN_PARTS)."""
         if not messages:
             return {}
         rows = self._run(
@@ -136,7 +136,7 @@ class EpisodeWrites(WriteBase):
 
     def evidence_of_rows(self, owner: str, ids: Sequence[str]) -> dict[str, list[list[Any]]]:
         """Return row id -> its evidence, [[run_id, message_id, source]] (graph/cypher/
-        episodes.py `_EVIDENCE`), for rows of `owner` on any axis."""
+        episode_writes.py EVIDENCE_OF_ROWS), for rows of `owner` on any axis."""
         if not ids:
             return {}
         rows = self._run(pc.EVIDENCE_OF_ROWS, owner=owner, ids=list(ids))
