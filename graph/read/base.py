@@ -30,6 +30,9 @@ from graph.transactions import DEFAULT_RETRY, RetryPolicy, run_transaction
 
 T = TypeVar("T")
 
+ANN_HINTS = 10_000
+"""Owners whose last deeper ask of the vector index is remembered (`ReadBase._ann_hints`,
+graph/read/search.py `deeper`); past it all are forgotten."""
 CACHE_FACTOR = 2
 """From an owner's cached vectors (graph/read/vectors.py), this many times the hits wanted
 are checked against the store for a restricted scope (its memory access hides rows the
@@ -88,6 +91,8 @@ class ReadBase:
         self._vectors = vectors
         self._tx: Any = None
         self._keys: dict[str, tuple[Any, int] | None] = {}  # VECTORS_KEY, per snapshot
+        self._counted: set[tuple[str, str]] = set()  # (owner, kind) asked of the cache, ditto
+        self._ann_hints: dict[tuple[str, str], int] = {}  # shared with its snapshots
         self._groups: dict[str, tuple[str, ...]] = {}  # an owner's groups now, per snapshot
 
     @contextmanager
@@ -114,6 +119,7 @@ class ReadBase:
                 self._vectors,
             )
             bound._tx = tx
+            bound._ann_hints = self._ann_hints
             yield bound
 
     def _read(self, work: Callable[[Any], T]) -> T:
@@ -165,7 +171,7 @@ class ReadBase:
         cache = self._vectors
         if cache is None or cache.too_big(owner, model, kind):
             return None
-        held = cache.get(owner, model, kind)
+        held = self._cached(cache, owner, model, kind)
         if held is None and cache.refused_before(owner, model, kind):
             return None  # the owners held are asked for as often: the index serves it
         key = self._vectors_key(owner)
@@ -188,6 +194,31 @@ class ReadBase:
             fresh = loaded
         cache.put(owner, model, fresh, kind)
         return None if fresh.rows > cache.owner_rows else fresh
+
+    def _ann_hint(self, owner: str, kind: str, first: int) -> int:
+        """How many nodes to ask the vector index for first, for the owner's `kind`: `first`,
+        or what a deeper ask needed last time (graph/read/search.py `deeper`), if more."""
+        return max(first, self._ann_hints.get((owner, kind), 0))
+
+    def _ann_learned(self, owner: str, kind: str, asked: int, first: int) -> None:
+        """Remember that asking the index for `asked` nodes answered the owner's `kind`
+        (forgotten when `asked` is `first` again); at most `ANN_HINTS` owners."""
+        key = (owner, kind)
+        if asked <= first:
+            self._ann_hints.pop(key, None)
+            return
+        if len(self._ann_hints) >= ANN_HINTS:
+            self._ann_hints.clear()
+        self._ann_hints[key] = asked
+
+    def _cached(self, cache: VectorCache, owner: str, model: str, kind: str) -> OwnerVectors | None:
+        """`cache.get`, counted as a request once per snapshot (one search) and owner and
+        kind, however often the search asks; outside a snapshot every call is a request."""
+        if self._tx is None:
+            return cache.get(owner, model, kind)
+        first = (owner, kind) not in self._counted
+        self._counted.add((owner, kind))
+        return cache.get(owner, model, kind, count=first)
 
     def _load_vectors(
         self,

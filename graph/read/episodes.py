@@ -29,10 +29,9 @@ from graph.errors import NotFound
 from graph.read.base import ReadBase
 from graph.read.search import (
     _WORD,
-    ANN_FACTOR,
-    ANN_MAX,
-    ANN_MIN,
     _phrase_safe,
+    ann_first,
+    deeper,
     fulltext_scan,
     words,
 )
@@ -341,9 +340,13 @@ class EpisodeReads(ReadBase):
             small = self._rows(pc.EPISODES_EXACT, cap=exact_cap, **base)[0]
             if small["complete"]:
                 return [_listed(h) for h in small["hits"]], "small"
-        ann = min(max(k * ANN_FACTOR, ANN_MIN), ANN_MAX)
+        ann = self._ann_hint(scope.owner, EPISODES, ann_first(k))
         rows = self._rows(pc.EPISODES_NEAREST, ann=ann, **base)
+        more = deeper(ann, len(rows), k) if len(rows) < k else None
+        if more is not None:
+            ann, rows = more, self._rows(pc.EPISODES_NEAREST, ann=more, **base)
         if len(rows) >= k:
+            self._ann_learned(scope.owner, EPISODES, ann, ann_first(k))
             return [_hit(r) for r in rows], "index"
         exact = self._rows(pc.EPISODES_EXACT, cap=2**62, **base)[0]
         return [_listed(h) for h in exact["hits"]], "exact"

@@ -185,7 +185,8 @@ class RecallReads(SearchReads, EpisodeReads):
             return None
         if cache.too_big(owner, model, FACTS) or cache.too_big(owner, model, EPISODES):
             return None
-        facts, said = cache.get(owner, model, FACTS), cache.get(owner, model, EPISODES)
+        facts = self._cached(cache, owner, model, FACTS)
+        said = self._cached(cache, owner, model, EPISODES)
         if facts is None or said is None or (facts.last_tx, facts.rev) != (said.last_tx, said.rev):
             return None
         return (facts.last_tx, facts.rev), facts, said

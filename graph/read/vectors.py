@@ -199,13 +199,18 @@ class VectorCache:
         self._requests = 0
         self._sizes: dict[Key, int] = {}
 
-    def get(self, owner: str, model: str, kind: str = FACTS) -> OwnerVectors | None:
+    def get(
+        self, owner: str, model: str, kind: str = FACTS, count: bool = True
+    ) -> OwnerVectors | None:
         """Return what is held for (owner, model, kind), or None; counts the request
-        (`asked`)."""
+        (`asked`) unless `count` is False (a request already counted: one search asks
+        for an owner's entry several times, and must count once, or owners taking
+        turns would each look asked for more often than the one they evict)."""
         key = (owner, model, kind)
         with self._lock:
-            self._asked[key] = self._asked.get(key, 0) + 1
-            self._requests += 1
+            if count:
+                self._asked[key] = self._asked.get(key, 0) + 1
+                self._requests += 1
             if self._requests >= ASKED_WINDOW:
                 self._requests = 0
                 self._asked = {k: n // 2 for k, n in self._asked.items() if n > 1}
