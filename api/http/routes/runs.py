@@ -79,9 +79,9 @@ def post_run(
 def _kept_as_given(body: RunCreate) -> tuple[dict[str, Any], dict[str, str]]:
     """The fields of a run stored verbatim (on the run, its episodes and events, and the
     proposals and facts drawn from it) besides its ids (`refuse_secret_ids`), by the
-    client's field path, with the labels their
-    values are read under (an observation's value under its attribute: `bank_pin` with
-    4821 reads "bank pin: 4821"): `refuse_secrets`'s arguments (CONTRACT §3, §12)."""
+    client's field path, with the labels their values are read under (an observation's
+    value under its attribute: `bank_pin` with 4821 reads "bank pin: 4821"):
+    `refuse_secrets`'s arguments (CONTRACT §3, §12)."""
     fields: dict[str, Any] = {"surface": body.surface, "project": body.project}
     labels: dict[str, str] = {}
     for i, m in enumerate(body.messages):
